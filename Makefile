@@ -1,0 +1,178 @@
+# tlreplay: analyse, extract and replay PyTorch profiler traces.
+#
+#   make                 build libtlreplay (.so, .a, .pc) and the tlreplay command into $(O)/
+#   make check           build and run every test (unit, CLI, conformance, fuzz smoke)
+#   make demo            make a sample trace and analyse it
+#   make bench           performance benchmark (big; not part of check)
+#   make install         install under $(DESTDIR)$(PREFIX)    (uninstall: the reverse)
+#
+# Variables: V=1 (show commands), O=dir (build dir), SANITIZER=address|undefined,
+# PREFIX, DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, DATADIR, CC, EXTRA_CFLAGS,
+# EXTRA_LDFLAGS, PKG_CONFIG, PYTHON (interpreter for tests, default /usr/bin/python3).
+
+VERSION := 0.1.0
+SOVERSION := 0
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+bash_compdir ?= $(DATADIR)/bash-completion/completions
+
+O ?= build
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PYTHON ?= /usr/bin/python3
+SHARED ?= $(abspath ../shared)
+
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-8s %s\n' $(1) $(2);
+endif
+
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wpointer-arith \
+	-Wformat=2 -Wno-format-nonliteral -Wundef
+OPT ?= -O2 -g
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARNINGS) -Icore/include -Icore/src
+
+ifeq ($(SANITIZER),address)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(SANITIZER),undefined)
+SANFLAGS := -fsanitize=undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifneq ($(SANITIZER),)
+$(error SANITIZER must be address or undefined)
+endif
+
+CFLAGS_ALL = $(BASE_CFLAGS) $(SANFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+LIB_CFLAGS = $(CFLAGS_ALL) -fPIC -fvisibility=hidden
+LDLIBS_CORE := -lcjson -ldeflate -lz -lm -lpthread
+LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
+
+CORE_SRCS := $(wildcard core/src/*.c)
+CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
+CLI_SRCS := $(wildcard perf-plugin/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
+HEADERS := $(wildcard core/include/tlreplay/*.h)
+
+LIB_A := $(O)/libtlreplay.a
+LIB_SO := $(O)/libtlreplay.so.$(VERSION)
+LIB_SONAME := libtlreplay.so.$(SOVERSION)
+BIN := $(O)/tlreplay
+PC := $(O)/tlreplay.pc
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
+
+.PHONY: all check test demo bench install uninstall clean unit-tests fuzz
+.DEFAULT_GOAL := all
+
+all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay
+
+$(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*.h perf-plugin/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(if $(filter core/%,$<),$(LIB_CFLAGS),$(CFLAGS_ALL)) -c -o $@ $<
+
+$(LIB_A): $(CORE_OBJS)
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(CORE_OBJS) core/libtlreplay.map
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=core/libtlreplay.map \
+		-o $@ $(CORE_OBJS) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+	$(Q)ln -sf $(notdir $@) $(O)/$(LIB_SONAME) && ln -sf $(LIB_SONAME) $(O)/libtlreplay.so
+
+$(BIN): $(CLI_OBJS) $(LIB_A)
+	$(call say,LD,$@)
+	$(Q)$(CC) -o $@ $(CLI_OBJS) $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+
+# `perf tlreplay ...` runs perf-tlreplay from perf's exec path or PATH.
+$(O)/perf-tlreplay: perf-plugin/perf-tlreplay.sh
+	$(call say,GEN,$@)
+	$(Q)install -m 755 $< $@
+
+$(PC): core/tlreplay.pc.in
+	$(call say,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# ------------------------------------------------------------------ tests
+
+$(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+
+unit-tests: $(UNIT_BINS)
+
+# Each test is a TAP producer; prove runs them all. Tests that need the real
+# traces in ../shared print "# SKIP" when it is absent.
+check: all unit-tests fuzz
+	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
+		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/conformance/*.sh
+
+test: check
+
+# ------------------------------------------------------------------ fuzzing
+# libFuzzer through clang; with gcc (or without libFuzzer) the same target is
+# built as a replay driver over the corpus, so `make check` still runs it.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_SRCS := $(CORE_SRCS) tests/fuzz/fuzz_load.c
+
+$(O)/fuzz/fuzz_load: $(FUZZ_SRCS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(call say,FUZZ,$@)
+	$(Q)if $(FUZZ_CC) -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>/dev/null || \
+	    echo 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){return 0;}' | \
+	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
+		$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src \
+			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+			-o $@ $(FUZZ_SRCS) $(LDLIBS_CORE); \
+	else \
+		$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src -DTL_FUZZ_STANDALONE \
+			-o $@ $(FUZZ_SRCS) $(LDLIBS_CORE); \
+	fi
+
+fuzz: $(O)/fuzz/fuzz_load
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(O)/fuzz/fuzz_load $(O)/fuzz
+
+# ------------------------------------------------------------------ demo, bench
+
+demo: all
+	$(Q)sh scripts/demo.sh $(abspath $(BIN)) $(O)/demo
+
+bench: all
+	$(Q)sh bench/run.sh $(abspath $(BIN)) $(SHARED)
+
+# ------------------------------------------------------------------ install
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR)/tlreplay $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(bash_compdir)
+	install -m 755 $(BIN) $(O)/perf-tlreplay $(DESTDIR)$(BINDIR)/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtlreplay.so
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/tlreplay/
+	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 docs/tlreplay.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 scripts/bash-completion/tlreplay $(DESTDIR)$(bash_compdir)/tlreplay
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tlreplay $(DESTDIR)$(BINDIR)/perf-tlreplay
+	rm -f $(DESTDIR)$(LIBDIR)/libtlreplay.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))
+	rm -f $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtlreplay.so
+	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/tlreplay.pc
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/tlreplay
+	rm -f $(DESTDIR)$(MANDIR)/man1/tlreplay.1 $(DESTDIR)$(bash_compdir)/tlreplay
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file tlreplay.h
+ * @brief Umbrella header of libtlreplay (see common.h for the conventions).
+ */
+#ifndef TLREPLAY_TLREPLAY_H
+#define TLREPLAY_TLREPLAY_H
+
+#include <tlreplay/common.h>
+#include <tlreplay/trace.h>
+#include <tlreplay/tree.h>
+#include <tlreplay/analysis.h>
+
+#endif

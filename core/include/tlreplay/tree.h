@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file tree.h
+ * @brief The host call tree and the CPU op -> runtime call -> GPU event links.
+ *
+ * tl_trace_link() builds, for a loaded trace:
+ *  - one call stack per (pid, tid) over cpu_op, runtime and driver events
+ *    (plus python_function when asked), with TraceLens's rules: events sorted
+ *    by ts (ties keep file order), containment end-exclusive, an event that
+ *    ends after its would-be parent is left out of the tree;
+ *  - the link from each runtime/driver call to the GPU event it launched,
+ *    through the ac2g flow pair of its correlation id (or External id on old
+ *    traces), and from cudaGraphLaunch/hipGraphLaunch to every GPU event that
+ *    carries its correlation;
+ *  - forward/backward links by "Sequence number".
+ * Every query below needs tl_trace_link() first (they return -1/false otherwise).
+ * Building is idempotent; asking for another mode rebuilds.
+ */
+#ifndef TLREPLAY_TREE_H
+#define TLREPLAY_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tlreplay/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tl_trace;
+
+/** Options for tl_trace_link(); zero-initialise and set .sz. */
+struct tl_link_opts {
+	size_t sz;
+	/** Put python_function events in the host tree (TraceLens's add_python_func). */
+	bool with_python;
+};
+
+/** @return 0, or -ENOMEM. */
+TL_API int tl_trace_link(struct tl_trace *tr, const struct tl_link_opts *opts);
+
+/** @return "correlation" or "External id": the arg that links runtime and GPU events. */
+TL_API const char *tl_trace_linking_key(const struct tl_trace *tr);
+
+/** @return the parent UID, or -1 for a root, an event outside the tree or a bad UID. */
+TL_API int64_t tl_event_parent(const struct tl_trace *tr, uint64_t uid);
+/** @return the first child UID (children in call order, GPU events last), or -1. */
+TL_API int64_t tl_event_first_child(const struct tl_trace *tr, uint64_t uid);
+/** @return the next sibling UID, or -1. */
+TL_API int64_t tl_event_next_sibling(const struct tl_trace *tr, uint64_t uid);
+/** @return true if the event takes part in the host tree or is a linked GPU event. */
+TL_API bool tl_event_in_tree(const struct tl_trace *tr, uint64_t uid);
+
+/** @return true for a GPU event linked to the runtime call that launched it. */
+TL_API bool tl_event_linked(const struct tl_trace *tr, uint64_t uid);
+
+/**
+ * @brief Kernel launcher of a linked GPU event: the first cpu_op above its
+ *        runtime call (skipping python_function and the pass-through "execute"),
+ *        else the runtime call itself.
+ * @return the launcher UID, or -1 (unlinked or not a GPU event).
+ */
+TL_API int64_t tl_event_launcher(const struct tl_trace *tr, uint64_t gpu_uid);
+
+/**
+ * @brief All GPU events in the subtree of @p uid (for a GPU event: itself).
+ * @param[out] out malloc'ed array (caller frees with free()), NULL if none.
+ * @return the number of events, or -ENOMEM.
+ */
+TL_API int64_t tl_event_gpu_events(const struct tl_trace *tr, uint64_t uid, uint64_t **out);
+
+/** @return the forward op of a backward autograd event, or -1. */
+TL_API int64_t tl_event_fwd(const struct tl_trace *tr, uint64_t uid);
+/**
+ * @brief Backward autograd events linked to forward op @p uid.
+ * @return how many there are (at most @p max are stored in @p out).
+ */
+TL_API size_t tl_event_bwd(const struct tl_trace *tr, uint64_t uid, uint64_t *out, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading events back out of a loaded trace. */
+#include "json_scan.h"
+#include "trace_internal.h"
+
+const char *tl_trace_path(const struct tl_trace *tr)
+{
+	return tr->path;
+}
+
+uint64_t tl_trace_nevents(const struct tl_trace *tr)
+{
+	return tr->nev;
+}
+
+uint64_t tl_trace_text_size(const struct tl_trace *tr)
+{
+	return tr->text_len;
+}
+
+const struct cJSON *tl_trace_metadata(const struct tl_trace *tr)
+{
+	return tr->meta;
+}
+
+const char *tl_ev_name(const struct tl_trace *tr, const struct tl_ev *e)
+{
+	return tl_strtab_get(&tr->strs, e->name);
+}
+
+/* pid/tid are interned as raw JSON tokens so that 7 and "7" stay distinct
+ * keys, as they are for TraceLens; this gives their printable form. */
+int tl_trace_prepare_display(struct tl_trace *tr)
+{
+	size_t i, n = tr->strs.n;
+
+	free(tr->disp);
+	tr->disp = calloc(n, sizeof(*tr->disp));
+	if (!tr->disp)
+		return tl_err(-ENOMEM, "out of memory");
+	tr->ndisp = n;
+	for (i = 0; i < n; i++)
+		tr->disp[i] = (uint32_t)i;
+	/* Only tokens used as pid/tid need work; strings among them lose quotes. */
+	for (i = 0; i < tr->nev; i++) {
+		uint32_t toks[2] = { tr->ev[i].pid, tr->ev[i].tid };
+		int j;
+
+		for (j = 0; j < 2; j++) {
+			uint32_t t = toks[j];
+			const char *s = tl_strtab_get(&tr->strs, t);
+			uint32_t len = tl_strtab_len(&tr->strs, t);
+			char *buf;
+			long n2;
+			uint32_t id;
+
+			if (tr->disp[t] != t || len < 2 || s[0] != '"')
+				continue;
+			buf = malloc(len);
+			if (!buf)
+				return tl_err(-ENOMEM, "out of memory");
+			n2 = js_unescape(s + 1, len - 2, buf);
+			id = n2 < 0 ? t : tl_strtab_intern(&tr->strs, buf, (size_t)n2);
+			free(buf);
+			if (id == UINT32_MAX)
+				return tl_err(-ENOMEM, "out of memory");
+			if (id >= tr->ndisp) {
+				/* interning may have added ids: extend the map */
+				uint32_t *d = realloc(tr->disp, (id + 1) * sizeof(*d));
+				size_t k;
+
+				if (!d)
+					return tl_err(-ENOMEM, "out of memory");
+				for (k = tr->ndisp; k <= id; k++)
+					d[k] = (uint32_t)k;
+				tr->disp = d;
+				tr->ndisp = id + 1;
+			}
+			tr->disp[t] = id;
+		}
+	}
+	return 0;
+}
+
+const char *tl_tok_display_c(const struct tl_trace *tr, uint32_t tok)
+{
+	if (tok < tr->ndisp)
+		tok = tr->disp[tok];
+	return tl_strtab_get(&tr->strs, tok);
+}
+
+const char *tl_tok_display(struct tl_trace *tr, uint32_t tok)
+{
+	return tl_tok_display_c(tr, tok);
+}
+
+int tl_trace_event(const struct tl_trace *tr, uint64_t uid, struct tl_event_info *o)
+{
+	const struct tl_ev *e;
+
+	if (uid >= tr->nev)
+		return tl_err(-ERANGE, "%s: no event with UID %llu (the trace has %zu events, UIDs 0-%zu)",
+			      tr->path, (unsigned long long)uid, tr->nev, tr->nev ? tr->nev - 1 : 0);
+	e = &tr->ev[uid];
+	memset(o, 0, sizeof(*o));
+	o->uid = uid;
+	o->name = tl_strtab_get(&tr->strs, e->name);
+	o->cat = tl_strtab_get(&tr->strs, e->cat);
+	o->kind = (enum tl_kind)e->kind;
+	o->ph = e->ph;
+	o->has_ts = e->flags & EV_HAS_TS;
+	o->has_dur = e->flags & EV_HAS_DUR;
+	o->ts = e->ts;
+	o->dur = e->dur;
+	o->pid = tl_tok_display_c(tr, e->pid);
+	o->tid = tl_tok_display_c(tr, e->tid);
+	if (e->args_off != TL_NOARGS) {
+		o->args = tr->text + e->args_off;
+		o->args_len = e->args_len;
+	}
+	o->correlation = (e->flags & EV_HAS_CORR) ? e->corr : TL_NOID;
+	o->external_id = (e->flags & EV_HAS_EXTID) ? e->extid : TL_NOID;
+	o->seq = (e->flags & EV_HAS_SEQ) ? e->seq : TL_NOID;
+	o->stream = (e->flags & EV_HAS_STREAM) ? e->stream : TL_NOID;
+	o->device = (e->flags & EV_HAS_DEVICE) ? e->device : TL_NOID;
+	return 0;
+}
+
+int tl_trace_event_args(const struct tl_trace *tr, uint64_t uid, struct cJSON **out)
+{
+	const struct tl_ev *e;
+
+	*out = NULL;
+	if (uid >= tr->nev)
+		return tl_err(-ERANGE, "%s: no event with UID %llu", tr->path,
+			      (unsigned long long)uid);
+	e = &tr->ev[uid];
+	if (e->args_off == TL_NOARGS)
+		return 0;
+	*out = cJSON_ParseWithLength(tr->text + e->args_off, e->args_len);
+	if (!*out)
+		return tl_err(-EBADMSG, "%s: args of event %llu do not parse", tr->path,
+			      (unsigned long long)uid);
+	return 0;
+}
+
+void tl_trace_kind_counts(const struct tl_trace *tr, uint64_t counts[TL_KIND_COUNT])
+{
+	size_t i;
+
+	memset(counts, 0, sizeof(uint64_t) * TL_KIND_COUNT);
+	for (i = 0; i < tr->nev; i++)
+		counts[tr->ev[i].kind]++;
+}

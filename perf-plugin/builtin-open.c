@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* tlreplay open / check. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "builtin.h"
+
+/* mkdir -p for the directory part of @path */
+static int mkdirs_for(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+int cmd_open(int argc, char **argv)
+{
+	char *state = cli_state_file(), *abs = NULL, *tmp = NULL;
+	struct tl_trace *tr = NULL;
+	FILE *f;
+	int rc = 1;
+
+	if (!state)
+		return cli_error("open: cannot find a state directory (set HOME or XDG_STATE_HOME)");
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		free(state);
+		return cmd_help_for("open");
+	}
+	if (argc < 2) {
+		const char *cur = cli_trace_path(NULL);
+
+		if (cur)
+			printf("%s\n", cur);
+		free(state);
+		return cur ? 0 : 1;
+	}
+	if (!strcmp(argv[1], "--forget")) {
+		if (unlink(state) && errno != ENOENT)
+			rc = cli_error("open: %s: %s", state, strerror(errno));
+		else
+			rc = 0;
+		free(state);
+		return rc;
+	}
+	if (argc > 2) {
+		free(state);
+		return cli_error("open: one trace at a time");
+	}
+	abs = realpath(argv[1], NULL);
+	if (!abs) {
+		rc = cli_error("open: %s: %s", argv[1], strerror(errno));
+		goto out;
+	}
+	if (cli_load(abs, &tr))
+		goto out;
+	if (mkdirs_for(state)) {
+		rc = cli_error("open: cannot create the directory of %s: %s", state, strerror(errno));
+		goto out;
+	}
+	if (asprintf(&tmp, "%s.tmp", state) < 0)
+		goto out;
+	f = fopen(tmp, "w");
+	if (!f) {
+		rc = cli_error("open: %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "%s\n", abs);
+	if (fclose(f) || rename(tmp, state)) {
+		rc = cli_error("open: cannot save %s: %s", state, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	printf("%s: %llu events; later commands use it without -i\n", abs,
+	       (unsigned long long)tl_trace_nevents(tr));
+	rc = 0;
+out:
+	tl_trace_close(tr);
+	free(abs);
+	free(tmp);
+	free(state);
+	return rc;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const char *const sev[] = { "info", "warning", "error" };
+	struct common_opts co = { 0 };
+	struct out_fmt o = { 0 };
+	struct tl_trace *tr = NULL;
+	struct tl_health *h = NULL;
+	const char *path;
+	size_t i;
+	int rc = 1, err;
+
+	err = cli_parse(argc, argv, "check", &co, NULL, NULL, NULL, NULL);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (cli_no_args("check", argc, argv))
+		return 1;
+	path = cli_trace_path(co.input);
+	if (!path || cli_load(path, &tr))
+		return 1;
+	err = tl_health_check(tr, &h);
+	if (err) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	if (out_open(&o, co.output))
+		goto out;
+	o.sep = co.sep;
+	if (co.sep) {
+		out_field(&o, "severity", false);
+		out_field(&o, "code", false);
+		out_field(&o, "count", false);
+		out_field(&o, "example_uid", false);
+		out_field(&o, "message", true);
+	}
+	for (i = 0; i < h->n; i++) {
+		const struct tl_finding *f = &h->v[i];
+
+		if (co.json) {
+			fprintf(o.f, "{\"severity\":\"%s\",\"code\":\"%s\",\"count\":%llu,", sev[f->severity],
+				f->code, (unsigned long long)f->count);
+			if (f->example_uid >= 0)
+				fprintf(o.f, "\"example_uid\":%lld,", (long long)f->example_uid);
+			fputs("\"message\":", o.f);
+			json_str(o.f, f->message);
+			fputs("}\n", o.f);
+		} else if (co.sep) {
+			char cnt[32], ex[32] = "";
+
+			snprintf(cnt, sizeof(cnt), "%llu", (unsigned long long)f->count);
+			if (f->example_uid >= 0)
+				snprintf(ex, sizeof(ex), "%lld", (long long)f->example_uid);
+			out_field(&o, sev[f->severity], false);
+			out_field(&o, f->code, false);
+			out_field(&o, cnt, false);
+			out_field(&o, ex, false);
+			out_field(&o, f->message, true);
+		} else {
+			fprintf(o.f, "%-7s %s: %s", sev[f->severity], f->code, f->message);
+			if (f->example_uid >= 0)
+				fprintf(o.f, " (e.g. UID %lld)", (long long)f->example_uid);
+			fputc('\n', o.f);
+		}
+	}
+	if (!co.sep && !co.json)
+		fprintf(o.f, "%s: %zu error(s), %zu warning(s), %llu events\n", tl_trace_path(tr),
+			h->nerrors, h->nwarnings, (unsigned long long)tl_trace_nevents(tr));
+	rc = out_close(&o, false);
+	if (!rc && h->nerrors)
+		rc = 1;
+out:
+	tl_health_free(h);
+	tl_trace_close(tr);
+	return rc;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The subcommands of tlreplay, one builtin-<name>.c each. */
+#ifndef TLREPLAY_BUILTIN_H
+#define TLREPLAY_BUILTIN_H
+
+#include "cli.h"
+
+int cmd_open(int argc, char **argv);
+int cmd_breakdown(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
+int cmd_kernels(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+/* Print the help of a subcommand on stdout; returns 0. */
+int cmd_help_for(const char *name);
+/* Print the usage line of a subcommand on stderr after a bad option; returns 1. */
+int cmd_usage_error(const char *name);
+
+#endif

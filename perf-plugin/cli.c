@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the tlreplay subcommands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <getopt.h>
+
+#include "cli.h"
+#include "builtin.h"
+
+int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tlreplay: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int cli_lib_error(int err)
+{
+	const char *m = tl_last_error();
+
+	if (m && *m)
+		return cli_error("%s", m);
+	return cli_error("%s", strerror(err < 0 ? -err : err));
+}
+
+void cli_usage(const struct cmd *cmd, FILE *f)
+{
+	fputs(cmd->usage, f);
+}
+
+const struct cmd *cli_find_cmd(const char *name, bool *ambiguous)
+{
+	const struct cmd *hit = NULL;
+	size_t n = strlen(name);
+	int i, nhits = 0;
+
+	*ambiguous = false;
+	for (i = 0; tl_cmds[i].name; i++) {
+		if (!strcmp(tl_cmds[i].name, name))
+			return &tl_cmds[i];
+		if (!strncmp(tl_cmds[i].name, name, n)) {
+			hit = &tl_cmds[i];
+			nhits++;
+		}
+	}
+	if (nhits > 1) {
+		*ambiguous = true;
+		return NULL;
+	}
+	return hit;
+}
+
+/* ------------------------------------------------------------------ trace */
+
+char *cli_state_file(void)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *p = NULL;
+
+	if (xdg && *xdg) {
+		if (asprintf(&p, "%s/tlreplay/current-trace", xdg) < 0)
+			return NULL;
+	} else if (home && *home) {
+		if (asprintf(&p, "%s/.local/state/tlreplay/current-trace", home) < 0)
+			return NULL;
+	}
+	return p;
+}
+
+static char *read_state(void)
+{
+	char *file = cli_state_file(), line[PATH_MAX + 2];
+	FILE *f;
+	size_t n;
+
+	if (!file)
+		return NULL;
+	f = fopen(file, "r");
+	free(file);
+	if (!f)
+		return NULL;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = 0;
+	return n ? strdup(line) : NULL;
+}
+
+const char *cli_trace_path(const char *opt_i)
+{
+	static char *saved;
+	const char *env = getenv("TLREPLAY_TRACE");
+
+	if (opt_i)
+		return opt_i;
+	if (env && *env)
+		return env;
+	if (!saved)
+		saved = read_state();
+	if (saved)
+		return saved;
+	cli_error("no trace given: use -i TRACE, set TLREPLAY_TRACE, or run `tlreplay open TRACE`");
+	return NULL;
+}
+
+struct progress {
+	const char *path;
+	double t0;
+	bool shown;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void progress_cb(uint64_t done, uint64_t total, void *ctx)
+{
+	struct progress *p = ctx;
+
+	/* Only loads that take a while earn a progress line. */
+	if (!p->shown && now() - p->t0 < 1.0)
+		return;
+	p->shown = true;
+	fprintf(stderr, "\rtlreplay: loading %s: %3.0f%% (%llu of %llu MB)", p->path,
+		total ? 100.0 * (double)done / (double)total : 100.0,
+		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+	fflush(stderr);
+}
+
+int cli_load(const char *path, struct tl_trace **out)
+{
+	struct tl_open_opts opts = { .sz = sizeof(opts), .rank = -1 };
+	struct progress p = { .path = path, .t0 = now() };
+	int err;
+
+	if (isatty(2)) {
+		opts.progress = progress_cb;
+		opts.progress_ctx = &p;
+	}
+	err = tl_trace_open(path, &opts, out);
+	if (p.shown)
+		fputs("\r\033[K", stderr);
+	if (err)
+		return cli_lib_error(err);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ output */
+
+int out_open(struct out_fmt *o, const char *path)
+{
+	int fd;
+
+	o->f = stdout;
+	o->path = NULL;
+	o->tmp_path = NULL;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	if (asprintf(&o->tmp_path, "%s.tmp.XXXXXX", path) < 0)
+		return cli_error("out of memory");
+	fd = mkstemp(o->tmp_path);
+	if (fd < 0) {
+		int e = errno;
+
+		free(o->tmp_path);
+		o->tmp_path = NULL;
+		return cli_error("%s: cannot create: %s", path, strerror(e));
+	}
+	fchmod(fd, 0644);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		unlink(o->tmp_path);
+		return cli_error("%s: %s", path, strerror(errno));
+	}
+	o->path = path;
+	return 0;
+}
+
+int out_close(struct out_fmt *o, bool failed)
+{
+	int rc = 0;
+
+	if (!o->f)
+		return 0;
+	if (o->f == stdout) {
+		if (fflush(stdout) || ferror(stdout))
+			rc = errno == EPIPE ? 0 : cli_error("error writing output: %s", strerror(errno));
+		return failed ? 1 : rc;
+	}
+	if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f))) {
+		rc = cli_error("%s: write failed: %s", o->path, strerror(errno));
+		failed = true;
+	}
+	fclose(o->f);
+	o->f = NULL;
+	if (failed) {
+		unlink(o->tmp_path);
+	} else if (rename(o->tmp_path, o->path)) {
+		rc = cli_error("%s: cannot rename into place: %s", o->path, strerror(errno));
+		unlink(o->tmp_path);
+	}
+	free(o->tmp_path);
+	o->tmp_path = NULL;
+	return failed ? 1 : rc;
+}
+
+void fmt_pyfloat(char *buf, size_t n, double v)
+{
+	char tmp[64];
+	int prec, ex;
+
+	if (isnan(v)) {
+		snprintf(buf, n, "nan");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, n, v < 0 ? "-inf" : "inf");
+		return;
+	}
+	/* shortest digits that read back to the same double */
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	ex = atoi(strchr(tmp, 'e') + 1);
+	if (ex >= -4 && ex < 16) {
+		int dec = prec - 1 - ex;
+
+		snprintf(buf, n, "%.*f", dec < 0 ? 0 : dec, v);
+		if (!strchr(buf, '.') && strlen(buf) + 2 < n)
+			strcat(buf, ".0");
+	} else {
+		snprintf(buf, n, "%s", tmp);
+	}
+}
+
+void out_field(struct out_fmt *o, const char *s, bool last)
+{
+	if (!s)
+		s = "";
+	if (strpbrk(s, "\"\n\r") || (o->sep && *o->sep && strstr(s, o->sep))) {
+		fputc('"', o->f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', o->f);
+			fputc(*s, o->f);
+		}
+		fputc('"', o->f);
+	} else {
+		fputs(s, o->f);
+	}
+	fputs(last ? "\n" : o->sep, o->f);
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (c < 0x20)
+				fprintf(f, "\\u%04x", c);
+			else
+				fputc(c, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void fmt_us(char *buf, size_t n, double us)
+{
+	double a = fabs(us);
+
+	if (a >= 1e6)
+		snprintf(buf, n, "%.3f s", us / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, n, "%.3f ms", us / 1e3);
+	else
+		snprintf(buf, n, "%.3f us", us);
+}
+
+bool parse_u64(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+int cli_parse(int argc, char **argv, const char *cmd, struct common_opts *co, const char *shorts,
+	      const struct option *extra, int (*on_extra)(int c, void *ctx), void *ctx)
+{
+	struct option lopts[24];
+	char optstr[64];
+	int c, n = 0, i;
+	static const struct option base[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "field-separator", required_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+	};
+
+	for (i = 0; i < 5; i++)
+		lopts[n++] = base[i];
+	for (i = 0; extra && extra[i].name && n < 23; i++)
+		lopts[n++] = extra[i];
+	memset(&lopts[n], 0, sizeof(lopts[n]));
+	snprintf(optstr, sizeof(optstr), "i:x:jo:h%s", shorts ? shorts : "");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, optstr, lopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': co->input = optarg; break;
+		case 'x': co->sep = optarg; break;
+		case 'j': co->json = true; break;
+		case 'o': co->output = optarg; break;
+		case 'h': cmd_help_for(cmd); return -1;
+		default:
+			if (c != '?' && on_extra && on_extra(c, ctx) == 0)
+				break;
+			return cmd_usage_error(cmd);
+		}
+	}
+	if (co->sep && co->json)
+		return cli_error("%s: -x and -j are exclusive", cmd);
+	return 0;
+}
+
+
+int cli_no_args(const char *cmd, int argc, char **argv)
+{
+	if (optind < argc)
+		return cli_error("%s: unexpected argument '%s' (the trace goes after -i)", cmd,
+				 argv[optind]);
+	return 0;
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* tlreplay: the command, a table of perf-style subcommands. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+
+#define COMMON_OPTS                                                                          \
+	"    -i, --input TRACE          trace to read (.json or .json.gz); default $TLREPLAY_TRACE,\n" \
+	"                               then the trace saved by `tlreplay open`\n"                   \
+	"    -x, --field-separator SEP  separated values (CSV with -x,), with a header line\n"       \
+	"    -j, --json                 one JSON object per line\n"                                  \
+	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"              \
+	"    -h, --help                 this help\n"
+
+static const char usage_open[] =
+	"usage: tlreplay open TRACE\n"
+	"       tlreplay open            (print the remembered trace)\n"
+	"       tlreplay open --forget\n"
+	"\n"
+	"Remember TRACE as the current trace, so that later commands may omit -i.\n"
+	"The path is kept in $XDG_STATE_HOME/tlreplay/current-trace\n"
+	"(~/.local/state/tlreplay/current-trace). The trace is loaded once to check it.\n";
+
+static const char usage_breakdown[] =
+	"usage: tlreplay breakdown [-i TRACE] [-x SEP | -j] [-o FILE]\n"
+	"                          [--per-device | --per-stream] [--include-unlinked] [--recompute]\n"
+	"\n"
+	"GPU time split into computation, exposed communication, exposed memcpy and idle,\n"
+	"with TraceLens's eight rows and definitions (its gpu_timeline sheet): unions of\n"
+	"[ts, ts+dur) intervals of kernel, gpu_memcpy and gpu_memset events; NCCL/RCCL\n"
+	"kernels are communication; total is the span from the first GPU start to the last\n"
+	"GPU end. By default only GPU events linked to a CPU launch count, as in TraceLens.\n"
+	"\n" COMMON_OPTS
+	"        --per-device           one breakdown per device (TraceLens pools all devices)\n"
+	"        --per-stream           one breakdown per (device, stream)\n"
+	"        --include-unlinked     also count GPU events no CPU launch links to\n"
+	"        --recompute            two breakdowns: activation recompute (torch.utils.checkpoint)\n"
+	"                               or not, like TraceLens --detect_recompute\n";
+
+static const char usage_ops[] =
+	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--recompute] [--include-nccl]\n"
+	"\n"
+	"Kernel launchers grouped by op name (TraceLens's ops_summary): the busy time of the\n"
+	"GPU events each op launched directly and of all GPU events below it, the count and\n"
+	"the op categories. A launcher is the first cpu_op above the runtime call of a GPU\n"
+	"event (else the runtime call itself).\n"
+	"\n" COMMON_OPTS
+	"    -n, --limit N              show the first N rows (human output; 0 = all)\n"
+	"        --recompute            group by (name, is_recompute)\n"
+	"        --include-nccl         count NCCL kernels too (TraceLens leaves them out)\n";
+
+static const char usage_kernels[] =
+	"usage: tlreplay kernels [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--unique]\n"
+	"\n"
+	"Kernel summary (TraceLens's kernel_summary): kernels grouped by parent op category,\n"
+	"parent cpu_op, kernel name and stream, with count, total, mean, min, max duration and\n"
+	"shares of all kernel time and of the GPU timeline. With --unique: every distinct\n"
+	"kernel launch configuration (name, grid, block, registers, shared memory).\n"
+	"\n" COMMON_OPTS
+	"    -n, --limit N              show the first N rows (0 = all)\n"
+	"        --unique               one row per distinct kernel configuration\n";
+
+static const char usage_list[] =
+	"usage: tlreplay list [-i TRACE] [-x SEP | -j] [-o FILE] [REGEX] [--name REGEX]\n"
+	"                     [-c CAT] [--gpu] [--from US] [--to US] [-n N]\n"
+	"\n"
+	"List events with their UIDs (the index in traceEvents, as in TraceLens).\n"
+	"\n" COMMON_OPTS
+	"        --name REGEX           event names matching the extended regular expression\n"
+	"    -c, --cat CAT              events of this category (raw \"cat\", or a kind such as\n"
+	"                               cpu_op, runtime, kernel, gpu_memcpy, python_function)\n"
+	"        --gpu                  GPU events only (kernel, gpu_memcpy, gpu_memset)\n"
+	"        --from US, --to US     events overlapping this window, in microseconds from the\n"
+	"                               first event of the trace\n"
+	"    -n, --limit N              at most N events (default 50 for human output; 0 = all)\n";
+
+static const char usage_show[] =
+	"usage: tlreplay show [-i TRACE] [-j] [-o FILE] [--python] UID...\n"
+	"\n"
+	"Show an event: its fields and args, the call stack above it, its children, the GPU\n"
+	"events below it (or, for a GPU event, the runtime call and op that launched it), and\n"
+	"its forward/backward partner.\n"
+	"\n" COMMON_OPTS
+	"        --python               build the call tree with python_function events\n";
+
+static const char usage_tree[] =
+	"usage: tlreplay tree [-i TRACE] [-j] [-o FILE] [--all] [-d N] [--python] [UID]\n"
+	"\n"
+	"Print the call tree below UID (CPU op -> runtime call -> GPU events), or every root\n"
+	"of the tree that leads to GPU work (to depth 2 unless -d is given).\n"
+	"\n" COMMON_OPTS
+	"    -a, --all                  keep branches that launch no GPU work\n"
+	"    -d, --depth N              stop N levels below the start\n"
+	"        --python               build the call tree with python_function events\n";
+
+static const char usage_check[] =
+	"usage: tlreplay check [-i TRACE] [-x SEP | -j] [-o FILE]\n"
+	"\n"
+	"Trace health report: GPU events no CPU launch links to, flows without a start,\n"
+	"kernels on one stream that overlap or run past the next one, ops without shapes,\n"
+	"negative or missing durations, clock disagreements between CPU and GPU.\n"
+	"Exit status: 0 if nothing is an error, 1 if some finding is an error.\n"
+	"\n" COMMON_OPTS;
+
+static const char usage_help[] = "usage: tlreplay help [COMMAND]\n";
+
+const struct cmd tl_cmds[] = {
+	{ "open", cmd_open, "remember a trace for later commands", usage_open },
+	{ "breakdown", cmd_breakdown, "GPU time: compute, exposed comm, exposed memcpy, idle",
+	  usage_breakdown },
+	{ "ops", cmd_ops, "op summary by GPU time (TraceLens ops_summary)", usage_ops },
+	{ "kernels", cmd_kernels, "kernel summary, or every distinct kernel (--unique)",
+	  usage_kernels },
+	{ "list", cmd_list, "list events with their UIDs", usage_list },
+	{ "show", cmd_show, "show one event: args, call stack, children, GPU events", usage_show },
+	{ "tree", cmd_tree, "the CPU op -> runtime -> GPU call tree", usage_tree },
+	{ "check", cmd_check, "trace health report (exit 1 on errors)", usage_check },
+	{ "help", cmd_help, "help on a command", usage_help },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static void main_usage(FILE *f)
+{
+	int i;
+
+	fputs("usage: tlreplay [--version] [--help] COMMAND [ARGS]\n\n"
+	      "Analyse PyTorch profiler traces; navigate them by UID.\n\n"
+	      "Commands:\n",
+	      f);
+	for (i = 0; tl_cmds[i].name; i++)
+		fprintf(f, "   %-11s %s\n", tl_cmds[i].name, tl_cmds[i].summary);
+	fputs("\nSee `tlreplay help COMMAND` or man tlreplay.\n", f);
+}
+
+int cmd_help_for(const char *name)
+{
+	bool amb;
+	const struct cmd *c = cli_find_cmd(name, &amb);
+
+	if (!c)
+		return cli_error("help: no command '%s'", name);
+	cli_usage(c, stdout);
+	return 0;
+}
+
+int cmd_usage_error(const char *name)
+{
+	bool amb;
+	const struct cmd *c = cli_find_cmd(name, &amb);
+	const char *nl;
+
+	if (!c)
+		return 1;
+	nl = strchr(c->usage, '\n');
+	fprintf(stderr, "%.*s\n", nl ? (int)(nl - c->usage) : (int)strlen(c->usage), c->usage);
+	fprintf(stderr, "(see `tlreplay %s --help`)\n", name);
+	return 1;
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		main_usage(stdout);
+		return 0;
+	}
+	return cmd_help_for(argv[1]) ? 1 : 0;
+}
+
+/* For bash completion: the long options of a command, from its help text. */
+static void list_opts(const char *name)
+{
+	bool amb;
+	const struct cmd *c = cli_find_cmd(name, &amb);
+	const char *p;
+
+	if (!c)
+		return;
+	for (p = c->usage; (p = strstr(p, "--")); p += 2) {
+		size_t n = 2;
+
+		while (p[n] == '-' || (p[n] >= 'a' && p[n] <= 'z'))
+			n++;
+		if (n > 3 && (p == c->usage || p[-1] == ' ' || p[-1] == '['))
+			printf("%.*s\n", (int)n, p);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	bool amb;
+	int i;
+
+	if (argc < 2) {
+		main_usage(stderr);
+		return 1;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("tlreplay %s\n", tl_version());
+		return 0;
+	}
+	if (!strcmp(argv[1], "--list-cmds")) {
+		for (i = 0; tl_cmds[i].name; i++)
+			puts(tl_cmds[i].name);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--list-opts")) {
+		if (argc > 2)
+			list_opts(argv[2]);
+		return 0;
+	}
+	c = cli_find_cmd(argv[1], &amb);
+	if (!c) {
+		if (amb)
+			return cli_error("'%s' is ambiguous; see `tlreplay --help`", argv[1]);
+		return cli_error("what is '%s'? see `tlreplay --help` for the commands", argv[1]);
+	}
+	argv[1] = (char *)c->name;
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Install the Debian 12 packages tlreplay needs to build, test and replay.
+# Usage: scripts/install-deps.sh [--no-update]   (run as root, or through sudo)
+set -eu
+
+PKGS="build-essential pkg-config clang llvm
+      libcjson-dev zlib1g-dev libdeflate-dev libelf-dev libdw-dev libnuma-dev libpfm4-dev
+      libprotobuf-c-dev protobuf-c-compiler
+      libpython3-dev python3 python3-torch python3-numpy
+      gdb linux-perf valgrind man-db groff-base zip unzip bash-completion"
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO="sudo"
+fi
+
+if [ "${1:-}" != "--no-update" ]; then
+	$SUDO apt-get update -q
+fi
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $PKGS
