@@ -33,6 +33,7 @@ static int ops_extra(int c, void *ctx)
 	switch (c) {
 	case 'R': x->oo.split_recompute = true; return 0;
 	case 'N': x->oo.include_nccl = true; return 0;
+	case 'M': x->oo.by_module = true; return 0;
 	case 'n': return parse_u64(optarg, &x->limit) ? 0 : cli_error("ops: bad --limit '%s'", optarg);
 	}
 	return 1;
@@ -43,6 +44,7 @@ int cmd_ops(int argc, char **argv)
 	static const struct option extra[] = {
 		{ "recompute", no_argument, NULL, 'R' },
 		{ "include-nccl", no_argument, NULL, 'N' },
+		{ "by-module", no_argument, NULL, 'M' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -73,7 +75,18 @@ int cmd_ops(int argc, char **argv)
 	o.sep = co.sep;
 	o.json = co.json;
 	n = x.limit && x.limit < t->n ? x.limit : t->n;
-	if (o.sep) {
+	if (o.sep && x.oo.by_module) {
+		static const char *const hdr[] = {
+			"name", "parent_module", "total_direct_kernel_time_sum",
+			"total_subtree_kernel_time_sum", "total_subtree_kernel_time_count",
+			"total_direct_kernel_time_ms", "Count", "Categories", "call_stack_first",
+			"Percentage (%)", "Cumulative Percentage (%)", "ex_UID",
+		};
+		size_t h;
+
+		for (h = 0; h < TL_ARRAY_N(hdr); h++)
+			out_field(&o, hdr[h], h + 1 == TL_ARRAY_N(hdr));
+	} else if (o.sep) {
 		static const char *const hdr[] = {
 			"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
 			"total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count",
@@ -109,6 +122,10 @@ int cmd_ops(int argc, char **argv)
 			json_str(o.f, r->name);
 			if (r->recompute >= 0)
 				fprintf(o.f, ",\"is_recompute\":%s", r->recompute ? "true" : "false");
+			if (r->parent_module) {
+				fputs(",\"parent_module\":", o.f);
+				json_str(o.f, r->parent_module);
+			}
 			fprintf(o.f, ",\"direct_us\":%s,\"subtree_us\":%s,\"count\":%llu,\"categories\":[",
 				a, b, (unsigned long long)r->count);
 			for (k = 0; k < r->ncategories; k++) {
@@ -124,6 +141,20 @@ int cmd_ops(int argc, char **argv)
 			snprintf(cnt, sizeof(cnt), "%llu", (unsigned long long)r->count);
 			snprintf(uid, sizeof(uid), "%llu", (unsigned long long)r->ex_uid);
 			out_field(&o, r->name, false);
+			if (r->parent_module) {
+				out_field(&o, r->parent_module, false);
+				out_field(&o, a, false);
+				out_field(&o, b, false);
+				out_field(&o, cnt, false);
+				out_field(&o, c2, false);
+				out_field(&o, cnt, false);
+				out_field(&o, cats, false);
+				out_field(&o, r->call_stack, false);
+				out_field(&o, e, false);
+				out_field(&o, f, false);
+				out_field(&o, uid, true);
+				continue;
+			}
 			if (r->recompute >= 0)
 				out_field(&o, r->recompute ? "True" : "False", false);
 			out_field(&o, a, false);
@@ -138,8 +169,9 @@ int cmd_ops(int argc, char **argv)
 		} else {
 			char name[64];
 
-			snprintf(name, sizeof(name), "%s%s", r->name,
-				 r->recompute > 0 ? " (recompute)" : "");
+			snprintf(name, sizeof(name), "%s%s%s%s", r->name,
+				 r->recompute > 0 ? " (recompute)" : "", r->parent_module ? " in " : "",
+				 r->parent_module ? r->parent_module : "");
 			if (strlen(r->name) > 47)
 				memcpy(name + 44, "...", 4);
 			fprintf(o.f, "%-48s %12.3f %12.3f %7llu %6.2f %6.2f  %s\n", name,

@@ -94,7 +94,7 @@ int tl_launchers(struct tl_trace *tr, const struct tl_launcher_opts *opts,
 	*out = NULL;
 	if (opts)
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	err = tl_tree_ensure(tr, o.detect_recompute);
+	err = tl_tree_ensure(tr, o.detect_recompute || o.with_python);
 	if (err)
 		return err;
 	if (o.detect_recompute && (err = tl_recompute_flags(tr, &recompute)))

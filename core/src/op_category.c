@@ -53,6 +53,8 @@ static const struct cat_entry registry[] = {
 	{ "aiter::_groupnorm_run", "NORM_fwd" },
 	{ "aiter::add_rmsnorm", "RMSNorm" },
 	{ "aiter::fmha_v3_fwd", "SDPA_fwd" },
+	{ "aiter::gelu_and_mul", "elementwise" },
+	{ "aiter::gelu_tanh_and_mul", "elementwise" },
 	{ "aiter::gemm_a4w4", "GEMM" },
 	{ "aiter::grouped_topk", "MoE_aux" },
 	{ "aiter::mha_batch_prefill", "InferenceAttention" },
@@ -150,6 +152,9 @@ static const struct cat_entry registry[] = {
 	{ "aten::neg", "elementwise" },
 	{ "aten::norm", "reduce" },
 	{ "aten::pow", "elementwise" },
+	{ "aten::replication_pad1d", "elementwise" },
+	{ "aten::replication_pad2d", "elementwise" },
+	{ "aten::replication_pad3d", "elementwise" },
 	{ "aten::rms_norm_backward", "NORM_bwd" },
 	{ "aten::rsqrt", "elementwise" },
 	{ "aten::sigmoid", "elementwise" },
@@ -158,6 +163,9 @@ static const struct cat_entry registry[] = {
 	{ "aten::std", "reduce" },
 	{ "aten::sum", "reduce" },
 	{ "aten::threshold_backward", "elementwise" },
+	{ "aten::upsample_nearest1d", "elementwise" },
+	{ "aten::upsample_nearest2d", "elementwise" },
+	{ "aten::upsample_nearest3d", "elementwise" },
 	{ "aten::var", "reduce" },
 	{ "bitsandbytes::int8_linear_matmul", "GEMM" },
 	{ "flash_attn::_flash_attn_backward", "SDPA_bwd" },
@@ -179,7 +187,10 @@ static const struct cat_entry registry[] = {
 	{ "primus_turbo_cpp_extension::grouped_gemm_variable_k", "GroupedGEMM_bwd" },
 	{ "primus_turbo_cpp_extension::hipblaslt_gemm_fp4", "GEMM" },
 	{ "primus_turbo_cpp_extension::hipblaslt_gemm_fp8", "GEMM" },
+	{ "sgl_kernel::gelu_and_mul", "elementwise" },
+	{ "sgl_kernel::gelu_tanh_and_mul", "elementwise" },
 	{ "sgl_kernel::rotary_embedding", "RoPE_fwd" },
+	{ "sgl_kernel::silu_and_mul", "elementwise" },
 	{ "sglang::store_cache", "InferenceAttention" },
 	{ "sglang_profiler::attention_paged_attention_ragged", "InferenceAttention" },
 	{ "tex_ts::te_gemm_ts", "GEMM" },
@@ -193,8 +204,27 @@ static int cmp_entry(const void *key, const void *elem)
 	return strcmp(key, ((const struct cat_entry *)elem)->name);
 }
 
-const char *tl_op_category_by_name(const char *name, const char *first_kernel)
+/* sglang's profiler names each call site "sglang_profiler::<fn>_<counter>";
+ * TraceLens reports them without the counter so that calls group together. */
+const char *tl_op_norm_name(const char *name, char *buf, size_t n)
 {
+	size_t len = strlen(name), k = len;
+
+	if (strncmp(name, "sglang_profiler::", 17))
+		return name;
+	while (k > 17 && name[k - 1] >= '0' && name[k - 1] <= '9')
+		k--;
+	if (k == len || name[k - 1] != '_' || k - 1 >= n)
+		return name;
+	memcpy(buf, name, k - 1);
+	buf[k - 1] = 0;
+	return buf;
+}
+
+const char *tl_op_category_by_name(const char *raw_name, const char *first_kernel)
+{
+	char buf[512];
+	const char *name = tl_op_norm_name(raw_name, buf, sizeof(buf));
 	const struct cat_entry *e = bsearch(name, registry, TL_ARRAY_SIZE(registry),
 					    sizeof(registry[0]), cmp_entry);
 

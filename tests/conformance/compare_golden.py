@@ -94,6 +94,8 @@ def cmp_ops(tl, trace, golden):
                 continue  # depends on the order of rows with equal time
             if not close(m[col], g[col]):
                 errs.append("%s %s: %s != %s" % (k, col, m[col], g[col]))
+        if "call_stack_first" in g and ast.literal_eval(m["call_stack_first"]) != ast.literal_eval(g["call_stack_first"]):
+            errs.append("%s call_stack_first %s != %s" % (k, m["call_stack_first"][:80], g["call_stack_first"][:80]))
         if set(ast.literal_eval(m["Categories"])) != set(ast.literal_eval(g["Categories"])):
             errs.append("%s Categories %s != %s" % (k, m["Categories"], g["Categories"]))
     extra_rows = set(mine) - {tuple(g[c] for c in keys) for g in gold}

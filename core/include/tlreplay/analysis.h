@@ -107,6 +107,7 @@ struct tl_launcher_opts {
 	size_t sz;
 	bool include_nccl;	/**< count NCCL/RCCL kernels (TraceLens skips them) */
 	bool detect_recompute;	/**< fill .recompute (builds the tree with python functions) */
+	bool with_python;	/**< build the tree with python functions (nn.Module ancestry) */
 };
 
 struct tl_launcher_set {
