@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Skipping values, parsing numbers and decoding strings for json_scan.h. */
 #include <locale.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,6 +230,33 @@ const char *js_number(const char *p, const char *end, double *d, int64_t *iv, bo
 			*d = neg ? -v : v;
 			return p;
 		}
+#if defined(__SIZEOF_INT128__)
+		/* Timestamps with 17-19 significant digits (µs with ns decimals)
+		 * overflow Clinger's 2^53 limit; they are q + r/10^k with an integer
+		 * part q below 2^53, so round the fraction with integer arithmetic. */
+		if (exact && e10 < 0 && e10 >= -19) {
+			uint64_t p10 = 1, q, r;
+			int i;
+
+			for (i = 0; i < -e10; i++)
+				p10 *= 10;
+			q = mant / p10;
+			r = mant % p10;
+			if (q >= 1 && q < (1ULL << 53)) {
+				int b = 64 - __builtin_clzll(q), s = 53 - b;
+				unsigned __int128 scaled = (unsigned __int128)r << s;
+				uint64_t n = (uint64_t)(scaled / p10), rem = (uint64_t)(scaled % p10);
+				uint64_t m = (q << s) + n;
+
+				if (rem > p10 - rem || (rem == p10 - rem && (m & 1)))
+					m++;
+				*d = ldexp((double)m, -s);
+				if (neg)
+					*d = -*d;
+				return p;
+			}
+		}
+#endif
 	}
 	{
 		char buf[128];

@@ -180,16 +180,30 @@ void tl_arena_free(struct tl_arena *a)
 
 /* ------------------------------------------------------------------ hashing */
 
+/* One multiply per 8 bytes over two independent lanes: interning hashes
+ * every event name (kernel names run to hundreds of bytes), so this is hot. */
 uint64_t tl_hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *s = p;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (n * 0x100000001b3ULL);
+	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0xc2b2ae3d27d4eb4fULL;
 
-	while (n >= 8) {
+	while (n >= 16) {
+		uint64_t w1, w2;
+
+		memcpy(&w1, s, 8);
+		memcpy(&w2, s + 8, 8);
+		a = (a ^ w1) * 0x9fb21c651e98df25ULL;
+		b = (b ^ w2) * 0xff51afd7ed558ccdULL;
+		a ^= a >> 29;
+		b ^= b >> 31;
+		s += 16;
+		n -= 16;
+	}
+	if (n >= 8) {
 		uint64_t w;
 
 		memcpy(&w, s, 8);
-		h = (h ^ tl_mix64(w)) * 0x9fb21c651e98df25ULL;
+		a = (a ^ w) * 0x9fb21c651e98df25ULL;
 		s += 8;
 		n -= 8;
 	}
@@ -197,9 +211,9 @@ uint64_t tl_hash_bytes(const void *p, size_t n)
 		uint64_t w = 0;
 
 		memcpy(&w, s, n);
-		h = (h ^ tl_mix64(w ^ ((uint64_t)n << 56))) * 0x9fb21c651e98df25ULL;
+		b = (b ^ w ^ ((uint64_t)n << 59)) * 0xff51afd7ed558ccdULL;
 	}
-	return tl_mix64(h);
+	return tl_mix64(a ^ (b * 0xc4ceb9fe1a85ec53ULL));
 }
 
 double tl_now(void)
