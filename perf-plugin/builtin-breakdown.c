@@ -73,6 +73,7 @@ int cmd_breakdown(int argc, char **argv)
 	struct tl_breakdown_set *set = NULL;
 	const char *path;
 	size_t i;
+	bool per_dev = false, per_stream = false;
 	int c, rc = 1, err;
 
 	optind = 1;
@@ -82,8 +83,8 @@ int cmd_breakdown(int argc, char **argv)
 		case 'x': co.sep = optarg; break;
 		case 'j': co.json = true; break;
 		case 'o': co.output = optarg; break;
-		case 'D': bo.group = TL_BD_GROUP_DEVICE; break;
-		case 'S': bo.group = TL_BD_GROUP_STREAM; break;
+		case 'D': bo.group = TL_BD_GROUP_DEVICE; per_dev = true; break;
+		case 'S': bo.group = TL_BD_GROUP_STREAM; per_stream = true; break;
 		case 'U': bo.include_unlinked = true; break;
 		case 'R': bo.split_recompute = true; break;
 		case 'h': return cmd_help_for("breakdown");
@@ -95,6 +96,8 @@ int cmd_breakdown(int argc, char **argv)
 				 argv[optind]);
 	if (co.sep && co.json)
 		return cli_error("breakdown: -x and -j are exclusive");
+	if (per_dev && per_stream)
+		return cli_error("breakdown: --per-device and --per-stream are exclusive");
 	path = cli_trace_path(co.input);
 	if (!path || cli_load(path, &tr))
 		return 1;
@@ -130,13 +133,13 @@ int cmd_breakdown(int argc, char **argv)
 		if (!o.sep && !o.json) {
 			fputc('\n', o.f);
 			if (bd->device)
-				fprintf(o.f, "device %s", bd->device);
+				fprintf(o.f, "device %s%s", bd->device, bd->stream ? ", " : "");
 			if (bd->stream)
-				fprintf(o.f, ", stream %s", bd->stream);
+				fprintf(o.f, "stream %s", bd->stream);
 			if (bd->recompute >= 0)
 				fprintf(o.f, "%s%s", bd->device ? ", " : "",
-					bd->recompute ? "recompute" : "not recompute");
-			fprintf(o.f, "%s(%llu events)\n", bd->device || bd->recompute >= 0 ? " " : "",
+					bd->recompute ? "activation recompute" : "not recompute");
+			fprintf(o.f, "%s%llu GPU events\n", bd->device || bd->recompute >= 0 ? ": " : "",
 				(unsigned long long)bd->nevents);
 		}
 		print_block(&o, bd, bo.group != TL_BD_GROUP_NONE, bo.group == TL_BD_GROUP_STREAM,

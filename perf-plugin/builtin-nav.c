@@ -381,8 +381,15 @@ static void show_human(FILE *f, struct tl_trace *tr, uint64_t uid)
 		char *line, *save = NULL;
 
 		fputs("  args:\n", f);
-		for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-			fprintf(f, "    %s\n", line);
+		for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			/* cJSON indents with tabs: two spaces read better in a terminal */
+			fputs("    ", f);
+			for (; *line == '\t'; line++)
+				fputs("  ", f);
+			for (; *line; line++)
+				fputc(*line == '\t' ? ' ' : *line, f);
+			fputc('\n', f);
+		}
 		free(s);
 		cJSON_Delete(args);
 	}
@@ -465,6 +472,8 @@ int cmd_show(int argc, char **argv)
 	err = cli_parse(argc, argv, "show", &co, NULL, extra, nav_extra, &py);
 	if (err)
 		return err < 0 ? 0 : err;
+	if (co.sep)
+		return cli_error("show: -x does not apply (use -j for machine-readable output)");
 	if (optind >= argc)
 		return cli_error("show: which event? usage: tlreplay show [-i TRACE] UID...");
 	path = cli_trace_path(co.input);
@@ -592,6 +601,8 @@ int cmd_tree(int argc, char **argv)
 	err = cli_parse(argc, argv, "tree", &co, "ad:", extra, tree_extra, &x);
 	if (err)
 		return err < 0 ? 0 : err;
+	if (co.sep)
+		return cli_error("tree: -x does not apply (use -j for machine-readable output)");
 	if (argc - optind > 1)
 		return cli_error("tree: at most one UID");
 	path = cli_trace_path(co.input);

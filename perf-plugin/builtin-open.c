@@ -42,12 +42,18 @@ int cmd_open(int argc, char **argv)
 		return cmd_help_for("open");
 	}
 	if (argc < 2) {
-		const char *cur = cli_trace_path(NULL);
+		FILE *sf = fopen(state, "r");
+		char line[4096];
+		bool have = sf && fgets(line, sizeof(line), sf);
 
-		if (cur)
-			printf("%s\n", cur);
+		if (sf)
+			fclose(sf);
+		if (have)
+			fputs(line, stdout);
+		else
+			rc = cli_error("open: no trace remembered; use `tlreplay open TRACE`");
 		free(state);
-		return cur ? 0 : 1;
+		return have ? 0 : rc;
 	}
 	if (!strcmp(argv[1], "--forget")) {
 		if (unlink(state) && errno != ENOENT)

@@ -167,12 +167,12 @@ int cmd_ops(int argc, char **argv)
 			out_field(&o, f, false);
 			out_field(&o, uid, true);
 		} else {
-			char name[64];
+			char name[256];
 
 			snprintf(name, sizeof(name), "%s%s%s%s", r->name,
 				 r->recompute > 0 ? " (recompute)" : "", r->parent_module ? " in " : "",
 				 r->parent_module ? r->parent_module : "");
-			if (strlen(r->name) > 47)
+			if (strlen(name) > 47)
 				memcpy(name + 44, "...", 4);
 			fprintf(o.f, "%-48s %12.3f %12.3f %7llu %6.2f %6.2f  %s\n", name,
 				r->direct_us / 1000, r->subtree_us / 1000, (unsigned long long)r->count,
@@ -401,8 +401,6 @@ int cmd_kernels(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	if (cli_no_args("kernels", argc, argv))
 		return 1;
-	if (!co.sep && !co.json && !co.output && !x.limit)
-		x.limit = 0;
 	path = cli_trace_path(co.input);
 	if (!path || cli_load(path, &tr))
 		return 1;

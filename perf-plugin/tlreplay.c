@@ -13,10 +13,18 @@
 	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"              \
 	"    -h, --help                 this help\n"
 
+#define NAV_OPTS                                                                             \
+	"    -i, --input TRACE          trace to read (.json or .json.gz); default $TLREPLAY_TRACE,\n" \
+	"                               then the trace saved by `tlreplay open`\n"                   \
+	"    -j, --json                 one JSON object per line\n"                                  \
+	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"              \
+	"    -h, --help                 this help\n"
+
 static const char usage_open[] =
 	"usage: tlreplay open TRACE\n"
 	"       tlreplay open            (print the remembered trace)\n"
-	"       tlreplay open --forget\n"
+	"       tlreplay open --forget   (forget it)\n"
+	"       tlreplay open --help\n"
 	"\n"
 	"Remember TRACE as the current trace, so that later commands may omit -i.\n"
 	"The path is kept in $XDG_STATE_HOME/tlreplay/current-trace\n"
@@ -36,18 +44,21 @@ static const char usage_breakdown[] =
 	"        --per-stream           one breakdown per (device, stream)\n"
 	"        --include-unlinked     also count GPU events no CPU launch links to\n"
 	"        --recompute            two breakdowns: activation recompute (torch.utils.checkpoint)\n"
-	"                               or not, like TraceLens --detect_recompute\n";
+	"                               or not, like TraceLens's detect_recompute option\n";
 
 static const char usage_ops[] =
-	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--recompute] [--include-nccl]\n"
+	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--recompute | --by-module]\n"
+	"                    [--include-nccl]\n"
 	"\n"
 	"Kernel launchers grouped by op name (TraceLens's ops_summary): the busy time of the\n"
 	"GPU events each op launched directly and of all GPU events below it, the count and\n"
 	"the op categories. A launcher is the first cpu_op above the runtime call of a GPU\n"
 	"event (else the runtime call itself).\n"
 	"\n" COMMON_OPTS
-	"    -n, --limit N              show the first N rows (human output; 0 = all)\n"
+	"    -n, --limit N              show the first N rows (0 = all, the default)\n"
 	"        --recompute            group by (name, is_recompute)\n"
+	"        --by-module            group by (name, parent nn.Module), with the call stack, like\n"
+	"                               TraceLens's inference report (builds the tree with python functions)\n"
 	"        --include-nccl         count NCCL kernels too (TraceLens leaves them out)\n";
 
 static const char usage_kernels[] =
@@ -58,7 +69,7 @@ static const char usage_kernels[] =
 	"shares of all kernel time and of the GPU timeline. With --unique: every distinct\n"
 	"kernel launch configuration (name, grid, block, registers, shared memory).\n"
 	"\n" COMMON_OPTS
-	"    -n, --limit N              show the first N rows (0 = all)\n"
+	"    -n, --limit N              show the first N rows (0 = all, the default)\n"
 	"        --unique               one row per distinct kernel configuration\n";
 
 static const char usage_list[] =
@@ -73,7 +84,8 @@ static const char usage_list[] =
 	"        --gpu                  GPU events only (kernel, gpu_memcpy, gpu_memset)\n"
 	"        --from US, --to US     events overlapping this window, in microseconds from the\n"
 	"                               first event of the trace\n"
-	"    -n, --limit N              at most N events (default 50 for human output; 0 = all)\n";
+	"    -n, --limit N              at most N events (0 = all; default 50 for human output on\n"
+	"                               stdout, all otherwise)\n";
 
 static const char usage_show[] =
 	"usage: tlreplay show [-i TRACE] [-j] [-o FILE] [--python] UID...\n"
@@ -81,7 +93,7 @@ static const char usage_show[] =
 	"Show an event: its fields and args, the call stack above it, its children, the GPU\n"
 	"events below it (or, for a GPU event, the runtime call and op that launched it), and\n"
 	"its forward/backward partner.\n"
-	"\n" COMMON_OPTS
+	"\n" NAV_OPTS
 	"        --python               build the call tree with python_function events\n";
 
 static const char usage_tree[] =
@@ -89,7 +101,7 @@ static const char usage_tree[] =
 	"\n"
 	"Print the call tree below UID (CPU op -> runtime call -> GPU events), or every root\n"
 	"of the tree that leads to GPU work (to depth 2 unless -d is given).\n"
-	"\n" COMMON_OPTS
+	"\n" NAV_OPTS
 	"    -a, --all                  keep branches that launch no GPU work\n"
 	"    -d, --depth N              stop N levels below the start\n"
 	"        --python               build the call tree with python_function events\n";
@@ -164,15 +176,19 @@ int cmd_help(int argc, char **argv)
 		main_usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return cmd_help_for("help");
 	return cmd_help_for(argv[1]) ? 1 : 0;
 }
 
-/* For bash completion: the long options of a command, from its help text. */
+/* For bash completion: the long options of a command, from the option lines
+ * of its help text (each printed once). */
 static void list_opts(const char *name)
 {
 	bool amb;
 	const struct cmd *c = cli_find_cmd(name, &amb);
-	const char *p;
+	const char *p, *seen[64];
+	size_t nseen = 0, i;
 
 	if (!c)
 		return;
@@ -181,8 +197,19 @@ static void list_opts(const char *name)
 
 		while (p[n] == '-' || (p[n] >= 'a' && p[n] <= 'z'))
 			n++;
-		if (n > 3 && (p == c->usage || p[-1] == ' ' || p[-1] == '['))
-			printf("%.*s\n", (int)n, p);
+		if (n <= 3 || !(p == c->usage || p[-1] == ' ' || p[-1] == '[' || p[-1] == '|'))
+			continue;
+		if (!(p[n] == ' ' || p[n] == ',' || p[n] == ']' || p[n] == '=' || p[n] == '\n' ||
+		      p[n] == ')' || p[n] == 0))
+			continue;
+		for (i = 0; i < nseen; i++)
+			if (!strncmp(seen[i], p, n) && (seen[i][n] < 'a' || seen[i][n] > 'z') &&
+			    seen[i][n] != '-')
+				break;
+		if (i < nseen || nseen == TL_ARRAY_N(seen))
+			continue;
+		seen[nseen++] = p;
+		printf("%.*s\n", (int)n, p);
 	}
 }
 

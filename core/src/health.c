@@ -93,6 +93,10 @@ static void check_linking(struct tl_trace *tr, struct health_ctx *c)
 		    "the default breakdown leaves them out (see --include-unlinked)",
 		    (unsigned long long)unlinked, (unsigned long long)ngpu, share);
 	}
+	if (tr->tree.linked_by_correlation && host)
+		add(c, TL_SEV_INFO, "no-launch-flows", 0, -1,
+		    "the trace has no ac2g flow events; runtime calls were linked to GPU events by "
+		    "correlation id directly (TraceLens would link none)");
 	if (!host)
 		add(c, TL_SEV_INFO, "gpu-only", 0, -1,
 		    "no cpu_op or runtime events: a GPU-only trace, op summaries are empty");

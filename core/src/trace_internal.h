@@ -48,6 +48,7 @@ struct tl_tree {
 	bool built;
 	bool with_python;
 	int linking_is_corr;	/* 1: correlation, 0: External id */
+	bool linked_by_correlation;	/* no flow events: runtime -> GPU by correlation id */
 	int32_t *parent;	/* -1 = none */
 	int32_t *first_child, *last_child, *next_sibling;
 	uint8_t *in_tree;	/* 1: in host tree, 2: linked GPU event, 3: left out (overlap) */

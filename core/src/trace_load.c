@@ -55,7 +55,7 @@ enum tl_kind tl_kind_from_cat(const char *c, size_t n, char ph)
 		return TL_KIND_MEMCPY;
 	if (IS("gpu_memset") || IS("Memset"))
 		return TL_KIND_MEMSET;
-	if (IS("ac2g") || IS("async") || IS("async_cpu_to_gpu"))
+	if (IS("ac2g") || IS("async") || IS("async_cpu_to_gpu") || IS("async_gpu"))
 		return (ph == 's' || ph == 'f' || ph == 't') ? TL_KIND_FLOW_LAUNCH : TL_KIND_OTHER;
 	if (IS("fwdbwd"))
 		return (ph == 's' || ph == 'f' || ph == 't') ? TL_KIND_FLOW_FWDBWD : TL_KIND_OTHER;

@@ -280,7 +280,7 @@ static int link_gpu(struct tl_trace *tr)
 	struct tl_tree *t = &tr->tree;
 	struct tl_kmap flow_s, flow_f, by_key, graph_head;
 	int32_t *graph_next = NULL;
-	bool have_graph = false;
+	bool have_graph = false, have_flows = false;
 	int use_corr = t->linking_is_corr;
 	size_t i;
 	int err = -ENOMEM;
@@ -295,6 +295,7 @@ static int link_gpu(struct tl_trace *tr)
 		int64_t v;
 
 		if (e->kind == TL_KIND_FLOW_LAUNCH) {
+			have_flows = true;
 			if (!(e->flags & EV_HAS_CORR))
 				continue;
 			if (e->ph == 's' && tl_kmap_put(&flow_s, 0, e->corr, (uint32_t)i))
@@ -312,7 +313,12 @@ static int link_gpu(struct tl_trace *tr)
 			goto out;
 	}
 
-	if (have_graph) {
+	/* Traces stripped of their flow events (HTA's sampled traces) would link
+	 * nothing; there, link each runtime call to the GPU events carrying its
+	 * correlation directly, as HTA does. With flows present, TraceLens's
+	 * flow-based rule stands. */
+	t->linked_by_correlation = !have_flows;
+	if (have_graph || !have_flows) {
 		/* correlation -> GPU events in file order (singly linked via graph_next) */
 		struct tl_kmap graph_tail;
 
@@ -347,7 +353,8 @@ static int link_gpu(struct tl_trace *tr)
 
 		if (!is_host_runtime(e->kind) || !link_value(e, use_corr, &link))
 			continue;
-		if (have_graph && (e->name == tr->id_graph_cuda || e->name == tr->id_graph_hip)) {
+		if ((have_graph && (e->name == tr->id_graph_cuda || e->name == tr->id_graph_hip)) ||
+		    !have_flows) {
 			uint32_t head;
 			int32_t j;
 

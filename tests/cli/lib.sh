@@ -1,0 +1,42 @@
+# Shared helpers for the shell tests: TAP output and locating the build.
+# shellcheck shell=sh
+TAP_N=0
+TAP_FAILED=0
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TLREPLAY=${TLREPLAY:-$ROOT/build/tlreplay}
+SHARED=${TLREPLAY_SHARED:-$ROOT/../shared}
+PYTHON=${PYTHON:-/usr/bin/python3}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tlreplay-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+# keep tests away from the user's remembered trace
+export XDG_STATE_HOME="$TMP/state"
+unset TLREPLAY_TRACE
+
+ok() { # ok COND_EXIT_STATUS DESCRIPTION
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TAP_N - $2"
+	else
+		echo "not ok $TAP_N - $2"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+}
+
+skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N # SKIP $1"
+}
+
+diag() { echo "$*" | sed 's/^/# /'; }
+
+done_testing() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+	exit $?
+}
+
+# run CMD...: stdout in $TMP/out, stderr in $TMP/err, status in $RC
+run() {
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+}
