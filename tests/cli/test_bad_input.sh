@@ -1,7 +1,7 @@
 #!/bin/sh
 # Bad input: one clear error line on stderr naming the thing, nothing on
 # stdout, a non-zero exit, and no half-written output file.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../taplib.sh"
 
 one_line() { # one_line WORD: stderr is exactly one "tlreplay: ..." line containing WORD
 	[ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^tlreplay: ' "$TMP/err" && grep -q -- "$1" "$TMP/err"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every subcommand on a small hand-written trace whose answers are known.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../taplib.sh"
 
 T=$ROOT/tests/fixtures/mini.json
 tl() { "$TLREPLAY" "$@"; }

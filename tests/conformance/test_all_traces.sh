@@ -4,7 +4,7 @@
 # (pooled, per device and with unlinked events), and where it has none the
 # error says so. Files that are not Chrome traces (execution traces) get a
 # clear error. The 8-rank PARAM tarball is unpacked and each rank checked.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/../taplib.sh"
 
 TR=$SHARED/traces
 if [ ! -d "$TR" ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # TraceLens conformance: every golden CSV directory in ../shared/traces/TraceLens
 # against tlreplay's breakdown, ops and kernels (tests/conformance/compare_golden.py).
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/../taplib.sh"
 
 GOLD=$SHARED/traces/TraceLens/tests/traces
 if [ ! -d "$GOLD" ]; then
