@@ -209,7 +209,7 @@ int tl_breakdown(struct tl_trace *tr, const struct tl_breakdown_opts *opts,
 	*out = NULL;
 	if (opts)
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	err = tl_tree_ensure(tr, o.split_recompute ? true : tr->tree.built && tr->tree.with_python);
+	err = o.split_recompute ? tl_tree_ensure(tr, true) : tl_links_ensure(tr);
 	if (err)
 		return err;
 	if (o.split_recompute) {

@@ -35,49 +35,33 @@ int tl_trace_prepare_display(struct tl_trace *tr)
 	size_t i, n = tr->strs.n;
 
 	free(tr->disp);
-	tr->disp = calloc(n, sizeof(*tr->disp));
+	tr->disp = malloc(n * sizeof(*tr->disp) + 1);
 	if (!tr->disp)
 		return tl_err(-ENOMEM, "out of memory");
 	tr->ndisp = n;
 	for (i = 0; i < n; i++)
 		tr->disp[i] = (uint32_t)i;
-	/* Only tokens used as pid/tid need work; strings among them lose quotes. */
-	for (i = 0; i < tr->nev; i++) {
-		uint32_t toks[2] = { tr->ev[i].pid, tr->ev[i].tid };
-		int j;
+	/* Raw string tokens (pid/tid values) are the only interned strings that
+	 * start with a quote: names and categories are interned unquoted. */
+	for (i = 0; i < n; i++) {
+		const char *s = tl_strtab_get(&tr->strs, (uint32_t)i);
+		uint32_t len = tl_strtab_len(&tr->strs, (uint32_t)i);
+		char *buf;
+		long n2;
+		uint32_t id;
 
-		for (j = 0; j < 2; j++) {
-			uint32_t t = toks[j];
-			const char *s = tl_strtab_get(&tr->strs, t);
-			uint32_t len = tl_strtab_len(&tr->strs, t);
-			char *buf;
-			long n2;
-			uint32_t id;
-
-			if (tr->disp[t] != t || len < 2 || s[0] != '"')
-				continue;
-			buf = malloc(len);
-			if (!buf)
-				return tl_err(-ENOMEM, "out of memory");
-			n2 = js_unescape(s + 1, len - 2, buf);
-			id = n2 < 0 ? t : tl_strtab_intern(&tr->strs, buf, (size_t)n2);
-			free(buf);
-			if (id == UINT32_MAX)
-				return tl_err(-ENOMEM, "out of memory");
-			if (id >= tr->ndisp) {
-				/* interning may have added ids: extend the map */
-				uint32_t *d = realloc(tr->disp, (id + 1) * sizeof(*d));
-				size_t k;
-
-				if (!d)
-					return tl_err(-ENOMEM, "out of memory");
-				for (k = tr->ndisp; k <= id; k++)
-					d[k] = (uint32_t)k;
-				tr->disp = d;
-				tr->ndisp = id + 1;
-			}
-			tr->disp[t] = id;
-		}
+		if (len < 2 || s[0] != '"' || s[len - 1] != '"')
+			continue;
+		buf = malloc(len);
+		if (!buf)
+			return tl_err(-ENOMEM, "out of memory");
+		n2 = js_unescape(s + 1, len - 2, buf);
+		id = n2 < 0 ? (uint32_t)i : tl_strtab_intern(&tr->strs, buf, (size_t)n2);
+		free(buf);
+		if (id == UINT32_MAX)
+			return tl_err(-ENOMEM, "out of memory");
+		/* new ids (the unquoted forms) display as themselves: i < ndisp */
+		tr->disp[i] = id;
 	}
 	return 0;
 }

@@ -45,7 +45,8 @@ struct tl_ev {
 
 /* The host tree and links (tree.c). Arrays are indexed by UID. */
 struct tl_tree {
-	bool built;
+	bool built;		/* host tree + links + fwd/bwd */
+	bool links_only;	/* only runtime -> GPU links (parent of GPU events) */
 	bool with_python;
 	int linking_is_corr;	/* 1: correlation, 0: External id */
 	bool linked_by_correlation;	/* no flow events: runtime -> GPU by correlation id */
@@ -98,6 +99,8 @@ static inline double tl_ev_end(const struct tl_ev *e)
 
 /* tree.c: ensure the tree is built in the mode required (with python or not). */
 int tl_tree_ensure(struct tl_trace *tr, bool with_python);
+/* Only the runtime -> GPU links (tree.parent of GPU events, in_tree == 2). */
+int tl_links_ensure(struct tl_trace *tr);
 void tl_tree_free(struct tl_tree *t);
 
 /* analysis helpers (timeline.c) */

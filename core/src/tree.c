@@ -429,8 +429,6 @@ static int link_fwd_bwd(struct tl_trace *tr)
 	uint8_t *bwdname;
 	size_t n = 0, i, j;
 
-	for (i = 0; i < tr->nev; i++)
-		t->fwd[i] = -1;
 	it = malloc(tr->nev * sizeof(*it) + 1);
 	bwdname = calloc(tr->strs.n, 1);
 	if (!it || !bwdname) {
@@ -480,29 +478,61 @@ static int link_fwd_bwd(struct tl_trace *tr)
 
 /* ---------------------------------------------------------------- public */
 
-int tl_tree_ensure(struct tl_trace *tr, bool with_python)
+static int tree_alloc(struct tl_trace *tr)
 {
 	struct tl_tree *t = &tr->tree;
 	size_t n = tr->nev, i;
-	int err;
 
-	if (t->built && t->with_python == with_python)
-		return 0;
 	tl_tree_free(t);
-	t->parent = malloc(n * sizeof(int32_t));
-	t->first_child = malloc(n * sizeof(int32_t));
-	t->last_child = malloc(n * sizeof(int32_t));
-	t->next_sibling = malloc(n * sizeof(int32_t));
-	t->fwd = malloc(n * sizeof(int32_t));
-	t->in_tree = calloc(n, 1);
+	t->parent = malloc(n * sizeof(int32_t) + 1);
+	t->first_child = malloc(n * sizeof(int32_t) + 1);
+	t->last_child = malloc(n * sizeof(int32_t) + 1);
+	t->next_sibling = malloc(n * sizeof(int32_t) + 1);
+	t->fwd = malloc(n * sizeof(int32_t) + 1);
+	t->in_tree = calloc(n + 1, 1);
 	if (!t->parent || !t->first_child || !t->last_child || !t->next_sibling || !t->fwd ||
 	    !t->in_tree) {
 		tl_tree_free(t);
 		return tl_err(-ENOMEM, "%s: out of memory building the call tree", tr->path);
 	}
 	for (i = 0; i < n; i++)
-		t->parent[i] = t->first_child[i] = t->last_child[i] = t->next_sibling[i] = -1;
+		t->parent[i] = t->first_child[i] = t->last_child[i] = t->next_sibling[i] =
+			t->fwd[i] = -1;
 	t->linking_is_corr = pick_linking_key(tr);
+	return 0;
+}
+
+/* Only the runtime -> GPU links: all the breakdown needs, and much cheaper
+ * than sorting every host event into stacks. A full build supersedes it. */
+int tl_links_ensure(struct tl_trace *tr)
+{
+	struct tl_tree *t = &tr->tree;
+	int err;
+
+	if (t->built || t->links_only)
+		return 0;
+	err = tree_alloc(tr);
+	if (err)
+		return err;
+	err = link_gpu(tr);
+	if (err) {
+		tl_tree_free(t);
+		return tl_err(err, "%s: out of memory linking GPU events", tr->path);
+	}
+	t->links_only = true;
+	return 0;
+}
+
+int tl_tree_ensure(struct tl_trace *tr, bool with_python)
+{
+	struct tl_tree *t = &tr->tree;
+	int err;
+
+	if (t->built && t->with_python == with_python)
+		return 0;
+	err = tree_alloc(tr);
+	if (err)
+		return err;
 	err = build_host_tree(tr, with_python);
 	if (!err)
 		err = link_gpu(tr);

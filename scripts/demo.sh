@@ -1,0 +1,32 @@
+#!/bin/sh
+# make demo: build a sample trace with scripts/make_sample_trace.py and walk
+# through the main analyses on it, printing each command as it runs.
+# Usage: scripts/demo.sh TLREPLAY_BINARY OUTDIR
+set -eu
+tl=$1
+out=$2
+py=${PYTHON:-/usr/bin/python3}
+here=$(cd "$(dirname "$0")" && pwd)
+
+mkdir -p "$out"
+trace=$out/sample-trace.json.gz
+"$py" "$here/make_sample_trace.py" "$trace" --steps 4
+
+step() {
+	printf '\n$ tlreplay %s\n' "$*"
+	"$tl" "$@"
+}
+
+echo "Sample trace: $trace (a synthetic two-layer training step with NCCL all-reduce)"
+step check -i "$trace"
+step breakdown -i "$trace"
+step breakdown -i "$trace" --per-stream -x,
+step ops -i "$trace"
+step kernels -i "$trace" -n 5
+uid=$("$tl" list -i "$trace" --name '^aten::addmm$' -n 1 -x, | awk -F, 'NR == 2 { print $1 }')
+step list -i "$trace" --name '^aten::addmm$' -n 3
+step show -i "$trace" "$uid"
+parent=$("$tl" show -i "$trace" -j "$uid" | sed -n 's/.*"parents":\[\([0-9]*\).*/\1/p')
+step tree -i "$trace" "${parent:-$uid}"
+echo
+echo "Next: tlreplay --help, man ./docs/tlreplay.1, or try your own trace with -i."
