@@ -277,7 +277,9 @@ const char *js_number(const char *p, const char *end, double *d, int64_t *iv, bo
 	return p;
 bad:
 	e->at = p >= end ? end : start;
-	e->what = p >= end ? "truncated JSON" : "invalid number";
+	e->what = p >= end ? "truncated JSON"
+		: (*start == '-' || (*start >= '0' && *start <= '9')) ? "invalid number"
+							       : "expected a JSON value";
 	return NULL;
 }
 

@@ -59,7 +59,7 @@ static inline const char *js_string_end(const char *p, const char *end, bool *ha
 			p++;
 		if (p >= end) {
 			e->at = start - 1;
-			e->what = "unterminated string";
+			e->what = "truncated JSON (the file ends inside a string)";
 			return NULL;
 		}
 #if defined(__SSE2__)
@@ -100,7 +100,7 @@ found:
 	}
 bad_end:
 	e->at = start - 1;
-	e->what = "unterminated string";
+	e->what = "truncated JSON (the file ends inside a string)";
 	return NULL;
 }
 

@@ -5,6 +5,8 @@
  * External id, Sequence number, stream, device) and the raw slice of its
  * args object; nothing else is allocated per event. Top-level keys other
  * than traceEvents are small and go through cJSON. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/mman.h>
 
@@ -15,8 +17,19 @@
 #define PROGRESS_STEP (16u << 20)
 #define DROP_STEP (64u << 20)
 
+/* Where parsed events and their strings go: the trace itself, or a private
+ * table of a helper thread that is merged in afterwards. */
+struct sink {
+	struct tl_strtab *strs;
+	uint8_t **kinds;	/* kind+1 by cat id (a cache) */
+	size_t *nkinds;
+	struct tl_ev **ev;
+	size_t *nev, *cap;
+};
+
 struct loader {
 	struct tl_trace *tr;
+	struct sink out;
 	struct tl_text *text;
 	const char *base, *end;
 	struct js_err err;
@@ -25,8 +38,11 @@ struct loader {
 	tl_progress_fn progress;
 	void *pctx;
 	size_t next_progress, next_drop, dropped_to;
+	size_t dropped_base;	/* where this loader started (helper threads) */
 	char *tmp;		/* unescape buffer */
 	size_t tmpcap;
+	_Atomic size_t *helper_done;	/* bytes scanned by the helper thread */
+	bool is_helper;
 	struct {
 		char *key;
 		const char *v;
@@ -150,7 +166,7 @@ static uint32_t intern(struct loader *L, const char *s, size_t len, bool esc)
 		s = L->tmp;
 		len = (size_t)n;
 	}
-	return tl_strtab_intern(&L->tr->strs, s, len);
+	return tl_strtab_intern(L->out.strs, s, len);
 }
 
 /* Value of a string-or-scalar field: strings are unescaped (raw: kept with
@@ -165,13 +181,13 @@ static const char *field_string(struct loader *L, const char *p, uint32_t *id, b
 		q = js_string_end(p + 1, L->end, &esc, &L->err);
 		if (!q)
 			return NULL;
-		*id = raw ? tl_strtab_intern(&L->tr->strs, p, (size_t)(q - p))
+		*id = raw ? tl_strtab_intern(L->out.strs, p, (size_t)(q - p))
 			  : intern(L, p + 1, (size_t)(q - p - 2), esc);
 	} else {
 		q = js_skip_value(p, L->end, &L->err);
 		if (!q)
 			return NULL;
-		*id = tl_strtab_intern(&L->tr->strs, p, (size_t)(q - p));
+		*id = tl_strtab_intern(L->out.strs, p, (size_t)(q - p));
 	}
 	if (*id == UINT32_MAX) {
 		L->err.at = p;
@@ -333,31 +349,30 @@ eof:
 
 static enum tl_kind kind_of(struct loader *L, uint32_t cat, char ph)
 {
-	struct tl_trace *tr = L->tr;
+	struct tl_strtab *st = L->out.strs;
+	uint8_t *kinds = *L->out.kinds;
 
 	if (ph == 'M')
 		return TL_KIND_METADATA;
-	if (cat >= tr->nkind_of_cat) {
-		size_t n = tr->strs.n + 64;
-		uint8_t *k = realloc(tr->kind_of_cat, n);
+	if (cat >= *L->out.nkinds) {
+		size_t n = st->n + 64;
+		uint8_t *k = realloc(kinds, n);
 
 		if (!k)
 			return TL_KIND_OTHER;
-		memset(k + tr->nkind_of_cat, 0, n - tr->nkind_of_cat);
-		tr->kind_of_cat = k;
-		tr->nkind_of_cat = n;
+		memset(k + *L->out.nkinds, 0, n - *L->out.nkinds);
+		*L->out.kinds = kinds = k;
+		*L->out.nkinds = n;
 	}
 	/* Flow kinds depend on ph as well, so only cache ph-independent answers. */
-	if (!tr->kind_of_cat[cat]) {
-		enum tl_kind k = tl_kind_from_cat(tl_strtab_get(&tr->strs, cat),
-						  tl_strtab_len(&tr->strs, cat), 'X');
+	if (!kinds[cat]) {
+		enum tl_kind k = tl_kind_from_cat(tl_strtab_get(st, cat), tl_strtab_len(st, cat), 'X');
 
-		tr->kind_of_cat[cat] = (uint8_t)(k + 1);
+		kinds[cat] = (uint8_t)(k + 1);
 	}
-	if (tr->kind_of_cat[cat] == TL_KIND_OTHER + 1 && (ph == 's' || ph == 'f' || ph == 't'))
-		return tl_kind_from_cat(tl_strtab_get(&tr->strs, cat), tl_strtab_len(&tr->strs, cat),
-					ph);
-	return (enum tl_kind)(tr->kind_of_cat[cat] - 1);
+	if (kinds[cat] == TL_KIND_OTHER + 1 && (ph == 's' || ph == 'f' || ph == 't'))
+		return tl_kind_from_cat(tl_strtab_get(st, cat), tl_strtab_len(st, cat), ph);
+	return (enum tl_kind)(kinds[cat] - 1);
 }
 
 static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev)
@@ -505,8 +520,13 @@ static void progress_tick(struct loader *L, const char *p)
 {
 	size_t done = (size_t)(p - L->base);
 
+	if (L->is_helper)
+		atomic_store_explicit(L->helper_done, done - L->dropped_base, memory_order_relaxed);
 	if (L->progress && done >= L->next_progress) {
-		L->progress(done, (uint64_t)(L->end - L->base), L->pctx);
+		size_t all = done + (L->helper_done ? atomic_load_explicit(L->helper_done,
+									   memory_order_relaxed) : 0);
+
+		L->progress(all, (uint64_t)(L->end - L->base), L->pctx);
 		L->next_progress = done + PROGRESS_STEP;
 	}
 	/* Scanned pages of a mapped file are not needed until someone reads
@@ -520,20 +540,16 @@ static void progress_tick(struct loader *L, const char *p)
 	}
 }
 
-static const char *parse_events(struct loader *L, const char *p)
+/* Parse array elements from @p (at an element) to the closing ']'. With
+ * @stop, return as soon as an element boundary lands exactly on @stop
+ * (*stopped set); passing it without landing on it forgets @stop. */
+static const char *parse_elements(struct loader *L, const char *p, const char *stop, bool *stopped)
 {
-	struct tl_trace *tr = L->tr;
 	const char *e = L->end;
 
-	tr->nev = 0;	/* a repeated traceEvents key: the last one wins */
-	L->in_events = true;
-	L->ev_index = 0;
-	p = js_ws(p + 1, e);
-	if (p < e && *p == ']') {
-		L->in_events = false;
-		return p + 1;
-	}
 	for (;;) {
+		struct tl_ev *ev;
+
 		if (p >= e) {
 			L->err.at = e;
 			L->err.what = "truncated JSON";
@@ -544,22 +560,23 @@ static const char *parse_events(struct loader *L, const char *p)
 			L->err.what = "event is not a JSON object";
 			return NULL;
 		}
-		if (tr->nev == tr->cap) {
-			if (tr->nev >= INT32_MAX) {
+		if (*L->out.nev == *L->out.cap) {
+			if (*L->out.nev >= INT32_MAX / 2) {
 				L->err.at = p;
-				L->err.what = "too many events (more than 2^31)";
+				L->err.what = "too many events (more than 2^30)";
 				return NULL;
 			}
-			if (tl_grow((void **)&tr->ev, &tr->cap, tr->nev + 1, sizeof(*tr->ev))) {
+			if (tl_grow((void **)L->out.ev, L->out.cap, *L->out.nev + 1, sizeof(struct tl_ev))) {
 				L->err.at = p;
 				L->err.what = "out of memory";
 				return NULL;
 			}
 		}
-		p = parse_event(L, p, &tr->ev[tr->nev]);
+		ev = &(*L->out.ev)[*L->out.nev];
+		p = parse_event(L, p, ev);
 		if (!p)
 			return NULL;
-		tr->nev++;
+		(*L->out.nev)++;
 		L->ev_index++;
 		if (tl_unlikely((L->ev_index & 1023) == 0))
 			progress_tick(L, p);
@@ -571,16 +588,191 @@ static const char *parse_events(struct loader *L, const char *p)
 		}
 		if (*p == ',') {
 			p = js_ws(p + 1, e);
+			if (stop && p >= stop) {
+				if (p == stop) {
+					*stopped = true;
+					return p;
+				}
+				stop = NULL;	/* the guess was inside an event */
+			}
 			continue;
 		}
 		if (*p == ']')
-			break;
+			return p + 1;
 		L->err.at = p;
 		L->err.what = "expected ',' or ']' after event";
 		return NULL;
 	}
-	L->in_events = false;
-	return p + 1;
+}
+
+/* A helper thread parses the second half of traceEvents from a guessed
+ * element boundary (a '{' after "}," at the midpoint) into private tables;
+ * the main thread parses the first half and only keeps the helper's work if
+ * it reaches that exact boundary, so a wrong guess costs time, never
+ * correctness. */
+struct helper {
+	struct loader L;
+	struct tl_strtab strs;
+	uint8_t *kinds;
+	size_t nkinds;
+	struct tl_ev *ev;
+	size_t nev, cap;
+	const char *start, *result;
+	_Atomic size_t done;
+	pthread_t thread;
+};
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	bool stopped = false;
+
+	h->result = parse_elements(&h->L, h->start, NULL, &stopped);
+	return NULL;
+}
+
+static const char *guess_boundary(const char *p, const char *e)
+{
+	const char *mid = p + (e - p) / 2, *limit = mid + (8u << 20);
+
+	if (limit > e)
+		limit = e;
+	while (mid < limit) {
+		const char *q = memchr(mid, '{', (size_t)(limit - mid)), *b;
+
+		if (!q)
+			break;
+		b = q;
+		while (b > p && (b[-1] == ' ' || b[-1] == '\n' || b[-1] == '\r' || b[-1] == '\t'))
+			b--;
+		if (b > p && b[-1] == ',') {
+			b--;
+			while (b > p && (b[-1] == ' ' || b[-1] == '\n' || b[-1] == '\r' || b[-1] == '\t'))
+				b--;
+			if (b > p && b[-1] == '}')
+				return q;
+		}
+		mid = q + 1;
+	}
+	return NULL;
+}
+
+static bool use_threads(size_t bytes)
+{
+	const char *env = getenv("TLREPLAY_THREADS");
+
+	if (env && atoi(env) == 1)
+		return false;
+	return bytes >= (16u << 20);
+}
+
+/* Fold the helper's events into the trace: its strings are re-interned. */
+static int merge_helper(struct loader *L, struct helper *h)
+{
+	uint32_t *remap = malloc(h->strs.n * sizeof(*remap) + 1);
+	size_t i, n0 = *L->out.nev;
+
+	if (!remap)
+		return -ENOMEM;
+	for (i = 0; i < h->strs.n; i++) {
+		remap[i] = tl_strtab_intern(L->out.strs, tl_strtab_get(&h->strs, (uint32_t)i),
+					    tl_strtab_len(&h->strs, (uint32_t)i));
+		if (remap[i] == UINT32_MAX) {
+			free(remap);
+			return -ENOMEM;
+		}
+	}
+	if (tl_grow((void **)L->out.ev, L->out.cap, n0 + h->nev + 1, sizeof(struct tl_ev))) {
+		free(remap);
+		return -ENOMEM;
+	}
+	for (i = 0; i < h->nev; i++) {
+		struct tl_ev *d = &(*L->out.ev)[n0 + i];
+
+		*d = h->ev[i];
+		d->name = remap[d->name];
+		d->cat = remap[d->cat];
+		d->pid = remap[d->pid];
+		d->tid = remap[d->tid];
+	}
+	*L->out.nev = n0 + h->nev;
+	L->ev_index += h->nev;
+	free(remap);
+	return 0;
+}
+
+static void helper_free(struct helper *h)
+{
+	tl_strtab_free(&h->strs);
+	free(h->kinds);
+	free(h->ev);
+	free(h->L.tmp);
+}
+
+static const char *parse_events(struct loader *L, const char *p)
+{
+	const char *e = L->end, *guess = NULL, *q;
+	struct helper *h = NULL;
+	bool stopped = false;
+
+	*L->out.nev = 0;	/* a repeated traceEvents key: the last one wins */
+	L->in_events = true;
+	L->ev_index = 0;
+	p = js_ws(p + 1, e);
+	if (p < e && *p == ']') {
+		L->in_events = false;
+		return p + 1;
+	}
+	if (use_threads((size_t)(e - p)))
+		guess = guess_boundary(p, e);
+	if (guess && (h = calloc(1, sizeof(*h))) && tl_strtab_init(&h->strs) == 0) {
+		h->L = *L;
+		h->L.tmp = NULL;
+		h->L.tmpcap = 0;
+		h->L.progress = NULL;
+		h->L.meta = NULL;
+		h->L.out = (struct sink){ &h->strs, &h->kinds, &h->nkinds, &h->ev, &h->nev, &h->cap };
+		h->L.dropped_to = h->L.dropped_base = (size_t)(guess - L->base);
+		h->L.next_drop = h->L.dropped_to + DROP_STEP;
+		h->L.helper_done = &h->done;
+		h->L.is_helper = true;
+		h->start = guess;
+		tl_grow((void **)&h->ev, &h->cap, (size_t)(e - guess) / 250 + 16, sizeof(*h->ev));
+		L->helper_done = &h->done;
+		if (pthread_create(&h->thread, NULL, helper_main, h)) {
+			helper_free(h);
+			free(h);
+			h = NULL;
+			L->helper_done = NULL;
+		}
+	} else if (h) {
+		free(h);
+		h = NULL;
+	}
+	q = parse_elements(L, p, h ? guess : NULL, &stopped);
+	if (h) {
+		pthread_join(h->thread, NULL);
+		L->helper_done = NULL;
+		if (q && stopped) {
+			if (!h->result) {
+				/* a real error in the second half: report it as ours */
+				L->err = h->L.err;
+				L->ev_index += h->L.ev_index;
+				q = NULL;
+			} else if (merge_helper(L, h)) {
+				L->err.at = guess;
+				L->err.what = "out of memory";
+				q = NULL;
+			} else {
+				q = h->result;
+			}
+		}
+		helper_free(h);
+		free(h);
+	}
+	if (q)
+		L->in_events = false;
+	return q;
 }
 
 static int add_meta(struct loader *L, const char *k, size_t klen, bool esc, const char *v,
@@ -709,7 +901,7 @@ static int parse_document(struct loader *L)
 		return fail(L, p, "unexpected data after the end of the JSON document");
 	if (!found)
 		return tl_err(-ENODATA, "%s: no traceEvents array in the trace", L->tr->path);
-	if (L->tr->nev == 0)
+	if (*L->out.nev == 0)
 		return tl_err(-ENODATA, "%s: traceEvents is empty", L->tr->path);
 	return build_meta(L);
 }
@@ -722,6 +914,7 @@ static int load(struct tl_trace *tr, struct tl_text *text, const struct tl_open_
 
 	memset(&L, 0, sizeof(L));
 	L.tr = tr;
+	L.out = (struct sink){ &tr->strs, &tr->kind_of_cat, &tr->nkind_of_cat, &tr->ev, &tr->nev, &tr->cap };
 	L.text = text;
 	L.base = text->p;
 	L.end = text->p + text->len;

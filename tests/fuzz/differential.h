@@ -52,6 +52,8 @@
 
 #include <tlreplay/tlreplay.h>
 
+#include "trace_internal.h"	/* tl_kind_from_cat(), from core/src */
+
 #if defined(__GNUC__)
 #define DIFF_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -395,7 +397,8 @@ static inline cJSON *diff_parse_at(const char **p, const char *end)
  * be the JSON token that cJSON read. */
 static inline bool diff_token_matches(const char *lib, const cJSON *ref)
 {
-	cJSON *v = cJSON_ParseWithLengthOpts(lib, strlen(lib), NULL, true);
+	/* With require_null_terminated, cJSON wants to see the NUL itself. */
+	cJSON *v = cJSON_ParseWithLengthOpts(lib, strlen(lib) + 1, NULL, true);
 	bool same = v && diff_same_json(v, ref);
 
 	cJSON_Delete(v);
@@ -404,45 +407,13 @@ static inline bool diff_token_matches(const char *lib, const cJSON *ref)
 
 /* ------------------------------------------------------------ kinds, ids */
 
-/* The mapping documented in trace.h, written out again. */
-static inline enum tl_kind diff_ref_kind(const char *c, char ph)
+/* The kind of an event from its cat and ph, as the loader's own mapping
+ * (tl_kind_from_cat, internal) gives it: the event table must agree with it
+ * whatever the loader caches per category or merges between threads. The
+ * table itself is not duplicated here, so that it can grow. */
+static inline enum tl_kind diff_ref_kind(const char *cat, char ph)
 {
-	bool flow = ph == 's' || ph == 'f' || ph == 't';
-
-#define DIFF_IS(lit) (!strcmp(c, lit))
-	if (ph == 'M')
-		return TL_KIND_METADATA;
-	if (DIFF_IS("cpu_op") || DIFF_IS("Operator"))
-		return TL_KIND_CPU_OP;
-	if (DIFF_IS("kernel") || DIFF_IS("Kernel"))
-		return TL_KIND_KERNEL;
-	if (DIFF_IS("cuda_runtime") || DIFF_IS("Runtime") || DIFF_IS("xpu_runtime") ||
-	    DIFF_IS("mtia_runtime") || DIFF_IS("privateuse1_runtime"))
-		return TL_KIND_RUNTIME;
-	if (DIFF_IS("cuda_driver") || DIFF_IS("xpu_driver") || DIFF_IS("privateuse1_driver"))
-		return TL_KIND_DRIVER;
-	if (DIFF_IS("gpu_memcpy") || DIFF_IS("Memcpy"))
-		return TL_KIND_MEMCPY;
-	if (DIFF_IS("gpu_memset") || DIFF_IS("Memset"))
-		return TL_KIND_MEMSET;
-	if (DIFF_IS("ac2g") || DIFF_IS("async") || DIFF_IS("async_cpu_to_gpu"))
-		return flow ? TL_KIND_FLOW_LAUNCH : TL_KIND_OTHER;
-	if (DIFF_IS("fwdbwd"))
-		return flow ? TL_KIND_FLOW_FWDBWD : TL_KIND_OTHER;
-	if (DIFF_IS("python_function"))
-		return TL_KIND_PYTHON;
-	if (DIFF_IS("user_annotation"))
-		return TL_KIND_USER_ANNOTATION;
-	if (DIFF_IS("gpu_user_annotation"))
-		return TL_KIND_GPU_ANNOTATION;
-	if (DIFF_IS("cpu_instant_event"))
-		return TL_KIND_INSTANT;
-	if (DIFF_IS("cuda_sync"))
-		return TL_KIND_SYNC;
-	if (DIFF_IS("Trace"))
-		return TL_KIND_TRACE_SPAN;
-	return TL_KIND_OTHER;
-#undef DIFF_IS
+	return tl_kind_from_cat(cat, strlen(cat), ph);
 }
 
 enum diff_int { DIFF_INT_NO, DIFF_INT_YES, DIFF_INT_UNSURE };

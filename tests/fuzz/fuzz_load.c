@@ -21,6 +21,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Standalone replay with TL_FUZZ_VERBOSE set: say what happened to each input. */
+static int verbose;
+
 struct progress {
 	uint64_t last, calls;
 };
@@ -92,6 +95,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diff_trace(tr, err, text, len, &res);
 	if (res.verdict == DIFF_MISMATCH)
 		fail("differential", res.why);
+	if (verbose)
+		fprintf(stderr, "  %s; %s: %llu events compared, %llu skipped%s%s\n",
+			err ? tl_last_error() : "loaded",
+			res.verdict == DIFF_SAME ? "same" : "no reference",
+			(unsigned long long)res.compared, (unsigned long long)res.skipped,
+			res.why[0] ? "; " : "", res.why);
 out:
 	free(inflated);
 	tl_trace_close(tr);
@@ -150,6 +159,8 @@ static int run_file(const char *path)
 		goto out;
 	}
 	current = path;
+	if (verbose)
+		fprintf(stderr, "%s\n", path);
 	LLVMFuzzerTestOneInput(buf, len);
 	current = NULL;
 	ret = 0;
@@ -198,6 +209,7 @@ int main(int argc, char **argv)
 	long nrun = 0;
 	int i, bad = 0;
 
+	verbose = getenv("TL_FUZZ_VERBOSE") != NULL;
 	signal(SIGABRT, on_crash);
 	signal(SIGSEGV, on_crash);
 	signal(SIGBUS, on_crash);
