@@ -63,6 +63,7 @@ int cmd_breakdown(int argc, char **argv)
 		{ "per-stream", no_argument, NULL, 'S' },
 		{ "include-unlinked", no_argument, NULL, 'U' },
 		{ "recompute", no_argument, NULL, 'R' },
+		{ "capture", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -87,6 +88,7 @@ int cmd_breakdown(int argc, char **argv)
 		case 'S': bo.group = TL_BD_GROUP_STREAM; per_stream = true; break;
 		case 'U': bo.include_unlinked = true; break;
 		case 'R': bo.split_recompute = true; break;
+		case 'C': co.capture = optarg; break;
 		case 'h': return cmd_help_for("breakdown");
 		default: return cmd_usage_error("breakdown");
 		}
@@ -101,6 +103,10 @@ int cmd_breakdown(int argc, char **argv)
 	path = cli_trace_path(co.input);
 	if (!path || cli_load(path, &tr))
 		return 1;
+	if (cli_merge_capture(tr, co.capture)) {
+		tl_trace_close(tr);
+		return 1;
+	}
 	err = tl_breakdown(tr, &bo, &set);
 	if (err) {
 		rc = cli_lib_error(err);

@@ -130,7 +130,7 @@ int cmd_list(int argc, char **argv)
 	if (!x.limit_set && !co.sep && !co.json && !co.output)
 		x.limit = 50;
 	path = cli_trace_path(co.input);
-	if (!path || cli_load(path, &tr))
+	if (!path || cli_load(path, &tr) || cli_merge_capture(tr, co.capture))
 		goto out;
 	if (out_open(&o, co.output))
 		goto out;
@@ -479,6 +479,10 @@ int cmd_show(int argc, char **argv)
 	path = cli_trace_path(co.input);
 	if (!path || cli_load(path, &tr))
 		return 1;
+	if (cli_merge_capture(tr, co.capture)) {
+		tl_trace_close(tr);
+		return 1;
+	}
 	lo.with_python = py;
 	err = tl_trace_link(tr, &lo);
 	if (err) {
@@ -608,6 +612,10 @@ int cmd_tree(int argc, char **argv)
 	path = cli_trace_path(co.input);
 	if (!path || cli_load(path, &tr))
 		return 1;
+	if (cli_merge_capture(tr, co.capture)) {
+		tl_trace_close(tr);
+		return 1;
+	}
 	lo.with_python = x.py;
 	err = tl_trace_link(tr, &lo);
 	if (err) {

@@ -121,6 +121,10 @@ int cmd_check(int argc, char **argv)
 	path = cli_trace_path(co.input);
 	if (!path || cli_load(path, &tr))
 		return 1;
+	if (cli_merge_capture(tr, co.capture)) {
+		tl_trace_close(tr);
+		return 1;
+	}
 	err = tl_health_check(tr, &h);
 	if (err) {
 		rc = cli_lib_error(err);

@@ -65,6 +65,10 @@ int cmd_ops(int argc, char **argv)
 	path = cli_trace_path(co.input);
 	if (!path || cli_load(path, &tr))
 		return 1;
+	if (cli_merge_capture(tr, co.capture)) {
+		tl_trace_close(tr);
+		return 1;
+	}
 	err = tl_ops_summary(tr, &x.oo, &t);
 	if (err) {
 		rc = cli_lib_error(err);
@@ -404,6 +408,10 @@ int cmd_kernels(int argc, char **argv)
 	path = cli_trace_path(co.input);
 	if (!path || cli_load(path, &tr))
 		return 1;
+	if (cli_merge_capture(tr, co.capture)) {
+		tl_trace_close(tr);
+		return 1;
+	}
 	if (out_open(&o, co.output))
 		goto out;
 	o.sep = co.sep;

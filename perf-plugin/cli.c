@@ -167,6 +167,26 @@ int cli_load(const char *path, struct tl_trace **out)
 	return 0;
 }
 
+int cli_merge_capture(struct tl_trace *tr, const char *dir)
+{
+	struct tl_capture_result res = { .sz = sizeof(res) };
+	int err;
+
+	if (!dir)
+		return 0;
+	err = tl_trace_merge_capture(tr, dir, &res);
+	if (err)
+		return cli_lib_error(err);
+	if (!res.graph_launches)
+		fprintf(stderr, "tlreplay: warning: %s: no graph launch inside an iteration annotation "
+			"(execute_..., step[...]); nothing merged\n", dir);
+	else if (res.failed)
+		fprintf(stderr, "tlreplay: warning: %u of %u graph launches could not be matched with a "
+			"capture in %s (TLREPLAY_LOG_LEVEL=warn says why)\n", res.failed,
+			res.graph_launches, dir);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ output */
 
 int out_open(struct out_fmt *o, const char *path)
@@ -333,9 +353,10 @@ int cli_parse(int argc, char **argv, const char *cmd, struct common_opts *co, co
 		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "capture", required_argument, NULL, 0x100 },
 	};
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		lopts[n++] = base[i];
 	for (i = 0; extra && extra[i].name && n < 23; i++)
 		lopts[n++] = extra[i];
@@ -348,6 +369,7 @@ int cli_parse(int argc, char **argv, const char *cmd, struct common_opts *co, co
 		case 'x': co->sep = optarg; break;
 		case 'j': co->json = true; break;
 		case 'o': co->output = optarg; break;
+		case 0x100: co->capture = optarg; break;
 		case 'h': cmd_help_for(cmd); return -1;
 		default:
 			if (c != '?' && on_extra && on_extra(c, ctx) == 0)

@@ -43,6 +43,9 @@ const struct cmd *cli_find_cmd(const char *name, bool *ambiguous);
 const char *cli_trace_path(const char *opt_i);
 /* Load a trace with progress on stderr when it is a terminal. */
 int cli_load(const char *path, struct tl_trace **out);
+/* --capture DIR: merge the graph-capture traces in DIR (no-op if NULL).
+ * Returns 0 or 1 after printing the error. */
+int cli_merge_capture(struct tl_trace *tr, const char *dir);
 /* Where `tlreplay open` remembers the trace. Caller frees. */
 char *cli_state_file(void);
 
@@ -71,6 +74,7 @@ struct common_opts {
 	const char *sep;	/* -x SEP */
 	bool json;		/* -j */
 	const char *output;	/* -o FILE */
+	const char *capture;	/* --capture DIR */
 };
 
 struct option;

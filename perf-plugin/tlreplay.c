@@ -11,14 +11,17 @@
 	"    -x, --field-separator SEP  separated values (CSV with -x,), with a header line\n"       \
 	"    -j, --json                 one JSON object per line\n"                                  \
 	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"              \
-	"    -h, --help                 this help\n"
+	"    -h, --help                 this help\n"                                                 \
+	"        --capture DIR          merge the CUDA/HIP-graph capture traces in DIR first, so that\n" \
+	"                               graph kernels belong to the ops that captured them\n"
 
 #define NAV_OPTS                                                                             \
 	"    -i, --input TRACE          trace to read (.json or .json.gz); default $TLREPLAY_TRACE,\n" \
 	"                               then the trace saved by `tlreplay open`\n"                   \
 	"    -j, --json                 one JSON object per line\n"                                  \
 	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"              \
-	"    -h, --help                 this help\n"
+	"    -h, --help                 this help\n"                                                 \
+	"        --capture DIR          merge the CUDA/HIP-graph capture traces in DIR first\n"
 
 static const char usage_open[] =
 	"usage: tlreplay open TRACE\n"

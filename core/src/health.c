@@ -267,8 +267,10 @@ static void check_shapes(struct tl_trace *tr, struct health_ctx *c)
 		if (e->kind != TL_KIND_CPU_OP)
 			continue;
 		cpu++;
-		if (e->args_off == TL_NOARGS ||
-		    !memmem(tr->text + e->args_off, e->args_len, "\"Input Dims\"", 12)) {
+		size_t alen;
+		const char *a = tl_ev_args(tr, e, &alen);
+
+		if (!a || !memmem(a, alen, "\"Input Dims\"", 12)) {
 			missing++;
 			if (ex < 0)
 				ex = (int64_t)ls->v[i].uid;

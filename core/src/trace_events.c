@@ -13,6 +13,11 @@ uint64_t tl_trace_nevents(const struct tl_trace *tr)
 	return tr->nev;
 }
 
+uint64_t tl_trace_nevents_file(const struct tl_trace *tr)
+{
+	return tr->nev_src;
+}
+
 uint64_t tl_trace_text_size(const struct tl_trace *tr)
 {
 	return tr->text_len;
@@ -98,10 +103,7 @@ int tl_trace_event(const struct tl_trace *tr, uint64_t uid, struct tl_event_info
 	o->dur = e->dur;
 	o->pid = tl_tok_display_c(tr, e->pid);
 	o->tid = tl_tok_display_c(tr, e->tid);
-	if (e->args_off != TL_NOARGS) {
-		o->args = tr->text + e->args_off;
-		o->args_len = e->args_len;
-	}
+	o->args = tl_ev_args(tr, e, &o->args_len);
 	o->correlation = (e->flags & EV_HAS_CORR) ? e->corr : TL_NOID;
 	o->external_id = (e->flags & EV_HAS_EXTID) ? e->extid : TL_NOID;
 	o->seq = (e->flags & EV_HAS_SEQ) ? e->seq : TL_NOID;
@@ -119,9 +121,14 @@ int tl_trace_event_args(const struct tl_trace *tr, uint64_t uid, struct cJSON **
 		return tl_err(-ERANGE, "%s: no event with UID %llu", tr->path,
 			      (unsigned long long)uid);
 	e = &tr->ev[uid];
-	if (e->args_off == TL_NOARGS)
-		return 0;
-	*out = cJSON_ParseWithLength(tr->text + e->args_off, e->args_len);
+	{
+		size_t len;
+		const char *a = tl_ev_args(tr, e, &len);
+
+		if (!a)
+			return 0;
+		*out = cJSON_ParseWithLength(a, len);
+	}
 	if (!*out)
 		return tl_err(-EBADMSG, "%s: args of event %llu do not parse", tr->path,
 			      (unsigned long long)uid);

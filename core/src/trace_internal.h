@@ -13,6 +13,9 @@
 #include "util.h"
 
 #define TL_NOARGS UINT64_MAX
+/* args_off with this bit set points into tl_trace.extra (events copied from
+ * another trace, e.g. a graph-capture trace merged in). */
+#define TL_ARGS_EXTRA (1ULL << 62)
 
 enum {
 	EV_HAS_TS = 1u << 0,
@@ -78,6 +81,13 @@ struct tl_trace {
 	cJSON *meta;
 	int rank;
 
+	/* Events past nev_src were added (copies of capture-trace events); their
+	 * args text lives in extra. */
+	size_t nev_src;
+	char *extra;
+	size_t nextra, extracap;
+	bool merged;		/* capture trace merged: the tree is fixed */
+
 	struct tl_tree tree;
 	/* Interned ids of names that matter to the analyses. */
 	uint32_t id_graph_cuda, id_graph_hip, id_execute;
@@ -92,6 +102,19 @@ const char *tl_tok_display(struct tl_trace *tr, uint32_t tok);
 const char *tl_tok_display_c(const struct tl_trace *tr, uint32_t tok);
 int tl_trace_prepare_display(struct tl_trace *tr);
 
+/* Raw args text of an event (NULL if none). */
+static inline const char *tl_ev_args(const struct tl_trace *tr, const struct tl_ev *e, size_t *len)
+{
+	if (e->args_off == TL_NOARGS) {
+		*len = 0;
+		return NULL;
+	}
+	*len = e->args_len;
+	if (e->args_off & TL_ARGS_EXTRA)
+		return tr->extra + (e->args_off & ~TL_ARGS_EXTRA);
+	return tr->text + e->args_off;
+}
+
 static inline double tl_ev_end(const struct tl_ev *e)
 {
 	return e->ts + e->dur;
@@ -101,6 +124,11 @@ static inline double tl_ev_end(const struct tl_ev *e)
 int tl_tree_ensure(struct tl_trace *tr, bool with_python);
 /* Only the runtime -> GPU links (tree.parent of GPU events, in_tree == 2). */
 int tl_links_ensure(struct tl_trace *tr);
+/* Tree surgery for merges: append @child to @parent's children; drop all of
+ * @parent's children; grow the per-UID arrays from tr->nev to @n entries. */
+void tl_tree_add_child(struct tl_tree *t, int32_t parent, int32_t child);
+void tl_tree_clear_children(struct tl_tree *t, int32_t parent);
+int tl_tree_grow(struct tl_trace *tr, size_t n);
 void tl_tree_free(struct tl_tree *t);
 
 /* analysis helpers (timeline.c) */

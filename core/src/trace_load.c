@@ -951,6 +951,7 @@ static int load(struct tl_trace *tr, struct tl_text *text, const struct tl_open_
 			tr->cap = tr->nev;
 		}
 	}
+	tr->nev_src = tr->nev;
 	tr->id_graph_cuda = tl_strtab_find(&tr->strs, "cudaGraphLaunch", 15);
 	tr->id_graph_hip = tl_strtab_find(&tr->strs, "hipGraphLaunch", 14);
 	tr->id_execute = tl_strtab_find(&tr->strs, "execute", 7);
@@ -1038,6 +1039,7 @@ void tl_trace_close(struct tl_trace *tr)
 		munmap((void *)tr->text, tr->map_len);
 	cJSON_Delete(tr->meta);
 	free(tr->ev);
+	free(tr->extra);
 	free(tr->disp);
 	free(tr->kind_of_cat);
 	tl_strtab_free(&tr->strs);

@@ -23,7 +23,7 @@ void tl_tree_free(struct tl_tree *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void add_child(struct tl_tree *t, int32_t parent, int32_t child)
+void tl_tree_add_child(struct tl_tree *t, int32_t parent, int32_t child)
 {
 	t->parent[child] = parent;
 	t->next_sibling[child] = -1;
@@ -32,6 +32,45 @@ static void add_child(struct tl_tree *t, int32_t parent, int32_t child)
 	else
 		t->next_sibling[t->last_child[parent]] = child;
 	t->last_child[parent] = child;
+}
+
+void tl_tree_clear_children(struct tl_tree *t, int32_t parent)
+{
+	int32_t c = t->first_child[parent];
+
+	while (c >= 0) {
+		int32_t n = t->next_sibling[c];
+
+		t->next_sibling[c] = -1;
+		if (t->parent[c] == parent)
+			t->parent[c] = -1;
+		c = n;
+	}
+	t->first_child[parent] = t->last_child[parent] = -1;
+}
+
+int tl_tree_grow(struct tl_trace *tr, size_t n)
+{
+	struct tl_tree *t = &tr->tree;
+	int32_t **arrs[] = { &t->parent, &t->first_child, &t->last_child, &t->next_sibling, &t->fwd };
+	uint8_t *in;
+	size_t i, k, old = tr->nev;
+
+	for (k = 0; k < TL_ARRAY_SIZE(arrs); k++) {
+		int32_t *a = realloc(*arrs[k], n * sizeof(int32_t));
+
+		if (!a)
+			return -ENOMEM;
+		for (i = old; i < n; i++)
+			a[i] = -1;
+		*arrs[k] = a;
+	}
+	in = realloc(t->in_tree, n);
+	if (!in)
+		return -ENOMEM;
+	memset(in + old, 0, n - old);
+	t->in_tree = in;
+	return 0;
 }
 
 static void remove_child(struct tl_tree *t, int32_t parent, int32_t child)
@@ -257,7 +296,7 @@ static int build_host_tree(struct tl_trace *tr, bool with_python)
 			continue;
 		}
 		if (st->n)
-			add_child(t, st->v[st->n - 1], (int32_t)uid);
+			tl_tree_add_child(t, st->v[st->n - 1], (int32_t)uid);
 		if (tl_grow((void **)&st->v, &st->cap, st->n + 1, sizeof(*st->v))) {
 			err = -ENOMEM;
 			goto out;
@@ -363,7 +402,7 @@ static int link_gpu(struct tl_trace *tr)
 			for (j = (int32_t)head; j >= 0; j = graph_next[j]) {
 				if (t->parent[j] >= 0)
 					remove_child(t, t->parent[j], j);
-				add_child(t, (int32_t)i, j);
+				tl_tree_add_child(t, (int32_t)i, j);
 				t->in_tree[j] = 2;
 			}
 			continue;
@@ -380,7 +419,7 @@ static int link_gpu(struct tl_trace *tr)
 			continue;
 		if (t->parent[g] >= 0)
 			remove_child(t, t->parent[g], (int32_t)g);
-		add_child(t, (int32_t)i, (int32_t)g);
+		tl_tree_add_child(t, (int32_t)i, (int32_t)g);
 		t->in_tree[g] = 2;
 	}
 	err = 0;
@@ -528,8 +567,8 @@ int tl_tree_ensure(struct tl_trace *tr, bool with_python)
 	struct tl_tree *t = &tr->tree;
 	int err;
 
-	if (t->built && t->with_python == with_python)
-		return 0;
+	if (t->built && (t->with_python == with_python || tr->merged))
+		return 0;	/* a merged tree is fixed (built with python functions) */
 	err = tree_alloc(tr);
 	if (err)
 		return err;

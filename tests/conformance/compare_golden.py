@@ -77,6 +77,11 @@ def cmp_ops(tl, trace, golden):
         extra, keys = ["--recompute"], ["name", "is_recompute"]
     if gold and "parent_module" in gold[0]:
         extra, keys = ["--by-module"], ["name", "parent_module"]
+        # TraceLens's inference report merges the graph-capture traces kept beside the trace
+        import os
+        cap = os.path.join(os.path.dirname(trace), "capture_traces")
+        if os.path.isdir(cap):
+            extra += ["--capture", cap]
     ours = run(tl, ["ops", "-i", trace, "-x,"] + extra)
     mine = {tuple(r[k] for k in keys): r for r in ours}
     errs = []

@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		if (!tr)
 			fail("open", "succeeded without a handle");
-		if (!diff_check_api(tr, why, sizeof(why)))
+		if (!diff_check_api(tr, true, why, sizeof(why)))
 			fail("api", why);
 		if (strcmp(tl_trace_path(tr), "fuzz"))
 			fail("path", tl_trace_path(tr));

@@ -161,7 +161,7 @@ static void check_file(const char *path, const char *show)
 		ok(0, "%s: %s", show, why);
 		goto out;
 	}
-	if (!err && !diff_check_api(tr, why, sizeof(why))) {
+	if (!err && !diff_check_api(tr, false, why, sizeof(why))) {
 		ok(0, "%s: %s", show, why);
 		goto out;
 	}

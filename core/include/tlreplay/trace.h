@@ -97,8 +97,14 @@ TL_API int tl_trace_open_mem(const void *buf, size_t len, const char *label,
 /** @return the path (or label) the trace was opened from. */
 TL_API const char *tl_trace_path(const struct tl_trace *tr);
 
-/** @return the number of elements of traceEvents (the UID range is [0, n)). */
+/** @return the number of events: the UID range is [0, n). */
 TL_API uint64_t tl_trace_nevents(const struct tl_trace *tr);
+
+/**
+ * @return the number of elements of traceEvents in the file; equal to
+ *         tl_trace_nevents() unless events were added by tl_trace_merge_capture().
+ */
+TL_API uint64_t tl_trace_nevents_file(const struct tl_trace *tr);
 
 /** @return size in bytes of the (decompressed) JSON text. */
 TL_API uint64_t tl_trace_text_size(const struct tl_trace *tr);

@@ -79,6 +79,43 @@ TL_API int64_t tl_event_fwd(const struct tl_trace *tr, uint64_t uid);
  */
 TL_API size_t tl_event_bwd(const struct tl_trace *tr, uint64_t uid, uint64_t *out, size_t max);
 
+/* ------------------------------------------------------------------ graph capture */
+
+/** What tl_trace_merge_capture() did. */
+struct tl_capture_result {
+	size_t sz;
+	unsigned captures;		/**< capture traces read */
+	unsigned graph_launches;	/**< graph launches inside iteration annotations */
+	unsigned merged;		/**< launches whose kernels now sit under capture-time ops */
+	unsigned failed;		/**< launches left as they were (no capture, kernels do not align) */
+	uint64_t events_added;		/**< copies of capture-trace events appended (new UIDs) */
+};
+
+/**
+ * @brief Attribute CUDA/HIP-graph kernels to the ops that launched them when the
+ *        graph was captured (TraceLens's merge_capture_trace_into_graph).
+ *
+ * A replayed graph shows one cudaGraphLaunch/hipGraphLaunch for hundreds of
+ * kernels. @p capture_dir holds the trace(s) recorded while the graphs were
+ * captured (vLLM, SGLang) and optionally execution_details.json
+ * ([{"file", "batch_size", "mode": "FULL"|"PIECEWISE"}]); without it each file's
+ * batch size and mode are inferred (nothing is written to the directory).
+ * Each graph launch inside an iteration annotation (execute_..., step[...]) is
+ * paired with a capture window of the capture for the smallest captured batch
+ * size >= the iteration's; the capture's launches are aligned with the replayed
+ * kernels by kernel name, and the capture-time call tree (ops, nn.Modules) is
+ * copied under the graph launch, each kernel under its capture launch.
+ *
+ * The copies get new UIDs from tl_trace_nevents() onwards (past the end of
+ * traceEvents; tl_trace_nevents_file() is unchanged). The tree is built with
+ * python functions and stays fixed afterwards.
+ * @return 0; -ENOENT/-ENOTDIR (directory), -ENODATA (no trace in it),
+ *         -EBADMSG (a capture trace or execution_details.json is malformed),
+ *         -ENOMEM. @p res may be NULL.
+ */
+TL_API int tl_trace_merge_capture(struct tl_trace *tr, const char *capture_dir,
+				  struct tl_capture_result *res);
+
 #ifdef __cplusplus
 }
 #endif
