@@ -1,0 +1,45 @@
+#!/bin/sh
+# The core unit tests and a few CLI runs under valgrind's memcheck: no invalid
+# access, no uninitialised value used, no leak.
+. "$(dirname "$0")/../taplib.sh"
+
+if ! command -v valgrind >/dev/null 2>&1; then
+	echo "1..0 # SKIP valgrind not installed"
+	exit 0
+fi
+BUILD=${TLREPLAY_BUILD:-$ROOT/build}
+VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+
+for t in test_tree test_load_errors test_intervals test_json_scan; do
+	if [ -x "$BUILD/tests/$t" ]; then
+		$VG "$BUILD/tests/$t" >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		[ $rc -ne 99 ] && [ $rc -eq 0 ]
+		ok $? "valgrind $t"
+		[ $rc -eq 99 ] && diag "$(head -20 "$TMP/err")"
+	else
+		skip "$t not built"
+	fi
+done
+
+T=$ROOT/tests/fixtures/mini.json
+for args in "breakdown -i $T --per-stream" "ops -i $T -j" "kernels -i $T --unique" \
+	"show -i $T 4 7" "tree -i $T" "check -i $T"; do
+	# shellcheck disable=SC2086
+	$VG "$TLREPLAY" $args >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -ne 99 ]
+	ok $? "valgrind tlreplay $args"
+	[ $rc -eq 99 ] && diag "$(head -20 "$TMP/err")"
+done
+GOLD=$SHARED/traces/TraceLens/tests/traces/inference/vllm_decode_full
+if [ -d "$GOLD" ]; then
+	$VG "$TLREPLAY" ops -i "$GOLD/graph_execution.json.gz" --by-module --capture "$GOLD/capture_traces" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 0 ]
+	ok $? "valgrind: graph-capture merge on vllm_decode_full"
+	[ $rc -eq 99 ] && diag "$(head -20 "$TMP/err")"
+else
+	skip "../shared absent"
+fi
+done_testing
