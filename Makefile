@@ -163,7 +163,8 @@ install: all
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtlreplay.so
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/tlreplay/
-	install -m 644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' core/tlreplay.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/tlreplay.pc
 	install -m 644 docs/tlreplay.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 scripts/bash-completion/tlreplay $(DESTDIR)$(bash_compdir)/tlreplay
 

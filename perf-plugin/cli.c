@@ -123,8 +123,8 @@ const char *cli_trace_path(const char *opt_i)
 
 struct progress {
 	const char *path;
-	double t0;
-	bool shown;
+	double t0, after;
+	bool shown, tty;
 };
 
 static double now(void)
@@ -140,27 +140,34 @@ static void progress_cb(uint64_t done, uint64_t total, void *ctx)
 	struct progress *p = ctx;
 
 	/* Only loads that take a while earn a progress line. */
-	if (!p->shown && now() - p->t0 < 1.0)
+	if (!p->shown && now() - p->t0 < p->after)
 		return;
 	p->shown = true;
-	fprintf(stderr, "\rtlreplay: loading %s: %3.0f%% (%llu of %llu MB)", p->path,
-		total ? 100.0 * (double)done / (double)total : 100.0,
-		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+	fprintf(stderr, "%stlreplay: loading %s: %3.0f%% (%llu of %llu MB)%s", p->tty ? "\r" : "",
+		p->path, total ? 100.0 * (double)done / (double)total : 100.0,
+		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20), p->tty ? "" : "\n");
 	fflush(stderr);
 }
 
+/* Progress on stderr for loads that take over a second, when stderr is a
+ * terminal. TLREPLAY_PROGRESS=always shows it for every load (one line per
+ * step when stderr is not a terminal), =never hides it. */
 int cli_load(const char *path, struct tl_trace **out)
 {
 	struct tl_open_opts opts = { .sz = sizeof(opts), .rank = -1 };
-	struct progress p = { .path = path, .t0 = now() };
+	struct progress p = { .path = path, .t0 = now(), .after = 1.0, .tty = isatty(2) };
+	const char *mode = getenv("TLREPLAY_PROGRESS");
+	bool always = mode && !strcmp(mode, "always"), never = mode && !strcmp(mode, "never");
 	int err;
 
-	if (isatty(2)) {
+	if (always)
+		p.after = 0;
+	if (!never && (always || p.tty)) {
 		opts.progress = progress_cb;
 		opts.progress_ctx = &p;
 	}
 	err = tl_trace_open(path, &opts, out);
-	if (p.shown)
+	if (p.shown && p.tty)
 		fputs("\r\033[K", stderr);
 	if (err)
 		return cli_lib_error(err);

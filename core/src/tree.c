@@ -458,9 +458,10 @@ static bool is_bwd_name(const char *s)
 	return !strncmp(s, pfx, sizeof(pfx) - 1);
 }
 
-/* Backward node evaluate_function events carry the forward op's sequence
- * number; the forward is the latest-starting op with that number on another
- * thread. */
+/* TraceLens's link_all_fwd_bwd_events: per sequence number, the first
+ * autograd::engine::evaluate_function event (file order) is the backward; the
+ * forward is the latest-starting event with that number on another thread
+ * (ties: the first in file order). Any category carrying the number counts. */
 static int link_fwd_bwd(struct tl_trace *tr)
 {
 	struct tl_tree *t = &tr->tree;
@@ -469,7 +470,7 @@ static int link_fwd_bwd(struct tl_trace *tr)
 	size_t n = 0, i, j;
 
 	it = malloc(tr->nev * sizeof(*it) + 1);
-	bwdname = calloc(tr->strs.n, 1);
+	bwdname = calloc(tr->strs.n + 1, 1);
 	if (!it || !bwdname) {
 		free(it);
 		free(bwdname);
@@ -478,10 +479,10 @@ static int link_fwd_bwd(struct tl_trace *tr)
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
 
-		if (e->kind != TL_KIND_CPU_OP || !(e->flags & EV_HAS_SEQ) || e->seq < 0)
+		if (!(e->flags & EV_HAS_SEQ))
 			continue;
 		it[n].seq = e->seq;
-		it[n].ts = e->ts;
+		it[n].ts = 0;	/* group by number, keep file order inside a group */
 		it[n].uid = (uint32_t)i;
 		n++;
 		if (!bwdname[e->name])
@@ -489,26 +490,29 @@ static int link_fwd_bwd(struct tl_trace *tr)
 	}
 	qsort(it, n, sizeof(*it), cmp_seq);
 	for (i = 0; i < n; i = j) {
+		const struct tl_ev *b = NULL;
+		int64_t best = -1;
+		double best_ts = -1;
 		size_t a;
 
 		for (j = i; j < n && it[j].seq == it[i].seq; j++)
-			;
+			if (!b && bwdname[tr->ev[it[j].uid].name] == 2)
+				b = &tr->ev[it[j].uid];
+		if (!b)
+			continue;
 		for (a = i; a < j; a++) {
-			const struct tl_ev *b = &tr->ev[it[a].uid];
-			int64_t best = -1;
-			size_t c;
+			const struct tl_ev *f = &tr->ev[it[a].uid];
+			double ts = (f->flags & EV_HAS_TS) ? f->ts : 0;
 
-			if (bwdname[b->name] != 2)
+			if (f->pid == b->pid && f->tid == b->tid)
 				continue;
-			for (c = i; c < j; c++) {
-				const struct tl_ev *f = &tr->ev[it[c].uid];
-
-				if (bwdname[f->name] == 2 || (f->pid == b->pid && f->tid == b->tid))
-					continue;
-				best = it[c].uid;	/* sorted by ts: the last one wins */
+			if (ts > best_ts) {
+				best_ts = ts;
+				best = it[a].uid;
 			}
-			t->fwd[it[a].uid] = (int32_t)best;
 		}
+		if (best >= 0)
+			t->fwd[b - tr->ev] = (int32_t)best;
 	}
 	free(it);
 	free(bwdname);

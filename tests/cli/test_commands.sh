@@ -132,6 +132,12 @@ for c in $("$TLREPLAY" --list-cmds); do
 	}
 done
 ok $fails "--help on every subcommand"
+TLREPLAY_PROGRESS=always "$TLREPLAY" breakdown -i "$T" >/dev/null 2>"$TMP/err"
+grep -q "^tlreplay: loading .*mini.json: 100%" "$TMP/err"
+ok $? "TLREPLAY_PROGRESS=always: load progress on stderr"
+TLREPLAY_PROGRESS=never "$TLREPLAY" breakdown -i "$T" >/dev/null 2>"$TMP/err"
+[ ! -s "$TMP/err" ]
+ok $? "no progress (or anything) on stderr otherwise"
 run tl --version
 [ "$RC" -eq 0 ] && grep -q '^tlreplay [0-9]' "$TMP/out"
 ok $? "--version"
