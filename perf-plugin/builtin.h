@@ -6,6 +6,7 @@
 #include "cli.h"
 
 int cmd_open(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 int cmd_breakdown(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_kernels(int argc, char **argv);

@@ -33,6 +33,15 @@ static const char usage_open[] =
 	"The path is kept in $XDG_STATE_HOME/tlreplay/current-trace\n"
 	"(~/.local/state/tlreplay/current-trace). The trace is loaded once to check it.\n";
 
+static const char usage_info[] =
+	"usage: tlreplay info [-i TRACE] [-j] [-o FILE]\n"
+	"\n"
+	"What the trace is: file and JSON size, events by kind, time span, GPU events and how\n"
+	"many are linked to a CPU launch, the devices (deviceProperties), the distributed\n"
+	"setup (distributedInfo) and the runtime versions it records. -j prints all of it,\n"
+	"with every top-level metadata key, as one JSON object.\n"
+	"\n" NAV_OPTS;
+
 static const char usage_breakdown[] =
 	"usage: tlreplay breakdown [-i TRACE] [-x SEP | -j] [-o FILE]\n"
 	"                          [--per-device | --per-stream] [--include-unlinked] [--recompute]\n"
@@ -122,6 +131,7 @@ static const char usage_help[] = "usage: tlreplay help [COMMAND]\n";
 
 const struct cmd tl_cmds[] = {
 	{ "open", cmd_open, "remember a trace for later commands", usage_open },
+	{ "info", cmd_info, "what the trace holds: events, span, devices, versions", usage_info },
 	{ "breakdown", cmd_breakdown, "GPU time: compute, exposed comm, exposed memcpy, idle",
 	  usage_breakdown },
 	{ "ops", cmd_ops, "op summary by GPU time (TraceLens ops_summary)", usage_ops },

@@ -40,6 +40,15 @@ run tl breakdown -i "$T" --per-device
 [ "$RC" -eq 0 ] && grep -q "^device 0: 3 GPU events" "$TMP/out"
 ok $? "--per-device human output names the device"
 
+# ---------------------------------------------------------------- info
+run tl info -i "$T"
+[ "$RC" -eq 0 ] && grep -q "^events       22:" "$TMP/out" && grep -q "^device 0     Test GPU, compute 9.0, 132 SMs, 80 GiB" "$TMP/out" &&
+	grep -q "^distributed  nccl, rank 0 of 2" "$TMP/out" && grep -q "^GPU events   4, 3 linked" "$TMP/out"
+ok $? "info: events, devices, distributed setup, links"
+run tl info -i "$T" -j
+[ "$RC" -eq 0 ] && jsonl_ok && grep -q '"gpu_events_linked":3' "$TMP/out" && grep -q '"baseTimeNanoseconds"' "$TMP/out"
+ok $? "info -j: one object with the metadata"
+
 # ---------------------------------------------------------------- ops / kernels
 run tl ops -i "$T" -x,
 [ "$RC" -eq 0 ] && head -1 "$TMP/out" | grep -q '^name,total_direct_kernel_time_sum,total_subtree_kernel_time_sum' &&
