@@ -104,7 +104,7 @@ $(PC): core/tlreplay.pc.in
 
 # ------------------------------------------------------------------ tests
 
-$(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(LIB_A)
+$(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
@@ -127,7 +127,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 FUZZ_SRCS := $(CORE_SRCS) tests/fuzz/fuzz_load.c
 
-$(O)/fuzz/fuzz_load: $(FUZZ_SRCS) $(HEADERS)
+$(O)/fuzz/fuzz_load: $(FUZZ_SRCS) $(HEADERS) $(wildcard core/src/*.h tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,FUZZ,$@)
 	$(Q)if $(FUZZ_CC) -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>/dev/null || \

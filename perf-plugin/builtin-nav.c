@@ -308,6 +308,14 @@ static void show_json(FILE *f, struct tl_trace *tr, uint64_t uid)
 	json_str(f, e.pid);
 	fputs(",\"tid\":", f);
 	json_str(f, e.tid);
+	if (e.correlation != TL_NOID)
+		fprintf(f, ",\"correlation\":%lld", (long long)e.correlation);
+	if (e.external_id != TL_NOID)
+		fprintf(f, ",\"external_id\":%lld", (long long)e.external_id);
+	if (e.stream != TL_NOID)
+		fprintf(f, ",\"stream\":%lld", (long long)e.stream);
+	if (e.device != TL_NOID)
+		fprintf(f, ",\"device\":%lld", (long long)e.device);
 	fputs(",\"args\":", f);
 	if (!tl_trace_event_args(tr, uid, &args) && args) {
 		char *s = cJSON_PrintUnformatted(args);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Skipping values, parsing numbers and decoding strings for json_scan.h. */
 #include <locale.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,13 +134,19 @@ static const double pow10_exact[] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
+static locale_t c_loc;
+static pthread_once_t c_loc_once = PTHREAD_ONCE_INIT;
+
+static void c_locale_init(void)
+{
+	c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+/* strtod in the C locale whatever the program's locale (loaders run in two threads) */
 static locale_t c_locale(void)
 {
-	static locale_t loc;
-
-	if (!loc)
-		loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	return loc;
+	pthread_once(&c_loc_once, c_locale_init);
+	return c_loc;
 }
 
 const char *js_number(const char *p, const char *end, double *d, int64_t *iv, bool *is_int,
@@ -215,9 +222,11 @@ const char *js_number(const char *p, const char *end, double *d, int64_t *iv, bo
 	}
 
 	*is_int = false;
-	if (!frac && !expo && exact && ndig <= 18) {
+	/* up to 19 digits fit in mant exactly: ids stay exact as in Python */
+	if (!frac && !expo && exact && ndig <= 19 &&
+	    (neg ? mant <= (uint64_t)INT64_MAX + 1 : mant <= (uint64_t)INT64_MAX)) {
 		*is_int = true;
-		*iv = neg ? -(int64_t)mant : (int64_t)mant;
+		*iv = neg ? (int64_t)(0 - mant) : (int64_t)mant;
 	}
 	{
 		int e10 = exp10 + drop - fdig;

@@ -4,8 +4,9 @@
  * It never builds a tree: callers walk objects key by key, take the few
  * values they need and skip the rest, keeping raw slices of what they skip
  * (the "args" of each event) for cJSON to parse later, on demand.
- * Everything it accepts is valid JSON (RFC 8259 grammar: literals, numbers,
- * strings with valid escapes, nesting up to JS_MAX_DEPTH). */
+ * It accepts the RFC 8259 grammar (literals, numbers, strings with valid
+ * escapes, nesting up to JS_MAX_DEPTH) with one leniency shared with cJSON:
+ * raw control characters inside strings are let through. */
 #ifndef TL_JSON_SCAN_H
 #define TL_JSON_SCAN_H
 

@@ -5,6 +5,7 @@
  * External id, Sequence number, stream, device) and the raw slice of its
  * args object; nothing else is allocated per event. Top-level keys other
  * than traceEvents are small and go through cJSON. */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ struct loader {
 	void *pctx;
 	size_t next_progress, next_drop, dropped_to;
 	size_t dropped_base;	/* where this loader started (helper threads) */
+	size_t reported;	/* last progress value given */
 	char *tmp;		/* unescape buffer */
 	size_t tmpcap;
 	_Atomic size_t *helper_done;	/* bytes scanned by the helper thread */
@@ -147,19 +149,28 @@ static int fail_err(struct loader *L)
 
 /* ------------------------------------------------------------------ strings */
 
+/* Room for @len bytes in the unescape buffer. */
+static bool ensure_tmp(struct loader *L, size_t len)
+{
+	char *t;
+
+	if (len <= L->tmpcap)
+		return true;
+	t = realloc(L->tmp, len);
+	if (!t)
+		return false;
+	L->tmp = t;
+	L->tmpcap = len;
+	return true;
+}
+
 static uint32_t intern(struct loader *L, const char *s, size_t len, bool esc)
 {
 	if (esc) {
 		long n;
 
-		if (len > L->tmpcap) {
-			char *t = realloc(L->tmp, len);
-
-			if (!t)
-				return UINT32_MAX;
-			L->tmp = t;
-			L->tmpcap = len;
-		}
+		if (!ensure_tmp(L, len))
+			return UINT32_MAX;
 		n = js_unescape(s, len, L->tmp);
 		if (n < 0)
 			return UINT32_MAX;
@@ -225,6 +236,31 @@ static const char *field_number(struct loader *L, const char *p, double *d, int6
 	return js_skip_value(p, e, &L->err);
 }
 
+/* An integral double that fits int64 (ids written as 5.0 or 1e3). The range
+ * test comes first: casting an out-of-range double is undefined. */
+static bool as_int64(double d, int64_t *out)
+{
+	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != floor(d))
+		return false;
+	*out = (int64_t)d;
+	return true;
+}
+
+/* Keys with escapes ("n\u0061me") mean what they decode to: decode short
+ * ones into @buf (no key we look for is long). */
+static void decode_key(const char **k, size_t *klen, bool esc, char *buf, size_t n)
+{
+	long r;
+
+	if (!esc || *klen >= n)
+		return;
+	r = js_unescape(*k, *klen, buf);
+	if (r >= 0) {
+		*k = buf;
+		*klen = (size_t)r;
+	}
+}
+
 static inline bool key_is(const char *k, size_t n, const char *lit, size_t litn)
 {
 	return n == litn && !memcmp(k, lit, n);
@@ -240,6 +276,7 @@ static const char *scan_args(struct loader *L, const char *p, struct tl_ev *ev)
 	const char *e = L->end;
 	int64_t legacy_extid = 0;
 	bool have_legacy = false;
+	char kbuf[64];
 
 	p = js_ws(p + 1, e);
 	if (p < e && *p == '}')
@@ -261,6 +298,8 @@ static const char *scan_args(struct loader *L, const char *p, struct tl_ev *ev)
 		if (!p)
 			return NULL;
 		klen = (size_t)(p - 1 - k);
+		decode_key(&k, &klen, esc, kbuf, sizeof(kbuf));
+		esc = false;
 		p = js_ws(p, e);
 		if (p >= e)
 			goto eof;
@@ -282,10 +321,8 @@ static const char *scan_args(struct loader *L, const char *p, struct tl_ev *ev)
 			p = js_number(p, e, &d, &iv, &is_int, &L->err);
 			if (!p)
 				return NULL;
-			if (!is_int && d == (double)(int64_t)d && d > -9e18 && d < 9e18) {
-				iv = (int64_t)d;
-				is_int = true;
-			}
+			if (!is_int)
+				is_int = as_int64(d, &iv);
 			if (KEY("correlation")) {
 				ev->flags |= EV_CORR_KEY;
 				if (is_int) {
@@ -380,6 +417,7 @@ static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev
 	const char *e = L->end;
 	int64_t flow_id = 0;
 	bool has_flow_id = false;
+	char kbuf[64];
 
 	memset(ev, 0, sizeof(*ev));
 	ev->args_off = TL_NOARGS;
@@ -403,6 +441,8 @@ static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev
 		if (!p)
 			return NULL;
 		klen = (size_t)(p - 1 - k);
+		decode_key(&k, &klen, esc, kbuf, sizeof(kbuf));
+		esc = false;
 		p = js_ws(p, e);
 		if (p >= e)
 			goto eof;
@@ -422,6 +462,13 @@ static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev
 				if (!q)
 					return NULL;
 				ev->ph = q - p > 2 ? p[1] : 0;
+				if (esc && q - p > 2 && p[1] == '\\') {
+					/* "\u0058": decode the string to get its first character */
+					size_t len = (size_t)(q - p - 2);
+					long r = ensure_tmp(L, len) ? js_unescape(p + 1, len, L->tmp) : -1;
+
+					ev->ph = r > 0 ? L->tmp[0] : 0;
+				}
 				p = q;
 			} else {
 				p = js_skip_value(p, e, &L->err);
@@ -470,10 +517,8 @@ static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev
 
 			p = field_number(L, p, &d, &iv, &is_int, &ok);
 			has_flow_id = false;
-			if (ok && !is_int && d == (double)(int64_t)d) {
-				iv = (int64_t)d;
-				is_int = true;
-			}
+			if (ok && !is_int)
+				is_int = as_int64(d, &iv);
 			if (ok && is_int) {
 				flow_id = iv;
 				has_flow_id = true;
@@ -523,10 +568,17 @@ static void progress_tick(struct loader *L, const char *p)
 	if (L->is_helper)
 		atomic_store_explicit(L->helper_done, done - L->dropped_base, memory_order_relaxed);
 	if (L->progress && done >= L->next_progress) {
+		size_t total = (size_t)(L->end - L->base);
 		size_t all = done + (L->helper_done ? atomic_load_explicit(L->helper_done,
 									   memory_order_relaxed) : 0);
 
-		L->progress(all, (uint64_t)(L->end - L->base), L->pctx);
+		/* never past the end, never backwards */
+		if (all > total)
+			all = total;
+		if (all < L->reported)
+			all = L->reported;
+		L->reported = all;
+		L->progress(all, total, L->pctx);
 		L->next_progress = done + PROGRESS_STEP;
 	}
 	/* Scanned pages of a mapped file are not needed until someone reads
@@ -594,6 +646,7 @@ static const char *parse_elements(struct loader *L, const char *p, const char *s
 					return p;
 				}
 				stop = NULL;	/* the guess was inside an event */
+				L->helper_done = NULL;	/* its bytes are ours to count now */
 			}
 			continue;
 		}
@@ -657,13 +710,16 @@ static const char *guess_boundary(const char *p, const char *e)
 	return NULL;
 }
 
+/* TLREPLAY_THREADS=1 parses with one thread; TLREPLAY_PARALLEL_MIN (bytes,
+ * default 16 MiB) is the smallest traceEvents text split in two (the fuzzer
+ * lowers it to reach the two-thread path with small inputs). */
 static bool use_threads(size_t bytes)
 {
-	const char *env = getenv("TLREPLAY_THREADS");
+	const char *env = getenv("TLREPLAY_THREADS"), *min = getenv("TLREPLAY_PARALLEL_MIN");
 
 	if (env && atoi(env) == 1)
 		return false;
-	return bytes >= (16u << 20);
+	return bytes >= (min ? strtoull(min, NULL, 10) : (16u << 20));
 }
 
 /* Fold the helper's events into the trace: its strings are re-interned. */
@@ -861,6 +917,18 @@ static int parse_document(struct loader *L)
 				p = js_ws(p + 1, e);
 				if (p >= e)
 					return fail(L, e, "truncated JSON");
+				{
+					const char *dk = k;
+					size_t dklen = klen;
+					char kb[64];
+
+					decode_key(&dk, &dklen, esc, kb, sizeof(kb));
+					if (esc && key_is(dk, dklen, "traceEvents", 11)) {
+						k = "traceEvents";
+						klen = 11;
+						esc = false;
+					}
+				}
 				if (!esc && key_is(k, klen, "traceEvents", 11)) {
 					if (*p != '[')
 						return fail(L, p, "traceEvents is not an array");

@@ -29,10 +29,15 @@
  *    (a repeated top-level traceEvents is followed: the last one counts);
  *  - pid/tid (and name/cat when they are not strings) are reported as
  *    printable text: the token as written, or the unquoted string;
- *  - a string with an escaped NUL (\u0000) cannot be seen whole through
- *    cJSON's C strings: such events are not compared;
+ *  - a NUL in a string or key (raw or \u0000) cannot be seen whole through
+ *    cJSON's C strings: such events are not compared (such top-level keys
+ *    leave the document without a reference);
  *  - "ts"/"dur"/"id" given as strings holding numbers are read by the loader
  *    from their raw text, so one written with escapes may be ignored by it.
+ *
+ * Not tolerated, on purpose: keys written with escapes ("n\u0061me") must
+ * mean what they decode to, and "ph" is the first character of its decoded
+ * value, as for Python's json module.
  *
  * All functions are static inline: each includer uses a different subset. */
 #ifndef TL_TESTS_DIFFERENTIAL_H
@@ -418,18 +423,22 @@ static inline enum tl_kind diff_ref_kind(const char *cat, char ph)
 
 enum diff_int { DIFF_INT_NO, DIFF_INT_YES, DIFF_INT_UNSURE };
 
-/* Which integer the library should see in number @d. args ids are taken
- * when integral and within +-9e18; a flow's "id" had no such bound, so the
- * band between 9e18 and 2^63 is left open for it. */
+/* Which integer the library should see in number @d (cJSON's double): ids
+ * are taken when integral and in int64 range. The library reads integer
+ * literals of up to 19 digits exactly, so it may hold an int64 whose double
+ * is 2^63 (9223372036854775807): that single value is left open. */
 static inline enum diff_int diff_ref_int(double d, bool flow_id, double *out)
 {
+	(void)flow_id;
 	if (!isfinite(d) || d != floor(d))
 		return DIFF_INT_NO;
 	*out = d;
-	if (d > -9e18 && d < 9e18)
+	if (d > -9223372036854775808.0 && d < 9223372036854775808.0)
 		return DIFF_INT_YES;
-	if (flow_id && d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+	if (d == 9223372036854775808.0)
 		return DIFF_INT_UNSURE;
+	if (d == -9223372036854775808.0)
+		return DIFF_INT_UNSURE;	/* INT64_MIN reads as TL_NOID through the API */
 	return DIFF_INT_NO;
 }
 
