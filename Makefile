@@ -115,6 +115,7 @@ unit-tests: $(UNIT_BINS)
 # traces in ../shared print "# SKIP" when it is absent.
 check: all unit-tests fuzz
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
+		TLREPLAY_CFLAGS="$(SANFLAGS)" \
 		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/conformance/*.sh \
 		$(if $(SANITIZER),,tests/memcheck/*.sh)
 

@@ -668,8 +668,8 @@ out:
 
 /* Iteration annotations: detailed forms first, the plain ones if none. */
 static const char *const tier1[] = {
-	"^execute_[0-9]+_context_[0-9]+\\(sq[0-9]+sk[0-9]+sqsq[0-9]+sqsk[0-9]+\\)_generation_[0-9]+"
-	"\\(sq[0-9]+sk[0-9]+sqsq[0-9]+sqsk[0-9]+\\)",
+	("^execute_[0-9]+_context_[0-9]+\\(sq[0-9]+sk[0-9]+sqsq[0-9]+sqsk[0-9]+\\)_generation_[0-9]+"
+	 "\\(sq[0-9]+sk[0-9]+sqsq[0-9]+sqsk[0-9]+\\)"),
 	"^(prefill|decode)\\[.*sqsq=[0-9]+.*\\]",
 	"^step\\[(EXTEND|DECODE|MIXED)([^A-Za-z0-9_][^]]*)?sqsq=[0-9]+[^]]*\\]",
 };

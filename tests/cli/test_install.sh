@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 }
 C
 flags=$(PKG_CONFIG_PATH="$D/opt/tl/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags --libs tlreplay 2>"$TMP/err")
-cc -std=c11 -Wall -Werror -o "$TMP/prog" "$TMP/prog.c" $flags 2>>"$TMP/err" &&
+cc -std=c11 -Wall -Werror ${TLREPLAY_CFLAGS:-} -o "$TMP/prog" "$TMP/prog.c" $flags 2>>"$TMP/err" &&
 	LD_LIBRARY_PATH="$D/opt/tl/lib" "$TMP/prog" "$ROOT/tests/fixtures/mini.json" >"$TMP/out" 2>>"$TMP/err" &&
 	grep -q '^0\.1\.0 22 38\.000$' "$TMP/out"
 ok $? "a program built with pkg-config --cflags --libs tlreplay links and runs"
