@@ -72,7 +72,6 @@ int cmd_breakdown(int argc, char **argv)
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct tl_breakdown_set *set = NULL;
-	const char *path;
 	size_t i;
 	bool per_dev = false, per_stream = false;
 	int c, rc = 1, err;
@@ -100,13 +99,8 @@ int cmd_breakdown(int argc, char **argv)
 		return cli_error("breakdown: -x and -j are exclusive");
 	if (per_dev && per_stream)
 		return cli_error("breakdown: --per-device and --per-stream are exclusive");
-	path = cli_trace_path(co.input);
-	if (!path || cli_load(path, &tr))
+	if (cli_open_trace(&co, &tr))
 		return 1;
-	if (cli_merge_capture(tr, co.capture)) {
-		tl_trace_close(tr);
-		return 1;
-	}
 	err = tl_breakdown(tr, &bo, &set);
 	if (err) {
 		rc = cli_lib_error(err);

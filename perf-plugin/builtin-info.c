@@ -75,7 +75,6 @@ int cmd_info(int argc, char **argv)
 	struct facts f;
 	const cJSON *meta, *devs, *dist, *d;
 	struct stat st;
-	const char *path;
 	char buf[64];
 	int rc = 1, err, k;
 	size_t i;
@@ -87,11 +86,8 @@ int cmd_info(int argc, char **argv)
 		return 1;
 	if (co.sep)
 		return cli_error("info: -x does not apply (use -j for machine-readable output)");
-	path = cli_trace_path(co.input);
-	if (!path || cli_load(path, &tr))
+	if (cli_open_trace(&co, &tr))
 		return 1;
-	if (cli_merge_capture(tr, co.capture))
-		goto out;
 	if (out_open(&o, co.output))
 		goto out;
 	gather(tr, &f);

@@ -103,7 +103,6 @@ int cmd_list(int argc, char **argv)
 	struct tl_trace *tr = NULL;
 	regex_t re;
 	bool have_re = false;
-	const char *path;
 	uint64_t i, n, shown = 0, matched = 0;
 	double t0;
 	int rc = 1, err;
@@ -129,8 +128,7 @@ int cmd_list(int argc, char **argv)
 	}
 	if (!x.limit_set && !co.sep && !co.json && !co.output)
 		x.limit = 50;
-	path = cli_trace_path(co.input);
-	if (!path || cli_load(path, &tr) || cli_merge_capture(tr, co.capture))
+	if (cli_open_trace(&co, &tr))
 		goto out;
 	if (out_open(&o, co.output))
 		goto out;
@@ -474,7 +472,6 @@ int cmd_show(int argc, char **argv)
 	struct out_fmt o = { 0 };
 	struct tl_link_opts lo = { .sz = sizeof(lo) };
 	struct tl_trace *tr = NULL;
-	const char *path;
 	int py = 0, rc = 1, err, a;
 
 	err = cli_parse(argc, argv, "show", &co, NULL, extra, nav_extra, &py);
@@ -484,13 +481,8 @@ int cmd_show(int argc, char **argv)
 		return cli_error("show: -x does not apply (use -j for machine-readable output)");
 	if (optind >= argc)
 		return cli_error("show: which event? usage: tlreplay show [-i TRACE] UID...");
-	path = cli_trace_path(co.input);
-	if (!path || cli_load(path, &tr))
+	if (cli_open_trace(&co, &tr))
 		return 1;
-	if (cli_merge_capture(tr, co.capture)) {
-		tl_trace_close(tr);
-		return 1;
-	}
 	lo.with_python = py;
 	err = tl_trace_link(tr, &lo);
 	if (err) {
@@ -607,7 +599,6 @@ int cmd_tree(int argc, char **argv)
 	struct out_fmt o = { 0 };
 	struct tl_link_opts lo = { .sz = sizeof(lo) };
 	struct tl_trace *tr = NULL;
-	const char *path;
 	int rc = 1, err;
 
 	err = cli_parse(argc, argv, "tree", &co, "ad:", extra, tree_extra, &x);
@@ -617,13 +608,8 @@ int cmd_tree(int argc, char **argv)
 		return cli_error("tree: -x does not apply (use -j for machine-readable output)");
 	if (argc - optind > 1)
 		return cli_error("tree: at most one UID");
-	path = cli_trace_path(co.input);
-	if (!path || cli_load(path, &tr))
+	if (cli_open_trace(&co, &tr))
 		return 1;
-	if (cli_merge_capture(tr, co.capture)) {
-		tl_trace_close(tr);
-		return 1;
-	}
 	lo.with_python = x.py;
 	err = tl_trace_link(tr, &lo);
 	if (err) {

@@ -109,7 +109,6 @@ int cmd_check(int argc, char **argv)
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct tl_health *h = NULL;
-	const char *path;
 	size_t i;
 	int rc = 1, err;
 
@@ -118,13 +117,8 @@ int cmd_check(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	if (cli_no_args("check", argc, argv))
 		return 1;
-	path = cli_trace_path(co.input);
-	if (!path || cli_load(path, &tr))
+	if (cli_open_trace(&co, &tr))
 		return 1;
-	if (cli_merge_capture(tr, co.capture)) {
-		tl_trace_close(tr);
-		return 1;
-	}
 	err = tl_health_check(tr, &h);
 	if (err) {
 		rc = cli_lib_error(err);

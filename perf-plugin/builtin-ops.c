@@ -53,7 +53,6 @@ int cmd_ops(int argc, char **argv)
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct tl_op_table *t = NULL;
-	const char *path;
 	size_t i, n;
 	int rc = 1, err;
 
@@ -62,13 +61,8 @@ int cmd_ops(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	if (cli_no_args("ops", argc, argv))
 		return 1;
-	path = cli_trace_path(co.input);
-	if (!path || cli_load(path, &tr))
+	if (cli_open_trace(&co, &tr))
 		return 1;
-	if (cli_merge_capture(tr, co.capture)) {
-		tl_trace_close(tr);
-		return 1;
-	}
 	err = tl_ops_summary(tr, &x.oo, &t);
 	if (err) {
 		rc = cli_lib_error(err);
@@ -397,7 +391,6 @@ int cmd_kernels(int argc, char **argv)
 	struct common_opts co = { 0 };
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
-	const char *path;
 	int rc = 1, err;
 
 	err = cli_parse(argc, argv, "kernels", &co, "n:", extra, kern_extra, &x);
@@ -405,13 +398,8 @@ int cmd_kernels(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	if (cli_no_args("kernels", argc, argv))
 		return 1;
-	path = cli_trace_path(co.input);
-	if (!path || cli_load(path, &tr))
+	if (cli_open_trace(&co, &tr))
 		return 1;
-	if (cli_merge_capture(tr, co.capture)) {
-		tl_trace_close(tr);
-		return 1;
-	}
 	if (out_open(&o, co.output))
 		goto out;
 	o.sep = co.sep;

@@ -194,6 +194,21 @@ int cli_merge_capture(struct tl_trace *tr, const char *dir)
 	return 0;
 }
 
+int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
+{
+	const char *path = cli_trace_path(co->input);
+
+	*tr = NULL;
+	if (!path || cli_load(path, tr))
+		return 1;
+	if (cli_merge_capture(*tr, co->capture)) {
+		tl_trace_close(*tr);
+		*tr = NULL;
+		return 1;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ output */
 
 int out_open(struct out_fmt *o, const char *path)

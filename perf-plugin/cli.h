@@ -38,11 +38,16 @@ void cli_usage(const struct cmd *cmd, FILE *f);
 /* Find a subcommand by name or unambiguous prefix; NULL if none. */
 const struct cmd *cli_find_cmd(const char *name, bool *ambiguous);
 
+struct common_opts;
+
 /* Trace to use: -i value if given, else $TLREPLAY_TRACE, else the one saved
  * by `tlreplay open`. Returns NULL (after printing why) if there is none. */
 const char *cli_trace_path(const char *opt_i);
 /* Load a trace with progress on stderr when it is a terminal. */
 int cli_load(const char *path, struct tl_trace **out);
+/* The trace of -i (else $TLREPLAY_TRACE, else `tlreplay open`), loaded with
+ * progress and with --capture merged. Returns 0, or 1 after printing why. */
+int cli_open_trace(const struct common_opts *co, struct tl_trace **tr);
 /* --capture DIR: merge the graph-capture traces in DIR (no-op if NULL).
  * Returns 0 or 1 after printing the error. */
 int cli_merge_capture(struct tl_trace *tr, const char *dir);

@@ -268,6 +268,68 @@ static inline bool key_is(const char *k, size_t n, const char *lit, size_t litn)
 
 #define KEY(lit) key_is(k, klen, lit, sizeof(lit) - 1)
 
+/* At an object key (@p at its '"'): return the start of its value, with the
+ * (decoded) key in *k, *klen; NULL with L->err set. */
+static const char *read_key(struct loader *L, const char *p, const char **k, size_t *klen,
+			    char *kbuf, size_t kbufn)
+{
+	const char *e = L->end;
+	bool esc = false;
+
+	if (p >= e)
+		goto eof;
+	if (*p != '"') {
+		L->err.at = p;
+		L->err.what = "expected a string key";
+		return NULL;
+	}
+	*k = p + 1;
+	p = js_string_end(*k, e, &esc, &L->err);
+	if (!p)
+		return NULL;
+	*klen = (size_t)(p - 1 - *k);
+	decode_key(k, klen, esc, kbuf, kbufn);
+	p = js_ws(p, e);
+	if (p >= e)
+		goto eof;
+	if (*p != ':') {
+		L->err.at = p;
+		L->err.what = "expected ':' after key";
+		return NULL;
+	}
+	p = js_ws(p + 1, e);
+	if (p >= e)
+		goto eof;
+	return p;
+eof:
+	L->err.at = e;
+	L->err.what = "truncated JSON";
+	return NULL;
+}
+
+/* After an object member's value: 1 when another member follows (@*pp moved
+ * to its key), 0 at the closing '}' (left on it), -1 on an error. */
+static int next_member(struct loader *L, const char **pp)
+{
+	const char *p = js_ws(*pp, L->end);
+
+	if (p >= L->end) {
+		L->err.at = L->end;
+		L->err.what = "truncated JSON";
+		return -1;
+	}
+	if (*p == ',') {
+		*pp = js_ws(p + 1, L->end);
+		return 1;
+	}
+	*pp = p;
+	if (*p == '}')
+		return 0;
+	L->err.at = p;
+	L->err.what = "expected ',' or '}'";
+	return -1;
+}
+
 /* ------------------------------------------------------------------ args */
 
 /* Walk the top level of an args object, keeping the linking fields. */
@@ -284,33 +346,11 @@ static const char *scan_args(struct loader *L, const char *p, struct tl_ev *ev)
 	for (;;) {
 		const char *k;
 		size_t klen;
-		bool esc = false;
+		int r;
 
-		if (p >= e)
-			goto eof;
-		if (*p != '"') {
-			L->err.at = p;
-			L->err.what = "expected a string key";
-			return NULL;
-		}
-		k = p + 1;
-		p = js_string_end(k, e, &esc, &L->err);
+		p = read_key(L, p, &k, &klen, kbuf, sizeof(kbuf));
 		if (!p)
 			return NULL;
-		klen = (size_t)(p - 1 - k);
-		decode_key(&k, &klen, esc, kbuf, sizeof(kbuf));
-		esc = false;
-		p = js_ws(p, e);
-		if (p >= e)
-			goto eof;
-		if (*p != ':') {
-			L->err.at = p;
-			L->err.what = "expected ':' after key";
-			return NULL;
-		}
-		p = js_ws(p + 1, e);
-		if (p >= e)
-			goto eof;
 		if (klen >= 6 && (*p == '-' || (*p >= '0' && *p <= '9')) &&
 		    (KEY("correlation") || KEY("External id") || KEY("Sequence number") ||
 		     KEY("stream") || KEY("device") || KEY("external id"))) {
@@ -358,28 +398,17 @@ static const char *scan_args(struct loader *L, const char *p, struct tl_ev *ev)
 			if (!p)
 				return NULL;
 		}
-		p = js_ws(p, e);
-		if (p >= e)
-			goto eof;
-		if (*p == ',') {
-			p = js_ws(p + 1, e);
-			continue;
-		}
-		if (*p == '}')
+		r = next_member(L, &p);
+		if (r < 0)
+			return NULL;
+		if (r == 0)
 			break;
-		L->err.at = p;
-		L->err.what = "expected ',' or '}'";
-		return NULL;
 	}
 	if (have_legacy && !(ev->flags & EV_HAS_EXTID)) {
 		ev->extid = legacy_extid;
 		ev->flags |= EV_HAS_EXTID;
 	}
 	return p + 1;
-eof:
-	L->err.at = e;
-	L->err.what = "truncated JSON";
-	return NULL;
 }
 
 /* ------------------------------------------------------------------ events */
@@ -428,32 +457,11 @@ static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev
 		const char *k;
 		size_t klen;
 		bool esc = false;
+		int r;
 
-		if (p >= e)
-			goto eof;
-		if (*p != '"') {
-			L->err.at = p;
-			L->err.what = "expected a string key";
-			return NULL;
-		}
-		k = p + 1;
-		p = js_string_end(k, e, &esc, &L->err);
+		p = read_key(L, p, &k, &klen, kbuf, sizeof(kbuf));
 		if (!p)
 			return NULL;
-		klen = (size_t)(p - 1 - k);
-		decode_key(&k, &klen, esc, kbuf, sizeof(kbuf));
-		esc = false;
-		p = js_ws(p, e);
-		if (p >= e)
-			goto eof;
-		if (*p != ':') {
-			L->err.at = p;
-			L->err.what = "expected ':' after key";
-			return NULL;
-		}
-		p = js_ws(p + 1, e);
-		if (p >= e)
-			goto eof;
 
 		if (KEY("ph")) {
 			if (*p == '"') {
@@ -465,9 +473,9 @@ static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev
 				if (esc && q - p > 2 && p[1] == '\\') {
 					/* "\u0058": decode the string to get its first character */
 					size_t len = (size_t)(q - p - 2);
-					long r = ensure_tmp(L, len) ? js_unescape(p + 1, len, L->tmp) : -1;
+					long n = ensure_tmp(L, len) ? js_unescape(p + 1, len, L->tmp) : -1;
 
-					ev->ph = r > 0 ? L->tmp[0] : 0;
+					ev->ph = n > 0 ? L->tmp[0] : 0;
 				}
 				p = q;
 			} else {
@@ -532,18 +540,11 @@ static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev
 		}
 		if (!p)
 			return NULL;
-		p = js_ws(p, e);
-		if (p >= e)
-			goto eof;
-		if (*p == ',') {
-			p = js_ws(p + 1, e);
-			continue;
-		}
-		if (*p == '}')
+		r = next_member(L, &p);
+		if (r < 0)
+			return NULL;
+		if (r == 0)
 			break;
-		L->err.at = p;
-		L->err.what = "expected ',' or '}' in event";
-		return NULL;
 	}
 done_close:
 	ev->kind = (uint8_t)kind_of(L, ev->cat, ev->ph);
@@ -555,10 +556,6 @@ done_close:
 		}
 	}
 	return p + 1;
-eof:
-	L->err.at = e;
-	L->err.what = "truncated JSON";
-	return NULL;
 }
 
 static void progress_tick(struct loader *L, const char *p)
