@@ -3,7 +3,10 @@
  * the table of distinct kernel launch configurations. */
 #include <getopt.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "builtin.h"
 
@@ -24,6 +27,7 @@ static void cats_repr(char *buf, size_t n, const struct tl_op_row *r)
 struct ops_ctx {
 	struct tl_ops_opts oo;
 	unsigned long long limit;
+	bool unique_args;
 };
 
 static int ops_extra(int c, void *ctx)
@@ -34,9 +38,234 @@ static int ops_extra(int c, void *ctx)
 	case 'R': x->oo.split_recompute = true; return 0;
 	case 'N': x->oo.include_nccl = true; return 0;
 	case 'M': x->oo.by_module = true; return 0;
+	case 'U': x->unique_args = true; return 0;
 	case 'n': return parse_u64(optarg, &x->limit) ? 0 : cli_error("ops: bad --limit '%s'", optarg);
 	}
 	return 1;
+}
+
+/* A recorded args field (compact JSON) as Python's repr of TraceLens's
+ * list_to_tuple() of it: lists become tuples, "((8944, 1024), (1024, 2816))". */
+static void py_repr(FILE *f, const cJSON *v)
+{
+	const cJSON *x;
+	const char *s;
+	char q;
+	int n = 0;
+
+	if (cJSON_IsArray(v)) {
+		fputc('(', f);
+		cJSON_ArrayForEach(x, v) {
+			if (n++)
+				fputs(", ", f);
+			py_repr(f, x);
+		}
+		fputs(n == 1 ? ",)" : ")", f);
+	} else if (cJSON_IsString(v)) {
+		s = v->valuestring;
+		q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
+		fputc(q, f);
+		for (; *s; s++) {
+			unsigned char c = (unsigned char)*s;
+
+			if (c == '\\' || c == (unsigned char)q)
+				fprintf(f, "\\%c", c);
+			else if (c == '\n')
+				fputs("\\n", f);
+			else if (c == '\t')
+				fputs("\\t", f);
+			else if (c == '\r')
+				fputs("\\r", f);
+			else if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\x%02x", c);
+			else
+				fputc(c, f);
+		}
+		fputc(q, f);
+	} else if (cJSON_IsNumber(v)) {
+		char b[64];
+
+		if (v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9007199254740992.0)
+			fprintf(f, "%.0f", v->valuedouble);
+		else {
+			fmt_pyfloat(b, sizeof(b), v->valuedouble);
+			fputs(b, f);
+		}
+	} else if (cJSON_IsBool(v)) {
+		fputs(cJSON_IsTrue(v) ? "True" : "False", f);
+	} else if (cJSON_IsNull(v)) {
+		fputs("None", f);
+	}
+}
+
+/* @json (compact JSON text, "" for absent) in Python repr form, malloc'ed. */
+static char *py_repr_text(const char *json)
+{
+	cJSON *v = *json ? cJSON_Parse(json) : NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f) {
+		if (v)
+			py_repr(f, v);
+		fclose(f);
+	}
+	cJSON_Delete(v);
+	return buf;
+}
+
+/* ops --unique-args: TraceLens's ops_unique_args sheet. */
+static int ops_unique_args(struct tl_trace *tr, const struct common_opts *co, const struct ops_ctx *x)
+{
+	struct tl_launcher_group_opts go = { .sz = sizeof(go), .include_nccl = x->oo.include_nccl,
+					     .by_thread = true };
+	struct tl_launcher_group_set *set = NULL;
+	struct out_fmt o = { 0 };
+	double total = 0, cum = 0;
+	size_t i, n;
+	int rc = 1, err;
+
+	err = tl_launcher_groups(tr, &go, &set);
+	if (err)
+		return cli_lib_error(err);
+	if (out_open(&o, co->output))
+		goto out;
+	o.sep = co->sep;
+	o.json = co->json;
+	for (i = 0; i < set->n; i++)
+		total += set->v[i].direct.sum;
+	n = x->limit && x->limit < set->n ? x->limit : set->n;
+	if (o.sep) {
+		static const char *const hdr[] = {
+			"name", "op category", "pid", "tid", "Input Dims", "Input type", "Input Strides",
+			"Concrete Inputs", "operation_count",
+			"total_direct_kernel_time_mean", "total_subtree_kernel_time_mean",
+			"total_direct_kernel_time_median", "total_subtree_kernel_time_median",
+			"total_direct_kernel_time_std", "total_subtree_kernel_time_std",
+			"total_direct_kernel_time_min", "total_subtree_kernel_time_min",
+			"total_direct_kernel_time_max", "total_subtree_kernel_time_max",
+			"total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID",
+			"Percentage (%)", "Cumulative Percentage (%)",
+		};
+		size_t h;
+
+		for (h = 0; h < TL_ARRAY_N(hdr); h++)
+			out_field(&o, hdr[h], h + 1 == TL_ARRAY_N(hdr));
+	} else if (!o.json) {
+		fprintf(o.f, "%-32s %7s %10s %10s %6s  %-10s %s\n", "op", "count", "direct ms", "mean us",
+			"%", "ex_UID", "Input Dims");
+	}
+	for (i = 0; i < n; i++) {
+		const struct tl_launcher_group *g = &set->v[i];
+		double pct = total > 0 ? 100 * g->direct.sum / total : 0;
+		char num[64];
+
+		cum += pct;
+		if (o.json) {
+			const char *f[4] = { g->input_dims, g->input_type, g->input_strides,
+					     g->concrete_inputs };
+			static const char *const k[4] = { "input_dims", "input_type", "input_strides",
+							  "concrete_inputs" };
+			size_t j;
+
+			fputs("{\"name\":", o.f);
+			json_str(o.f, g->name);
+			fputs(",\"category\":", o.f);
+			json_str(o.f, g->category);
+			fputs(",\"pid\":", o.f);
+			json_str(o.f, g->pid);
+			fputs(",\"tid\":", o.f);
+			json_str(o.f, g->tid);
+			for (j = 0; j < 4; j++)
+				fprintf(o.f, ",\"%s\":%s", k[j], *f[j] ? f[j] : "null");
+			fprintf(o.f, ",\"count\":%llu", (unsigned long long)g->count);
+			{
+				const struct tl_time_agg *a[2] = { &g->direct, &g->subtree };
+				static const char *const an[2] = { "direct", "subtree" };
+				size_t m;
+
+				for (m = 0; m < 2; m++) {
+					fprintf(o.f, ",\"%s_us\":{", an[m]);
+					fmt_pyfloat(num, sizeof(num), a[m]->sum);
+					fprintf(o.f, "\"sum\":%s", num);
+					fmt_pyfloat(num, sizeof(num), a[m]->mean);
+					fprintf(o.f, ",\"mean\":%s", num);
+					fmt_pyfloat(num, sizeof(num), a[m]->median);
+					fprintf(o.f, ",\"median\":%s", num);
+					if (isnan(a[m]->std))
+						fputs(",\"std\":null", o.f);
+					else {
+						fmt_pyfloat(num, sizeof(num), a[m]->std);
+						fprintf(o.f, ",\"std\":%s", num);
+					}
+					fmt_pyfloat(num, sizeof(num), a[m]->min);
+					fprintf(o.f, ",\"min\":%s", num);
+					fmt_pyfloat(num, sizeof(num), a[m]->max);
+					fprintf(o.f, ",\"max\":%s}", num);
+				}
+			}
+			fmt_pyfloat(num, sizeof(num), pct);
+			fprintf(o.f, ",\"ex_uid\":%llu,\"percent\":%s", (unsigned long long)g->ex_uid, num);
+			fmt_pyfloat(num, sizeof(num), cum);
+			fprintf(o.f, ",\"cumulative_percent\":%s}\n", num);
+		} else if (o.sep) {
+			const char *f[4] = { g->input_dims, g->input_type, g->input_strides,
+					     g->concrete_inputs };
+			const struct tl_time_agg *a[2] = { &g->direct, &g->subtree };
+			size_t j;
+
+			out_field(&o, g->name, false);
+			out_field(&o, g->category, false);
+			out_field(&o, g->pid, false);
+			out_field(&o, g->tid, false);
+			for (j = 0; j < 4; j++) {
+				char *r = py_repr_text(f[j]);
+
+				out_field(&o, r ? r : "", false);
+				free(r);
+			}
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)g->count);
+			out_field(&o, num, false);
+			for (j = 0; j < 10; j++) {
+				const struct tl_time_agg *t = a[j % 2];
+				double v = j < 2 ? t->mean : j < 4 ? t->median : j < 6 ? t->std
+					 : j < 8 ? t->min : t->max;
+
+				if (isnan(v))
+					num[0] = 0;
+				else
+					fmt_pyfloat(num, sizeof(num), v);
+				out_field(&o, num, false);
+			}
+			fmt_pyfloat(num, sizeof(num), g->direct.sum);
+			out_field(&o, num, false);
+			fmt_pyfloat(num, sizeof(num), g->subtree.sum);
+			out_field(&o, num, false);
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)g->ex_uid);
+			out_field(&o, num, false);
+			fmt_pyfloat(num, sizeof(num), pct);
+			out_field(&o, num, false);
+			fmt_pyfloat(num, sizeof(num), cum);
+			out_field(&o, num, true);
+		} else {
+			char name[64], uid[32];
+
+			snprintf(name, sizeof(name), "%s", g->name);
+			if (strlen(name) > 31)
+				memcpy(name + 28, "...", 4);
+			snprintf(uid, sizeof(uid), "%llu", (unsigned long long)g->ex_uid);
+			fprintf(o.f, "%-32s %7llu %10.3f %10.3f %6.2f  %-10s %.100s\n", name,
+				(unsigned long long)g->count, g->direct.sum / 1000, g->direct.mean, pct,
+				uid, g->input_dims);
+		}
+	}
+	if (!o.sep && !o.json && n < set->n)
+		fprintf(o.f, "... %zu more (use --limit 0 for all)\n", set->n - n);
+	rc = out_close(&o, false);
+out:
+	tl_launcher_group_set_free(set);
+	return rc;
 }
 
 int cmd_ops(int argc, char **argv)
@@ -45,6 +274,7 @@ int cmd_ops(int argc, char **argv)
 		{ "recompute", no_argument, NULL, 'R' },
 		{ "include-nccl", no_argument, NULL, 'N' },
 		{ "by-module", no_argument, NULL, 'M' },
+		{ "unique-args", no_argument, NULL, 'U' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -61,8 +291,14 @@ int cmd_ops(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	if (cli_no_args("ops", argc, argv))
 		return 1;
+	if (x.unique_args && (x.oo.by_module || x.oo.split_recompute))
+		return cli_error("ops: --unique-args goes with neither --by-module nor --recompute");
 	if (cli_open_trace(&co, &tr))
 		return 1;
+	if (x.unique_args) {
+		rc = ops_unique_args(tr, &co, &x);
+		goto out;
+	}
 	err = tl_ops_summary(tr, &x.oo, &t);
 	if (err) {
 		rc = cli_lib_error(err);

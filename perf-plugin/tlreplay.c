@@ -59,8 +59,8 @@ static const char usage_breakdown[] =
 	"                               or not, like TraceLens's detect_recompute option\n";
 
 static const char usage_ops[] =
-	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--recompute | --by-module]\n"
-	"                    [--include-nccl]\n"
+	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N]\n"
+	"                    [--recompute | --by-module | --unique-args] [--include-nccl]\n"
 	"\n"
 	"Kernel launchers grouped by op name (TraceLens's ops_summary): the busy time of the\n"
 	"GPU events each op launched directly and of all GPU events below it, the count and\n"
@@ -71,6 +71,9 @@ static const char usage_ops[] =
 	"        --recompute            group by (name, is_recompute)\n"
 	"        --by-module            group by (name, parent nn.Module), with the call stack, like\n"
 	"                               TraceLens's inference report (builds the tree with python functions)\n"
+	"        --unique-args          one row per distinct (name, category, pid, tid, Input Dims, Input\n"
+	"                               type, Input Strides, Concrete Inputs), TraceLens's ops_unique_args;\n"
+	"                               count and mean/median/std/min/max/sum of both times, ex_UID\n"
 	"        --include-nccl         count NCCL kernels too (TraceLens leaves them out)\n";
 
 static const char usage_kernels[] =

@@ -119,6 +119,48 @@ TL_API int tl_launchers(struct tl_trace *tr, const struct tl_launcher_opts *opts
 			struct tl_launcher_set **out);
 TL_API void tl_launcher_set_free(struct tl_launcher_set *set);
 
+/* ------------------------------------------------------------------ launcher groups */
+
+/** pandas-style aggregates of one time column of a group (std: sample, NaN for one). */
+struct tl_time_agg {
+	double sum, mean, median, std, min, max;
+};
+
+/** Launchers that recorded the same arguments (TraceLens's ops_unique_args row). */
+struct tl_launcher_group {
+	const char *name, *category;
+	const char *pid, *tid;		/**< printable; "" unless grouped by thread */
+	/** Compact JSON of the recorded args fields, "" when the field is absent. */
+	const char *input_dims, *input_type, *input_strides, *concrete_inputs;
+	uint64_t count;
+	uint64_t ex_uid;		/**< the first launcher of the group (by ts) */
+	uint64_t *uids;			/**< all count launchers, by ts */
+	struct tl_time_agg direct, subtree;	/**< of the launchers' direct/subtree GPU busy time, us */
+};
+
+struct tl_launcher_group_opts {
+	size_t sz;
+	bool include_nccl;	/**< count NCCL/RCCL kernels (TraceLens skips them) */
+	bool by_thread;		/**< also split by (pid, tid), as TraceLens's report does */
+};
+
+struct tl_launcher_group_set {
+	size_t n;
+	struct tl_launcher_group *v;	/**< by direct.sum descending, then ex_uid */
+	double total_direct_us;		/**< over all launchers, grouped or not */
+};
+
+/**
+ * @brief Group the kernel launchers by (name, category, Input Dims, Input type,
+ *        Input Strides, Concrete Inputs). Launchers that recorded none of the
+ *        four fields belong to no group (as in TraceLens).
+ * @param[out] out a new set; strings and arrays live as long as it does and
+ *             are released by tl_launcher_group_set_free().
+ */
+TL_API int tl_launcher_groups(struct tl_trace *tr, const struct tl_launcher_group_opts *opts,
+			      struct tl_launcher_group_set **out);
+TL_API void tl_launcher_group_set_free(struct tl_launcher_group_set *set);
+
 /** @return TraceLens's op category for event @p uid given its first kernel (may be -1). */
 TL_API const char *tl_op_category(const struct tl_trace *tr, uint64_t uid, int64_t first_kernel);
 
