@@ -9,31 +9,9 @@
 
 #include <tlreplay/tlreplay.h>
 
-#include "tap.h"
+#include "trace_fixture.h"
 
 /* Wrap event objects into a trace and load it. */
-static struct tl_trace *load(const char *const *events, size_t n)
-{
-	size_t cap = 64, len, i;
-	char *buf;
-	struct tl_trace *tr = NULL;
-
-	for (i = 0; i < n; i++)
-		cap += strlen(events[i]) + 2;
-	buf = malloc(cap);
-	len = (size_t)sprintf(buf, "{\"traceEvents\": [");
-	for (i = 0; i < n; i++)
-		len += (size_t)sprintf(buf + len, "%s%s", i ? "," : "", events[i]);
-	len += (size_t)sprintf(buf + len, "]}");
-	if (tl_trace_open_mem(buf, len, "test", NULL, &tr))
-		diag("load failed: %s", tl_last_error());
-	free(buf);
-	return tr;
-}
-
-#define LOAD(...)                                                                              \
-	load((const char *const[]){ __VA_ARGS__ },                                             \
-	     sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
 
 #define OP(name, ts, dur) "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur "}"
 #define RT(name, ts, dur, corr) "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"correlation\":" #corr "}}"

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file replay.h
+ * @brief Running replay workers: a Python interpreter with torch, chosen at run
+ *        time, that replays ops from IR entries (docs/replay-internals.md).
+ *
+ * The library never embeds Python: a worker is a child process (the chosen
+ * interpreter running tlreplay_worker.py) spoken to over two pipes, one JSON
+ * object per line. An op that crashes kills the worker, not the caller; the
+ * next request on a dead worker fails with -EPIPE and tl_worker_restart()
+ * starts a fresh one.
+ *
+ * Ownership: tl_worker_start() returns a handle released with tl_worker_stop().
+ * Replies are new cJSON objects the caller frees with cJSON_Delete().
+ */
+#ifndef TLREPLAY_REPLAY_H
+#define TLREPLAY_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tlreplay/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cJSON;
+struct tl_worker;
+
+/** The Python used when none is given: Debian's, where apt installs torch. */
+#define TL_DEFAULT_PYTHON "/usr/bin/python3"
+
+struct tl_worker_opts {
+	size_t sz;
+	/** Interpreter: NULL = $TLREPLAY_PYTHON, else TL_DEFAULT_PYTHON. */
+	const char *python;
+	/** tlreplay_worker.py: NULL = tl_worker_script_path(NULL). */
+	const char *script;
+	/** Pass the worker's stderr through (else it is kept and quoted when it dies). */
+	bool verbose;
+	/** Seconds to wait for the worker to start and answer hello (0 = 120). */
+	double start_timeout_s;
+};
+
+/**
+ * @brief Where the worker script is: $TLREPLAY_WORKER, else next to the program
+ *        (../share/tlreplay/replay/ of its directory, or ../core/replay/ in a
+ *        build tree).
+ * @param argv0_dir directory of the running program, or NULL to use /proc/self/exe.
+ * @return a static path, or NULL if none exists.
+ */
+TL_API const char *tl_worker_script_path(const char *argv0_dir);
+
+/**
+ * @brief Start a worker and check it with "hello".
+ * @return 0; -ENOENT (no interpreter or script), -ENOEXEC (the interpreter
+ *         has no usable torch: tl_last_error() names the interpreter and
+ *         quotes its error), -ETIMEDOUT, -ENOMEM.
+ */
+TL_API int tl_worker_start(const struct tl_worker_opts *opts, struct tl_worker **out);
+
+/** @return the hello reply (python, torch, cuda, devices...), owned by the worker. */
+TL_API const struct cJSON *tl_worker_hello(const struct tl_worker *w);
+
+/** @return the interpreter path of the worker (static for its lifetime). */
+TL_API const char *tl_worker_python(const struct tl_worker *w);
+
+/** Region events of a replay (counting around the timed loop only). */
+enum tl_region { TL_REGION_BEGIN, TL_REGION_END };
+
+/** Called on a region event; the worker waits until it returns. Return 0 to go on. */
+typedef int (*tl_region_fn)(enum tl_region ev, void *ctx);
+
+/**
+ * @brief Send @p req (a cJSON object with "cmd"; "id" is set for you) and
+ *        wait for its reply.
+ * @param region called for region_begin/region_end events (may be NULL).
+ * @param timeout_s seconds to wait for the reply (0 = no limit).
+ * @param[out] reply the reply object (caller frees).
+ * @return 0 (look at reply "status"); -EPIPE if the worker died (tl_last_error()
+ *         says how: exit status or signal, and its last stderr lines);
+ *         -ETIMEDOUT (the worker is killed); -EBADMSG (unparsable reply).
+ */
+TL_API int tl_worker_request(struct tl_worker *w, struct cJSON *req, tl_region_fn region,
+			     void *ctx, double timeout_s, struct cJSON **reply);
+
+/** @return true while the worker process is alive and usable. */
+TL_API bool tl_worker_alive(const struct tl_worker *w);
+
+/** Replace a dead (or live) worker by a fresh one with the same options. */
+TL_API int tl_worker_restart(struct tl_worker *w);
+
+/** Ask the worker to quit (kill it after a grace period) and free the handle. NULL ok. */
+TL_API void tl_worker_stop(struct tl_worker *w);
+
+/* ------------------------------------------------------------------ statistics */
+
+/** Summary of per-iteration times. */
+struct tl_stats {
+	size_t n;
+	double median, mean, std, min, max;	/**< std: sample standard deviation */
+};
+
+/** Fill @p s from @p v[0..n) (v is not modified). */
+TL_API void tl_stats_compute(const double *v, size_t n, struct tl_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
