@@ -53,7 +53,7 @@ LIB_CFLAGS = $(CFLAGS_ALL) -fPIC -fvisibility=hidden
 LDLIBS_CORE := -lcjson -ldeflate -lz -lm -lpthread
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
-CORE_SRCS := $(wildcard core/src/*.c)
+CORE_SRCS := $(wildcard core/src/*.c core/replay/*.c)
 CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
 CLI_SRCS := $(wildcard perf-plugin/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
@@ -73,7 +73,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 
 all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay
 
-$(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*.h perf-plugin/*.h)
+$(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*.h core/replay/*.h perf-plugin/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(if $(filter core/%,$<),$(LIB_CFLAGS),$(CFLAGS_ALL)) -c -o $@ $<
@@ -116,7 +116,7 @@ unit-tests: $(UNIT_BINS)
 check: all unit-tests fuzz
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
 		TLREPLAY_CFLAGS="$(SANFLAGS)" \
-		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/conformance/*.sh \
+		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/conformance/*.sh \
 		$(if $(SANITIZER),,tests/memcheck/*.sh)
 
 test: check
@@ -168,6 +168,9 @@ install: all
 		-e 's|@VERSION@|$(VERSION)|' core/tlreplay.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/tlreplay.pc
 	install -m 644 docs/tlreplay.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 scripts/bash-completion/tlreplay $(DESTDIR)$(bash_compdir)/tlreplay
+	install -d $(DESTDIR)$(DATADIR)/tlreplay/replay $(DESTDIR)$(DATADIR)/tlreplay/schemas
+	install -m 644 core/replay/tlreplay_worker.py $(DESTDIR)$(DATADIR)/tlreplay/replay/
+	install -m 644 $(wildcard core/replay/schemas/*.json.gz) $(DESTDIR)$(DATADIR)/tlreplay/schemas/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tlreplay $(DESTDIR)$(BINDIR)/perf-tlreplay
@@ -176,6 +179,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/tlreplay.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/tlreplay
 	rm -f $(DESTDIR)$(MANDIR)/man1/tlreplay.1 $(DESTDIR)$(bash_compdir)/tlreplay
+	rm -rf $(DESTDIR)$(DATADIR)/tlreplay
 
 clean:
 	rm -rf $(O)
