@@ -14,6 +14,10 @@ int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_ir(int argc, char **argv);
+int cmd_uid(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* Print the help of a subcommand on stdout; returns 0. */

@@ -13,6 +13,9 @@
 
 #include <getopt.h>
 
+#include <cjson/cJSON.h>
+#include <zlib.h>
+
 #include "cli.h"
 #include "builtin.h"
 
@@ -411,4 +414,91 @@ int cli_no_args(const char *cmd, int argc, char **argv)
 		return cli_error("%s: unexpected argument '%s' (the trace goes after -i)", cmd,
 				 argv[optind]);
 	return 0;
+}
+
+/* Containers that fit in the line are written compact; others one member
+ * per line, indented by two spaces per level. */
+static void json_pretty_at(FILE *f, const cJSON *v, int indent)
+{
+	char *flat = cJSON_PrintUnformatted(v);
+	const cJSON *x;
+	bool obj = cJSON_IsObject(v);
+
+	if (!flat)
+		return;
+	if ((!cJSON_IsArray(v) && !obj) || !v->child || strlen(flat) + (size_t)indent <= 100) {
+		fputs(flat, f);
+		free(flat);
+		return;
+	}
+	free(flat);
+	fputc(obj ? '{' : '[', f);
+	for (x = v->child; x; x = x->next) {
+		fprintf(f, "\n%*s", indent + 2, "");
+		if (obj) {
+			json_str(f, x->string);
+			fputs(": ", f);
+		}
+		json_pretty_at(f, x, indent + 2);
+		if (x->next)
+			fputc(',', f);
+	}
+	fprintf(f, "\n%*s%c", indent, "", obj ? '}' : ']');
+}
+
+void json_pretty(FILE *f, const cJSON *v)
+{
+	json_pretty_at(f, v, 0);
+	fputc('\n', f);
+}
+
+char *cli_read_file(const char *path, bool gunzip, size_t *len)
+{
+	gzFile gz = NULL;
+	FILE *f = NULL, *m;
+	char *buf = NULL, chunk[65536];
+	size_t n = 0;
+	int r, err = 0;
+
+	*len = 0;
+	if (gunzip)
+		gz = gzopen(path, "rb");	/* reads plain files as they are */
+	else
+		f = fopen(path, "rb");
+	if (!gz && !f)
+		return NULL;
+	m = open_memstream(&buf, &n);
+	if (!m) {
+		err = errno;
+		goto out;
+	}
+	for (;;) {
+		r = gz ? gzread(gz, chunk, sizeof(chunk)) : (int)fread(chunk, 1, sizeof(chunk), f);
+		if (r <= 0)
+			break;
+		fwrite(chunk, 1, (size_t)r, m);
+	}
+	if (gz) {
+		int zerr = Z_OK;
+
+		gzerror(gz, &zerr);	/* a truncated stream ends in Z_BUF_ERROR, not r < 0 */
+		if (r < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
+			err = EBADMSG;
+	} else if (ferror(f)) {
+		err = errno ? errno : EIO;
+	}
+	if (fclose(m) && !err)
+		err = ENOMEM;
+out:
+	if (gz)
+		gzclose(gz);
+	if (f)
+		fclose(f);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	*len = n;
+	return buf;
 }

@@ -65,6 +65,12 @@ void fmt_pyfloat(char *buf, size_t n, double v);
 void out_field(struct out_fmt *o, const char *s, bool last);
 /* JSON string (with quotes) to @f. */
 void json_str(FILE *f, const char *s);
+/* The whole file at @path (NUL-terminated, malloc'ed), gunzipped if asked
+ * and it is gzip; NULL with errno set (EBADMSG: corrupt gzip). */
+char *cli_read_file(const char *path, bool gunzip, size_t *len);
+/* @v as indented JSON (compact where it fits in a line), newline-terminated. */
+struct cJSON;
+void json_pretty(FILE *f, const struct cJSON *v);
 /* Human-readable duration in microseconds ("12.3 us", "4.56 ms", "1.2 s"). */
 void fmt_us(char *buf, size_t n, double us);
 

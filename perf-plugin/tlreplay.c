@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tlreplay/replay.h>
+
 #include "builtin.h"
 
 #define COMMON_OPTS                                                                          \
@@ -130,6 +132,98 @@ static const char usage_check[] =
 	"Exit status: 0 if nothing is an error, 1 if some finding is an error.\n"
 	"\n" COMMON_OPTS;
 
+#define REPLAY_OPTS                                                                          \
+	"    -r, --iters N              timed calls (default 100)\n"                              \
+	"        --warmup N             untimed calls first (default 10)\n"                       \
+	"        --min-time S           keep timing until S seconds have passed\n"                \
+	"        --device DEV           cpu (default), cuda or cuda:N\n"                           \
+	"        --flush-l2             CUDA: evict the L2 cache before each timed call\n"         \
+	"        --cuda-graph           CUDA: capture the op in a graph and time its replays (tiny ops)\n" \
+	"        --seed N               seed for the tensor contents (default 0)\n"               \
+	"        --init-plugin FILE.py  custom initializers (repeatable; first exact op match wins)\n" \
+	"        --init-kwargs JSON     options for the initializers, e.g. '{\"moe_distribution\": \"zipf\"}'\n" \
+	"        --python PATH          interpreter with torch (default $TLREPLAY_PYTHON, else\n"  \
+	"                               " TL_DEFAULT_PYTHON ")\n"                                  \
+	"        --schemas FILE         match op schemas against this snapshot instead of the\n"   \
+	"                               worker's torch\n"                                          \
+	"        --timeout S            give up on one op after S seconds (default 600)\n"        \
+	"        --namespace NS=MOD[,MOD]  import MOD (a module or a FILE.py) for the ops of NS\n"  \
+	"                               (repeatable; aiter, vllm, _C, _rocm_C, _C_cache_ops are known)\n" \
+	"        --alias OP=OTHER[,OTHER]  replay OP as OTHER when this torch lacks OP (repeatable)\n" \
+	"    -v, --verbose              arguments, worker messages, tracebacks\n"
+
+#define SELECT_OPTS                                                                          \
+	"        --launchers            kernel launchers only (ops that launched GPU work)\n"      \
+	"        --unique               one entry per distinct (name, Input Dims, Input type, Input\n" \
+	"                               Strides, Concrete Inputs), with count and uids (with\n"    \
+	"                               --launchers: TraceLens's ops_unique_args groups)\n"        \
+	"        --filter REGEX         ops whose name matches the extended regular expression\n"   \
+	"        --top N                the N ops (or groups) with the most GPU time\n"            \
+	"        --strict               leave out ops no schema matches, instead of typing their\n" \
+	"                               arguments from the profile (schemaless entries)\n"         \
+	"        --no-torch             match against the bundled schema snapshot; start no Python\n" \
+	"        --schemas FILE         match against this schema snapshot\n"                      \
+	"        --python PATH          interpreter whose torch gives the live schemas\n"          \
+	"        --namespace NS=MOD[,MOD]  import MOD (a module or a FILE.py) so that the live\n"   \
+	"                               schemas have the ops of NS (repeatable)\n"               \
+	"    -v, --verbose              the worker's messages\n"
+
+static const char usage_ir[] =
+	"usage: tlreplay ir [-i TRACE] [-o FILE] UID...\n"
+	"       tlreplay ir [-i TRACE] [-o FILE] [--launchers] [--unique] [--filter REGEX] [--top N]\n"
+	"\n"
+	"Write ops as replay IR (docs/ir.md): a JSON list in TraceLens's format, {op_name,\n"
+	"replay_ir: {list_pos_args, list_kwargs}}, plus uid, schema, overload, trace_dur_us,\n"
+	"gpu_time_us, kernels and source. Schemas come from the torch of --python when it\n"
+	"can be started, else from the bundled snapshot. Without UIDs or options: every\n"
+	"cpu_op that recorded shapes. What was left out, and why, is said on stderr.\n"
+	"\n"
+	"    -i, --input TRACE          trace to read; default $TLREPLAY_TRACE, then `tlreplay open`'s\n"
+	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"
+	"    -h, --help                 this help\n"
+	"        --capture DIR          merge the CUDA/HIP-graph capture traces in DIR first\n"
+	SELECT_OPTS;
+
+static const char usage_uid[] =
+	"usage: tlreplay uid [-i TRACE] [-j] [-o FILE] [options] UID\n"
+	"\n"
+	"Replay one op of the trace alone: rebuild its arguments with the recorded shapes,\n"
+	"strides and dtypes, run it --warmup times, then time -r calls (CPU clock on the CPU,\n"
+	"CUDA events on a GPU) and print median, mean, std, min and max. On a GPU, the kernels\n"
+	"the replay launched are compared with the trace's (MATCH, SUBSET or MISMATCH).\n"
+	"Exit status 1 when the op cannot be replayed.\n"
+	"\n" NAV_OPTS REPLAY_OPTS;
+
+static const char usage_replay[] =
+	"usage: tlreplay replay [-j] [-o FILE] [options] IR.json\n"
+	"\n"
+	"Replay every entry of an IR file (tlreplay's or TraceLens's) in a worker that is\n"
+	"restarted when an op crashes it, and print a summary: entries, attempted, ok,\n"
+	"failed, unavailable. With -j, one JSON object per entry with status ok | failed |\n"
+	"unavailable and the reason. Exit status 1 when some entry failed.\n"
+	"\n"
+	"    -j, --json                 one JSON object per entry\n"
+	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"
+	"    -h, --help                 this help\n"
+	"        --op-filter SUBSTR     only entries whose op name contains SUBSTR\n"
+	"        --op-limit N           at most N entries (after --op-filter)\n"
+	"        --stop-on-error        stop at the first failed entry\n"
+	REPLAY_OPTS;
+
+static const char usage_pack[] =
+	"usage: tlreplay pack -o FILE.zip [-i TRACE] [selection] UID...\n"
+	"\n"
+	"Pack ops into one zip for someone with only Python and torch: ir.json, replay.py\n"
+	"(python3 replay.py replay ir.json) and a README. The ops are chosen as for\n"
+	"`tlreplay ir`; the initializers given with --init-plugin travel in plugins/.\n"
+	"\n"
+	"    -i, --input TRACE          trace to read; default $TLREPLAY_TRACE, then `tlreplay open`'s\n"
+	"    -o, --output FILE.zip      the archive to write (atomically)\n"
+	"    -h, --help                 this help\n"
+	"        --capture DIR          merge the CUDA/HIP-graph capture traces in DIR first\n"
+	"        --init-plugin FILE.py  an initializer to ship with the ops (repeatable)\n"
+	SELECT_OPTS;
+
 static const char usage_help[] = "usage: tlreplay help [COMMAND]\n";
 
 const struct cmd tl_cmds[] = {
@@ -144,6 +238,10 @@ const struct cmd tl_cmds[] = {
 	{ "show", cmd_show, "show one event: args, call stack, children, GPU events", usage_show },
 	{ "tree", cmd_tree, "the CPU op -> runtime -> GPU call tree", usage_tree },
 	{ "check", cmd_check, "trace health report (exit 1 on errors)", usage_check },
+	{ "ir", cmd_ir, "write ops as replay IR (JSON)", usage_ir },
+	{ "uid", cmd_uid, "replay one op of the trace alone and time it", usage_uid },
+	{ "replay", cmd_replay, "replay every op of an IR file", usage_replay },
+	{ "pack", cmd_pack, "zip ops with a standalone replayer and a README", usage_pack },
 	{ "help", cmd_help, "help on a command", usage_help },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/* tlreplay ir: write replay IR; tlreplay pack: IR + a standalone replayer
+ * and a README in one zip, for someone who has only Python and torch. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "builtin.h"
+#include "ir-select.h"
+#include "zip-writer.h"
+
+/* Options of ir and pack. */
+struct ir_opts {
+	struct common_opts co;
+	struct replay_opts ro;	/* --python, --schemas, -v; pack: the replay defaults */
+	struct ir_select sel;
+};
+
+static int parse_ir_opts(int argc, char **argv, const char *cmd, struct ir_opts *o, bool pack)
+{
+	struct option lopts[40];
+	size_t n = 0, i;
+	int c;
+	static const struct option base[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "capture", required_argument, NULL, 0x100 },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "python", required_argument, NULL, RO_PYTHON },
+		{ "schemas", required_argument, NULL, RO_SCHEMAS },
+		{ "namespace", required_argument, NULL, RO_NAMESPACE },
+		{ "init-plugin", required_argument, NULL, RO_PLUGIN },
+	};
+
+	for (i = 0; i < TL_ARRAY_N(base); i++)
+		if (pack || base[i].val != RO_PLUGIN)
+			lopts[n++] = base[i];
+	for (i = 0; ir_select_long_opts[i].name; i++)
+		lopts[n++] = ir_select_long_opts[i];
+	memset(&lopts[n], 0, sizeof(lopts[n]));
+	replay_opts_init(&o->ro);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:hv", lopts, NULL)) != -1) {
+		int r;
+
+		switch (c) {
+		case 'i': o->co.input = optarg; continue;
+		case 'o': o->co.output = optarg; continue;
+		case 0x100: o->co.capture = optarg; continue;
+		case 'h': cmd_help_for(cmd); return -1;
+		case '?': return cmd_usage_error(cmd);
+		}
+		r = ir_select_opt(&o->sel, c, optarg);
+		if (r == 0)
+			continue;
+		if (r < 0)
+			return 1;
+		r = replay_opt(&o->ro, c, optarg);
+		if (r == 0)
+			continue;
+		if (r < 0)
+			return 1;
+		return cmd_usage_error(cmd);
+	}
+	o->sel.uids = argv + optind;
+	o->sel.nuids = (size_t)(argc - optind);
+	if (o->sel.nuids && (o->sel.launchers || o->sel.filter || o->sel.top || o->sel.unique))
+		return cli_error("%s: give UIDs or a selection (--launchers, --filter, --top, --unique), "
+				 "not both", cmd);
+	if (o->ro.schemas && o->sel.no_torch)
+		return cli_error("%s: --schemas and --no-torch both say where schemas come from; give one",
+				 cmd);
+	return 0;
+}
+
+int cmd_ir(int argc, char **argv)
+{
+	struct ir_opts o = { 0 };
+	struct tl_trace *tr = NULL;
+	struct out_fmt out = { 0 };
+	struct ir_tally t;
+	cJSON *list = NULL;
+	int rc = 1, err;
+
+	err = parse_ir_opts(argc, argv, "ir", &o, false);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (cli_open_trace(&o.co, &tr))
+		return 1;
+	if (ir_build_list(tr, &o.sel, &o.ro, "ir", &list, &t))
+		goto out;
+	if (!t.written) {
+		rc = cli_error("ir: none of the %zu selected ops of %s could be extracted: %s",
+			       t.candidates, tl_trace_path(tr), t.first_reason);
+		goto out;
+	}
+	if (out_open(&out, o.co.output))
+		goto out;
+	json_pretty(out.f, list);
+	rc = out_close(&out, false);
+	if (!rc)
+		ir_tally_print("ir", &t, o.co.output ? o.co.output : "stdout");
+out:
+	cJSON_Delete(list);
+	tl_trace_close(tr);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ pack */
+
+static char *pretty_text(const cJSON *v, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	json_pretty(f, v);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Name of the folder inside the zip: the archive's name without ".zip". */
+static void pack_dir(const char *zip_path, char *dir, size_t n)
+{
+	char *copy = strdup(zip_path), *b, *dot;
+
+	snprintf(dir, n, "tlreplay-pack");
+	if (!copy)
+		return;
+	b = basename(copy);
+	dot = strrchr(b, '.');
+	if (dot && !strcmp(dot, ".zip"))
+		*dot = 0;
+	if (*b && strcmp(b, ".") && strcmp(b, ".."))
+		snprintf(dir, n, "%s", b);
+	free(copy);
+}
+
+static char *pack_readme(struct tl_trace *tr, const cJSON *list, const struct ir_opts *o,
+			 const char *dir)
+{
+	const cJSON *e;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "# %s: ops of a PyTorch trace, to replay alone\n\n", dir);
+	fprintf(f, "Made by tlreplay %s from `%s`.\n\n", tl_version(), tl_trace_path(tr));
+	fputs("What is here:\n\n"
+	      "- `ir.json`: the ops as replay IR (TraceLens's format plus tlreplay's keys:\n"
+	      "  uid, schema, overload, trace_dur_us, gpu_time_us, kernels, source).\n"
+	      "- `replay.py`: a replayer that needs only Python >= 3.8 and torch >= 1.13.\n", f);
+	if (o->ro.nplugins)
+		fputs("- `plugins/`: the custom initializers the ops were packed with.\n", f);
+	fputs("\nReplay every op on the CPU, then on the first GPU:\n\n```sh\n", f);
+	fputs("python3 replay.py replay ir.json", f);
+	for (i = 0; i < o->ro.nplugins; i++) {
+		char *copy = strdup(o->ro.plugins[i]);
+
+		fprintf(f, " --init-plugin plugins/%s", copy ? basename(copy) : "?");
+		free(copy);
+	}
+	fputs("\npython3 replay.py replay ir.json --device cuda --kernels\n```\n\n", f);
+	fputs("Useful options: `-r N` timed calls per op, `--warmup N`, `--op-filter SUBSTR`,\n"
+	      "`--op-limit N`, `-j` for one JSON object per op, `-v` for the arguments and\n"
+	      "tracebacks, `--flush-l2` and `--cuda-graph` on a GPU. `python3 replay.py replay -h`\n"
+	      "lists them all. With tlreplay installed, `tlreplay replay ir.json` does the same.\n\n", f);
+	fputs("| # | op | UID | trace GPU time (us) |\n|---|----|-----|----|\n", f);
+	i = 0;
+	cJSON_ArrayForEach(e, list) {
+		const cJSON *op = cJSON_GetObjectItemCaseSensitive(e, "op_name");
+		const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
+		const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "gpu_time_us");
+
+		fprintf(f, "| %zu | `%s` | %.0f | ", i++, cJSON_IsString(op) ? op->valuestring : "?",
+			cJSON_IsNumber(uid) ? uid->valuedouble : -1.0);
+		if (cJSON_IsNumber(g))
+			fprintf(f, "%.3f |\n", g->valuedouble);
+		else
+			fputs("- |\n", f);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int pack_write(struct zipw *z, const char *dir, const char *name, const void *data,
+		      size_t len, unsigned mode)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return zipw_add(z, path, data, len, mode);
+}
+
+int cmd_pack(int argc, char **argv)
+{
+	struct ir_opts o = { 0 };
+	struct tl_trace *tr = NULL;
+	struct out_fmt out = { 0 };
+	struct zipw *z = NULL;
+	struct ir_tally t;
+	cJSON *list = NULL;
+	char *irtxt = NULL, *readme = NULL, *script = NULL, dir[256];
+	const char *script_path;
+	size_t script_len = 0, irlen = 0, i;
+	int rc = 1, err;
+
+	err = parse_ir_opts(argc, argv, "pack", &o, true);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (!o.co.output)
+		return cli_error("pack: where to? usage: tlreplay pack -o FILE.zip UID...");
+	if (!o.sel.nuids && !o.sel.launchers && !o.sel.filter && !o.sel.top)
+		return cli_error("pack: which ops? give UIDs, --filter REGEX, --top N or --launchers");
+	script_path = tl_worker_script_path(NULL);
+	if (!script_path)
+		return cli_error("pack: the replay script (tlreplay_worker.py) is not installed beside "
+				 "tlreplay; set TLREPLAY_WORKER");
+	script = cli_read_file(script_path, false, &script_len);
+	if (!script)
+		return cli_error("pack: %s: %s", script_path, strerror(errno));
+	if (cli_open_trace(&o.co, &tr))
+		goto out;
+	if (ir_build_list(tr, &o.sel, &o.ro, "pack", &list, &t))
+		goto out;
+	if (!t.written) {
+		rc = cli_error("pack: none of the %zu selected ops of %s could be extracted: %s",
+			       t.candidates, tl_trace_path(tr), t.first_reason);
+		goto out;
+	}
+	pack_dir(o.co.output, dir, sizeof(dir));
+	irtxt = pretty_text(list, &irlen);
+	readme = pack_readme(tr, list, &o, dir);
+	if (!irtxt || !readme) {
+		rc = cli_error("out of memory writing the pack");
+		goto out;
+	}
+	if (out_open(&out, o.co.output))
+		goto out;
+	z = zipw_new(out.f);
+	err = z ? 0 : -ENOMEM;
+	if (!err)
+		err = pack_write(z, dir, "README.md", readme, strlen(readme), 0644);
+	if (!err)
+		err = pack_write(z, dir, "ir.json", irtxt, irlen, 0644);
+	if (!err)
+		err = pack_write(z, dir, "replay.py", script, script_len, 0755);
+	for (i = 0; !err && i < o.ro.nplugins; i++) {
+		size_t plen = 0;
+		char *p = cli_read_file(o.ro.plugins[i], false, &plen), *copy = strdup(o.ro.plugins[i]), name[300];
+
+		if (!p || !copy) {
+			err = errno ? -errno : -ENOMEM;
+		} else {
+			snprintf(name, sizeof(name), "plugins/%s", basename(copy));
+			err = pack_write(z, dir, name, p, plen, 0644);
+		}
+		free(p);
+		free(copy);
+	}
+	if (!err) {
+		err = zipw_finish(z);
+		z = NULL;
+	}
+	if (err) {
+		zipw_abort(z);
+		out_close(&out, true);
+		rc = cli_error("pack: %s: %s", o.co.output, strerror(-err));
+		goto out;
+	}
+	rc = out_close(&out, false);
+	if (!rc)
+		ir_tally_print("pack", &t, o.co.output);
+out:
+	free(irtxt);
+	free(readme);
+	free(script);
+	cJSON_Delete(list);
+	tl_trace_close(tr);
+	return rc;
+}

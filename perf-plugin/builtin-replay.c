@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: MIT */
+/* tlreplay ir / uid / replay: extract ops as replay IR and replay them. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "replay-common.h"
+
+/* Options of a replaying command: the common ones, the replay ones, and @extra. */
+struct ropts {
+	struct common_opts co;
+	struct replay_opts ro;
+};
+
+typedef int (*extra_fn)(int c, const char *arg, void *ctx);
+
+static int parse_ropts(int argc, char **argv, const char *cmd, struct ropts *o,
+		       const struct option *extra, const char *shorts, extra_fn on_extra, void *ctx)
+{
+	struct option lopts[48];
+	char optstr[64];
+	size_t n = 0, i;
+	int c;
+	static const struct option base[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "capture", required_argument, NULL, 0x100 },
+	};
+
+	for (i = 0; i < TL_ARRAY_N(base); i++)
+		lopts[n++] = base[i];
+	for (i = 0; replay_long_opts[i].name; i++)
+		lopts[n++] = replay_long_opts[i];
+	for (i = 0; extra && extra[i].name && n + 1 < TL_ARRAY_N(lopts); i++)
+		lopts[n++] = extra[i];
+	memset(&lopts[n], 0, sizeof(lopts[n]));
+	snprintf(optstr, sizeof(optstr), "i:jo:hr:v%s", shorts ? shorts : "");
+	replay_opts_init(&o->ro);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, optstr, lopts, NULL)) != -1) {
+		int r;
+
+		switch (c) {
+		case 'i': o->co.input = optarg; continue;
+		case 'j': o->co.json = true; continue;
+		case 'o': o->co.output = optarg; continue;
+		case 0x100: o->co.capture = optarg; continue;
+		case 'h': cmd_help_for(cmd); return -1;
+		case '?': return cmd_usage_error(cmd);
+		}
+		r = replay_opt(&o->ro, c, optarg);
+		if (r < 0)
+			return 1;
+		if (r == 0)
+			continue;
+		if (on_extra && on_extra(c, optarg, ctx) == 0)
+			continue;
+		return cmd_usage_error(cmd);
+	}
+	return 0;
+}
+
+static void print_value(FILE *f, const cJSON *v)
+{
+	const cJSON *shape = cJSON_GetObjectItemCaseSensitive(v, "shape");
+
+	if (cJSON_IsObject(v) && shape) {
+		const cJSON *dt = cJSON_GetObjectItemCaseSensitive(v, "dtype"), *x;
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(v, "strides");
+		bool first = true;
+
+		fputs("Tensor[", f);
+		cJSON_ArrayForEach(x, shape) {
+			fprintf(f, "%s%.0f", first ? "" : ", ", x->valuedouble);
+			first = false;
+		}
+		fprintf(f, "] %s", cJSON_IsString(dt) ? dt->valuestring : "?");
+		if (cJSON_IsArray(st)) {
+			char *s = cJSON_PrintUnformatted(st);
+
+			fprintf(f, " strides %s", s ? s : "?");
+			free(s);
+		}
+	} else if (cJSON_IsArray(v) && cJSON_GetArraySize(v) &&
+		   cJSON_IsObject(cJSON_GetArrayItem(v, 0))) {
+		const cJSON *x;
+		bool first = true;
+
+		fputs("[", f);
+		cJSON_ArrayForEach(x, v) {
+			if (!first)
+				fputs(", ", f);
+			print_value(f, x);
+			first = false;
+		}
+		fputs("]", f);
+	} else {
+		char *s = cJSON_PrintUnformatted(v);
+
+		fputs(s ? s : "?", f);
+		free(s);
+	}
+}
+
+static void print_args(FILE *f, const cJSON *entry)
+{
+	const cJSON *ir = cJSON_GetObjectItemCaseSensitive(entry, "replay_ir");
+	const char *lists[] = { "list_pos_args", "list_kwargs" };
+	size_t l, width = 0;
+	const cJSON *a;
+
+	for (l = 0; l < 2; l++)
+		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(ir, lists[l])) {
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(a, "arg_name");
+
+			if (cJSON_IsString(n) && strlen(n->valuestring) > width)
+				width = strlen(n->valuestring);
+		}
+	for (l = 0; l < 2; l++)
+		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(ir, lists[l])) {
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(a, "arg_name");
+
+			fprintf(f, "  %s %-*s = ", l ? "kw " : "arg", (int)width,
+				cJSON_IsString(n) ? n->valuestring : "?");
+			print_value(f, cJSON_GetObjectItemCaseSensitive(a, "value"));
+			fputc('\n', f);
+		}
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+/* The result of one replay, human-readable. */
+static void print_result(FILE *f, const struct replay_opts *ro, const cJSON *entry,
+			 const cJSON *reply, const struct tl_worker *w, bool show_device)
+{
+	const char *st = reply_status(reply), *verdict;
+	const cJSON *h = tl_worker_hello(w);
+	struct tl_stats s;
+	char b[32];
+
+	if (show_device)
+		fprintf(f, "  device %s (torch %s, %s)\n", ro->device,
+			str(h, "torch") ? str(h, "torch") : "?", tl_worker_python(w));
+	if (strcmp(st, "ok")) {
+		fprintf(f, "  %s: %s\n", st, str(reply, "error") ? str(reply, "error") : "(no reason given)");
+		return;
+	}
+	reply_stats(reply, &s);
+	{
+		/* one unit for all five, the one that suits the median */
+		double k = s.median >= 1e6 ? 1e-6 : s.median >= 1e3 ? 1e-3 : 1;
+		const char *u = k == 1 ? "us" : k == 1e-3 ? "ms" : "s";
+
+		fprintf(f, "  time   median %.3f %s  mean %.3f  std %.3f  min %.3f  max %.3f %s"
+			"  (%zu timed calls after %ld warm-up)\n", s.median * k, u, s.mean * k,
+			s.n > 1 ? s.std * k : 0.0, s.min * k, s.max * k, u, s.n, ro->warmup);
+	}
+	if (str(reply, "result"))
+		fprintf(f, "  result %s\n", str(reply, "result"));
+	{
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(reply, "init"), *x;
+
+		cJSON_ArrayForEach(x, in)
+			if (cJSON_IsString(x))
+				fprintf(f, "  init   %s\n", x->valuestring);
+	}
+	if (!strncmp(ro->device, "cuda", 4) && isfinite(num(entry, "gpu_time_us")) &&
+	    num(entry, "gpu_time_us") > 0) {
+		fmt_us(b, sizeof(b), num(entry, "gpu_time_us"));
+		fprintf(f, "  trace  %s on the GPU: replay/trace = %.2f\n", b,
+			s.median / num(entry, "gpu_time_us"));
+	} else if (isfinite(num(entry, "gpu_time_us"))) {
+		fmt_us(b, sizeof(b), num(entry, "gpu_time_us"));
+		fprintf(f, "  trace  %s on the GPU (not comparable with a %s replay)\n", b, ro->device);
+	}
+	verdict = kernel_verdict(entry, reply);
+	if (verdict) {
+		const cJSON *x;
+
+		fprintf(f, "  kernels %s\n", verdict);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(reply, "kernels"))
+			if (cJSON_IsString(x))
+				fprintf(f, "    replay: %.120s\n", x->valuestring);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(entry, "kernels"))
+			if (str(x, "name"))
+				fprintf(f, "    trace:  %.120s\n", str(x, "name"));
+	}
+}
+
+/* The result as one JSON object (entry summary + reply + stats). */
+static void print_result_json(FILE *f, const struct replay_opts *ro, const cJSON *entry,
+			      const cJSON *reply, size_t index)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *verdict = kernel_verdict(entry, reply);
+	const cJSON *x;
+	struct tl_stats s;
+	char *txt;
+
+	if (!o)
+		return;
+	if (index != (size_t)-1)
+		cJSON_AddNumberToObject(o, "index", (double)index);
+	if (str(entry, "op_name"))
+		cJSON_AddStringToObject(o, "op", str(entry, "op_name"));
+	if ((x = cJSON_GetObjectItemCaseSensitive(entry, "uid")))
+		cJSON_AddItemToObject(o, "uid", cJSON_Duplicate(x, true));
+	cJSON_AddStringToObject(o, "device", ro->device);
+	cJSON_AddStringToObject(o, "status", reply_status(reply));
+	if (!strcmp(reply_status(reply), "ok")) {
+		reply_stats(reply, &s);
+		cJSON_AddNumberToObject(o, "iters", (double)s.n);
+		cJSON_AddNumberToObject(o, "median_us", s.median);
+		cJSON_AddNumberToObject(o, "mean_us", s.mean);
+		cJSON_AddNumberToObject(o, "std_us", s.std);
+		cJSON_AddNumberToObject(o, "min_us", s.min);
+		cJSON_AddNumberToObject(o, "max_us", s.max);
+		if (isfinite(num(entry, "gpu_time_us")))
+			cJSON_AddNumberToObject(o, "trace_gpu_us", num(entry, "gpu_time_us"));
+		if (verdict)
+			cJSON_AddStringToObject(o, "kernels_vs_trace", verdict);
+	}
+	{
+		static const char *const keep[] = { "kind", "error", "result", "args", "kernels", "init",
+						     "warnings", "op" };
+		size_t k;
+
+		for (k = 0; k < TL_ARRAY_N(keep); k++)
+			if ((x = cJSON_GetObjectItemCaseSensitive(reply, keep[k])) &&
+			    !cJSON_GetObjectItemCaseSensitive(o, keep[k]))
+				cJSON_AddItemToObject(o, keep[k], cJSON_Duplicate(x, true));
+	}
+	txt = cJSON_PrintUnformatted(o);
+	fprintf(f, "%s\n", txt ? txt : "{}");
+	free(txt);
+	cJSON_Delete(o);
+}
+
+/* ------------------------------------------------------------------ uid */
+
+/* Namespace of an op name ("vllm" of "vllm::rms_norm"); aten/prims need none. */
+static const char *op_namespace(const char *op, char *buf, size_t n)
+{
+	const char *sep = strstr(op, "::");
+
+	if (!sep || (size_t)(sep - op) >= n)
+		return NULL;
+	memcpy(buf, op, (size_t)(sep - op));
+	buf[sep - op] = 0;
+	return !strcmp(buf, "aten") || !strcmp(buf, "prims") ? NULL : buf;
+}
+
+int cmd_uid(int argc, char **argv)
+{
+	struct ropts o = { 0 };
+	struct tl_trace *tr = NULL;
+	struct tl_worker *w = NULL;
+	struct tl_schema_db *db = NULL;
+	struct tl_ir_opts io = { .sz = sizeof(io), .allow_schemaless = true };
+	struct out_fmt out = { 0 };
+	cJSON *entry = NULL, *reply = NULL;
+	struct tl_event_info ev;
+	unsigned long long uid;
+	char nsbuf[128];
+	const char *ns;
+	int rc = 1, err;
+
+	err = parse_ropts(argc, argv, "uid", &o, NULL, NULL, NULL, NULL);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (argc - optind != 1)
+		return cli_error("uid: which event? usage: tlreplay uid [-i TRACE] UID");
+	if (!parse_u64(argv[optind], &uid))
+		return cli_error("uid: '%s' is not a UID (an event's index in traceEvents)", argv[optind]);
+	if (cli_open_trace(&o.co, &tr))
+		return 1;
+	if (tl_trace_event(tr, uid, &ev)) {
+		rc = cli_error("uid: no event with UID %llu in %s (UIDs go from 0 to %llu)", uid,
+			       tl_trace_path(tr), (unsigned long long)tl_trace_nevents(tr) - 1);
+		goto out;
+	}
+	if (replay_worker(&o.ro, &w) || replay_check_device(&o.ro, w))
+		goto out;
+	ns = op_namespace(ev.name, nsbuf, sizeof(nsbuf));
+	if (replay_schemas(&o.ro, w, ns ? &ns : NULL, ns ? 1 : 0, &db))
+		goto out;
+	io.db = db;
+	err = tl_ir_entry(tr, uid, &io, &entry);
+	if (err) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	reply = replay_one(&o.ro, w, entry, NULL, NULL);
+	if (!reply) {
+		rc = cli_error("out of memory");
+		goto out;
+	}
+	if (out_open(&out, o.co.output))
+		goto out;
+	if (o.co.json) {
+		print_result_json(out.f, &o.ro, entry, reply, (size_t)-1);
+	} else {
+		fprintf(out.f, "UID %llu: %s%s\n", uid, ev.name,
+			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(entry, "schemaless"))
+				? " (no schema matched: types from the profile)"
+				: "");
+		if (str(entry, "schema"))
+			fprintf(out.f, "  schema %s\n", str(entry, "schema"));
+		print_args(out.f, entry);
+		print_result(out.f, &o.ro, entry, reply, w, true);
+	}
+	rc = out_close(&out, false);
+	if (!rc && strcmp(reply_status(reply), "ok"))
+		rc = 1;
+	if (rc && !o.co.json && strcmp(reply_status(reply), "ok"))
+		cli_error("uid %llu (%s): replay %s: %s", uid, ev.name, reply_status(reply),
+			  str(reply, "error") ? str(reply, "error") : "?");
+out:
+	cJSON_Delete(reply);
+	cJSON_Delete(entry);
+	tl_schema_db_free(db);
+	tl_worker_stop(w);
+	tl_trace_close(tr);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ replay */
+
+struct batch_ctx {
+	const char *filter;
+	unsigned long long limit;
+	bool stop_on_error;
+};
+
+static int batch_extra(int c, const char *arg, void *ctx)
+{
+	struct batch_ctx *b = ctx;
+
+	switch (c) {
+	case 'F': b->filter = arg; return 0;
+	case 'L':
+		return parse_u64(arg, &b->limit) ? 0 : cli_error("replay: bad --op-limit '%s'", arg);
+	case 'S': b->stop_on_error = true; return 0;
+	}
+	return 1;
+}
+
+static cJSON *read_ir(const char *path)
+{
+	size_t len;
+	char *buf = cli_read_file(path, true, &len);
+	cJSON *doc;
+
+	if (!buf) {
+		cli_error("%s: %s", path, errno == EBADMSG ? "corrupt or truncated gzip" : strerror(errno));
+		return NULL;
+	}
+	doc = cJSON_ParseWithLength(buf, len);
+	if (!doc) {
+		const char *at = cJSON_GetErrorPtr();
+
+		cli_error("%s: not valid JSON (at byte %ld)", path, at && at >= buf ? (long)(at - buf) : -1L);
+	} else if (!cJSON_IsArray(doc)) {
+		cli_error("%s: not a replay IR file (expected a JSON list of entries)", path);
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	free(buf);
+	return doc;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option extra[] = {
+		{ "op-filter", required_argument, NULL, 'F' },
+		{ "op-limit", required_argument, NULL, 'L' },
+		{ "stop-on-error", no_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct batch_ctx b = { 0 };
+	struct ropts o = { 0 };
+	struct tl_worker *w = NULL;
+	struct out_fmt out = { 0 };
+	cJSON *doc = NULL, *e;
+	size_t total = 0, selected = 0, torun, attempted = 0, nok = 0, nfail = 0, nunavail = 0, idx = 0;
+	bool tty = isatty(2);
+	int rc = 1, err;
+
+	err = parse_ropts(argc, argv, "replay", &o, extra, NULL, batch_extra, &b);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (argc - optind != 1)
+		return cli_error("replay: which IR file? usage: tlreplay replay IR.json");
+	doc = read_ir(argv[optind]);
+	if (!doc)
+		return 1;
+	total = (size_t)cJSON_GetArraySize(doc);
+	if (replay_worker(&o.ro, &w) || replay_check_device(&o.ro, w))
+		goto out;
+	if (out_open(&out, o.co.output))
+		goto out;
+	/* what will run, so that progress and numbering say "i of n" */
+	cJSON_ArrayForEach(e, doc) {
+		const char *op = str(e, "op_name");
+
+		if (!op || (b.filter && !strstr(op, b.filter)))
+			continue;
+		selected++;
+	}
+	torun = b.limit && b.limit < selected ? (size_t)b.limit : selected;
+	if (!o.co.json) {
+		const cJSON *h = tl_worker_hello(w);
+
+		fprintf(out.f, "replaying %zu of %zu entries of %s on %s (torch %s, %s)\n", torun, total,
+			argv[optind], o.ro.device, str(h, "torch") ? str(h, "torch") : "?",
+			tl_worker_python(w));
+	}
+	cJSON_ArrayForEach(e, doc) {
+		const char *op = str(e, "op_name");
+		cJSON *reply;
+
+		idx++;
+		if (!op || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(e, "replay_ir"))) {
+			cli_error("%s: entry %zu is not a replay IR entry (no op_name/replay_ir)", argv[optind],
+				  idx - 1);
+			nfail++;
+			attempted++;
+			continue;
+		}
+		if (b.filter && !strstr(op, b.filter))
+			continue;
+		if (attempted >= torun)
+			break;
+		attempted++;
+		if (tty && !o.co.json)
+			fprintf(stderr, "\r\033[K[%zu/%zu] %.60s", attempted, torun, op);
+		reply = replay_one(&o.ro, w, e, NULL, NULL);
+		if (tty && !o.co.json)
+			fputs("\r\033[K", stderr);
+		if (!reply) {
+			rc = cli_error("out of memory");
+			goto out;
+		}
+		if (!strcmp(reply_status(reply), "ok"))
+			nok++;
+		else if (!strcmp(reply_status(reply), "unavailable"))
+			nunavail++;
+		else
+			nfail++;
+		if (o.co.json) {
+			print_result_json(out.f, &o.ro, e, reply, idx - 1);
+		} else {
+			fprintf(out.f, "[%zu/%zu] %s", attempted, torun, op);
+			if (cJSON_GetObjectItemCaseSensitive(e, "uid"))
+				fprintf(out.f, " (UID %.0f)", num(e, "uid"));
+			fputc('\n', out.f);
+			if (o.ro.verbose)
+				print_args(out.f, e);
+			print_result(out.f, &o.ro, e, reply, w, false);
+		}
+		cJSON_Delete(reply);
+		if (b.stop_on_error && nfail)
+			break;
+		if (!tl_worker_alive(w)) {
+			rc = cli_error("replay: the worker could not be restarted: %s", tl_last_error());
+			goto out;
+		}
+	}
+	if (!o.co.json) {
+		char label[96];
+
+		fprintf(out.f, "\n--- replay summary ---\n");
+		fprintf(out.f, "%-24s %zu\n", "entries in file", total);
+		if (b.filter) {
+			snprintf(label, sizeof(label), "matching '%.60s'", b.filter);
+			fprintf(out.f, "%-24s %zu\n", label, selected);
+		}
+		fprintf(out.f, "%-24s %zu\n", "attempted", attempted);
+		fprintf(out.f, "%-24s %zu\n", "ok", nok);
+		fprintf(out.f, "%-24s %zu\n", "failed", nfail);
+		fprintf(out.f, "%-24s %zu\n", "unavailable", nunavail);
+	}
+	rc = out_close(&out, false);
+	if (o.co.json)
+		fprintf(stderr, "tlreplay: replay: %zu entries, %zu attempted: %zu ok, %zu failed, "
+			"%zu unavailable\n", total, attempted, nok, nfail, nunavail);
+	if (!rc && nfail)
+		rc = 1;
+out:
+	tl_worker_stop(w);
+	cJSON_Delete(doc);
+	return rc;
+}

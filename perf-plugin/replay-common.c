@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the replaying subcommands. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay-common.h"
+
+const struct option replay_long_opts[] = {
+	{ "python", required_argument, NULL, RO_PYTHON },
+	{ "device", required_argument, NULL, RO_DEVICE },
+	{ "iters", required_argument, NULL, 'r' },
+	{ "warmup", required_argument, NULL, RO_WARMUP },
+	{ "min-time", required_argument, NULL, RO_MINTIME },
+	{ "flush-l2", no_argument, NULL, RO_FLUSH },
+	{ "cuda-graph", no_argument, NULL, RO_GRAPH },
+	{ "seed", required_argument, NULL, RO_SEED },
+	{ "init-plugin", required_argument, NULL, RO_PLUGIN },
+	{ "init-kwargs", required_argument, NULL, RO_KWARGS },
+	{ "schemas", required_argument, NULL, RO_SCHEMAS },
+	{ "timeout", required_argument, NULL, RO_TIMEOUT },
+	{ "namespace", required_argument, NULL, RO_NAMESPACE },
+	{ "alias", required_argument, NULL, RO_ALIAS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void replay_opts_init(struct replay_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->device = "cpu";
+	ro->iters = 100;
+	ro->warmup = 10;
+	ro->timeout_s = 600;
+}
+
+static bool parse_long(const char *s, long lo, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !errno && *s && !*end && *v >= lo;
+}
+
+int replay_opt(struct replay_opts *ro, int c, const char *arg)
+{
+	char *end;
+
+	switch (c) {
+	case RO_PYTHON: ro->python = arg; return 0;
+	case RO_DEVICE:
+		if (strcmp(arg, "cpu") && strncmp(arg, "cuda", 4))
+			return cli_error("--device: '%s' is neither cpu nor cuda[:N]", arg), -1;
+		ro->device = arg;
+		return 0;
+	case 'r':
+		return parse_long(arg, 1, &ro->iters) ? 0 : (cli_error("-r: '%s' is not a count >= 1", arg), -1);
+	case RO_WARMUP:
+		return parse_long(arg, 0, &ro->warmup) ? 0 : (cli_error("--warmup: bad count '%s'", arg), -1);
+	case RO_MINTIME:
+		ro->min_time_s = strtod(arg, &end);
+		return *end || ro->min_time_s < 0 ? (cli_error("--min-time: bad seconds '%s'", arg), -1) : 0;
+	case RO_FLUSH: ro->flush_l2 = true; return 0;
+	case RO_GRAPH: ro->cuda_graph = true; return 0;
+	case RO_SEED:
+		return parse_long(arg, 0, &ro->seed) ? 0 : (cli_error("--seed: bad value '%s'", arg), -1);
+	case RO_PLUGIN:
+		if (ro->nplugins == TL_ARRAY_N(ro->plugins))
+			return cli_error("--init-plugin: at most %zu", TL_ARRAY_N(ro->plugins)), -1;
+		if (access(arg, R_OK))
+			return cli_error("--init-plugin: %s: %s", arg, strerror(errno)), -1;
+		ro->plugins[ro->nplugins++] = arg;
+		return 0;
+	case RO_KWARGS: {
+		cJSON *j = cJSON_Parse(arg);
+		bool okj = cJSON_IsObject(j);
+
+		cJSON_Delete(j);
+		if (!okj)
+			return cli_error("--init-kwargs: not a JSON object: %s", arg), -1;
+		ro->init_kwargs = arg;
+		return 0;
+	}
+	case RO_SCHEMAS: ro->schemas = arg; return 0;
+	case RO_TIMEOUT:
+		ro->timeout_s = strtod(arg, &end);
+		return *end || ro->timeout_s <= 0 ? (cli_error("--timeout: bad seconds '%s'", arg), -1) : 0;
+	case RO_NAMESPACE:
+	case RO_ALIAS: {
+		const char **v = c == RO_ALIAS ? ro->aliases : ro->namespaces;
+		size_t *n = c == RO_ALIAS ? &ro->naliases : &ro->nnamespaces;
+		const char *eq = strchr(arg, '=');
+
+		if (!eq || eq == arg || !eq[1])
+			return cli_error("--%s: '%s' is not %s", c == RO_ALIAS ? "alias" : "namespace", arg,
+					 c == RO_ALIAS ? "OP=OTHER[,OTHER]" : "NS=MODULE[,MODULE]"), -1;
+		if (*n == 16)
+			return cli_error("--%s: at most 16", c == RO_ALIAS ? "alias" : "namespace"), -1;
+		v[(*n)++] = arg;
+		return 0;
+	}
+	case 'v': ro->verbose = true; return 0;
+	}
+	return 1;
+}
+
+/* {"KEY": ["V1", "V2"], ...} from "KEY=V1,V2" strings. */
+static cJSON *kv_lists(const char *const *v, size_t n)
+{
+	cJSON *o = cJSON_CreateObject();
+	size_t i;
+
+	for (i = 0; o && i < n; i++) {
+		const char *eq = strchr(v[i], '='), *p = eq + 1;
+		char key[256];
+		cJSON *list;
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - v[i]), v[i]);
+		list = cJSON_GetObjectItemCaseSensitive(o, key);
+		if (!list)
+			list = cJSON_AddArrayToObject(o, key);
+		while (list && *p) {
+			size_t m = strcspn(p, ",");
+
+			if (m) {
+				char *item = strndup(p, m);
+
+				cJSON_AddItemToArray(list, cJSON_CreateString(item ? item : ""));
+				free(item);
+			}
+			p += m + (p[m] == ',');
+		}
+	}
+	return o;
+}
+
+int replay_worker(const struct replay_opts *ro, struct tl_worker **w)
+{
+	struct tl_worker_opts wo = { .sz = sizeof(wo), .python = ro->python, .verbose = ro->verbose };
+	int err = tl_worker_start(&wo, w);
+
+	return err ? cli_lib_error(err) : 0;
+}
+
+int replay_check_device(const struct replay_opts *ro, struct tl_worker *w)
+{
+	const cJSON *h = tl_worker_hello(w), *cuda, *torch, *devs;
+
+	if (strncmp(ro->device, "cuda", 4))
+		return 0;
+	cuda = cJSON_GetObjectItemCaseSensitive(h, "cuda");
+	torch = cJSON_GetObjectItemCaseSensitive(h, "torch");
+	devs = cJSON_GetObjectItemCaseSensitive(h, "devices");
+	if (!cJSON_IsTrue(cuda) || cJSON_GetArraySize(devs) == 0)
+		return cli_error("--device %s: %s (torch %s) sees no CUDA/HIP device", ro->device,
+				 tl_worker_python(w), cJSON_IsString(torch) ? torch->valuestring : "?");
+	if (ro->device[4] == ':') {
+		long idx = strtol(ro->device + 5, NULL, 10);
+
+		if (idx < 0 || idx >= cJSON_GetArraySize(devs))
+			return cli_error("--device %s: only %d device(s) visible", ro->device,
+					 cJSON_GetArraySize(devs));
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ schemas */
+
+const char *replay_snapshot_path(void)
+{
+	static char best[2 * PATH_MAX + 512];
+	static const char *const rel[] = { "../share/tlreplay/schemas", "share/tlreplay/schemas",
+					   "../core/replay/schemas", "../../core/replay/schemas" };
+	const char *env = getenv("TLREPLAY_SCHEMAS");
+	char dir[PATH_MAX], sub[PATH_MAX + 64];
+	ssize_t n;
+	size_t i;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0)
+		return NULL;
+	dir[n] = 0;
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = 0;
+	best[0] = 0;
+	for (i = 0; i < TL_ARRAY_N(rel) && !best[0]; i++) {
+		DIR *d;
+		struct dirent *de;
+
+		snprintf(sub, sizeof(sub), "%s/%s", dir, rel[i]);
+		d = opendir(sub);
+		if (!d)
+			continue;
+		/* the newest torch: names sort by version (strverscmp) */
+		while ((de = readdir(d))) {
+			const char *nm = de->d_name;
+			char cand[2 * PATH_MAX + 512];
+
+			if (strncmp(nm, "torch-", 6) || !strstr(nm, ".json"))
+				continue;
+			snprintf(cand, sizeof(cand), "%s/%s", sub, nm);
+			if (!best[0] || strverscmp(strrchr(best, '/') + 1, nm) < 0)
+				snprintf(best, sizeof(best), "%s", cand);
+		}
+		closedir(d);
+	}
+	return best[0] ? best : NULL;
+}
+
+int replay_schemas(const struct replay_opts *ro, struct tl_worker *w, const char *const *ns,
+		   size_t nns, struct tl_schema_db **db)
+{
+	const char *snap;
+	int err;
+
+	*db = NULL;
+	if (ro->schemas) {
+		err = tl_schema_db_load(ro->schemas, db);
+		return err ? cli_lib_error(err) : 0;
+	}
+	if (w) {
+		cJSON *req = cJSON_CreateObject(), *rep = NULL, *arr;
+		const cJSON *list, *torch;
+		size_t i;
+
+		cJSON_AddStringToObject(req, "cmd", "schemas");
+		/* {ns: [modules]}: the user's --namespace modules, and the trace's namespaces */
+		arr = kv_lists(ro->namespaces, ro->nnamespaces);
+		for (i = 0; arr && i < nns; i++)
+			if (!cJSON_GetObjectItemCaseSensitive(arr, ns[i]))
+				cJSON_AddArrayToObject(arr, ns[i]);
+		cJSON_AddItemToObject(req, "namespaces", arr);
+		err = tl_worker_request(w, req, NULL, NULL, ro->timeout_s, &rep);
+		cJSON_Delete(req);
+		list = cJSON_GetObjectItemCaseSensitive(rep, "schemas");
+		torch = cJSON_GetObjectItemCaseSensitive(rep, "torch");
+		if (!err && !strcmp(reply_status(rep), "ok") && cJSON_IsArray(list)) {
+			size_t n = (size_t)cJSON_GetArraySize(list), k = 0;
+			const char **v = calloc(n + 1, sizeof(*v));
+			const cJSON *it;
+			char label[128];
+
+			cJSON_ArrayForEach(it, list)
+				if (cJSON_IsString(it) && v)
+					v[k++] = it->valuestring;
+			snprintf(label, sizeof(label), "torch %s (live)",
+				 cJSON_IsString(torch) ? torch->valuestring : "?");
+			err = v ? tl_schema_db_from_strings(v, k, label, db) : -ENOMEM;
+			free(v);
+			cJSON_Delete(rep);
+			return err ? cli_lib_error(err) : 0;
+		}
+		cJSON_Delete(rep);
+	}
+	snap = replay_snapshot_path();
+	if (!snap)
+		return cli_error("no operator schemas: no torch to ask and no snapshot found (give --schemas FILE)");
+	err = tl_schema_db_load(snap, db);
+	return err ? cli_lib_error(err) : 0;
+}
+
+/* ------------------------------------------------------------------ requests */
+
+cJSON *replay_request(const struct replay_opts *ro, cJSON *entry)
+{
+	cJSON *r = cJSON_CreateObject(), *pl;
+	size_t i;
+
+	if (!r)
+		return NULL;
+	cJSON_AddStringToObject(r, "cmd", "replay");
+	cJSON_AddItemReferenceToObject(r, "entry", entry);
+	cJSON_AddStringToObject(r, "device", ro->device);
+	cJSON_AddNumberToObject(r, "warmup", (double)ro->warmup);
+	cJSON_AddNumberToObject(r, "iters", (double)ro->iters);
+	cJSON_AddNumberToObject(r, "min_time_s", ro->min_time_s);
+	cJSON_AddBoolToObject(r, "flush_l2", ro->flush_l2);
+	cJSON_AddBoolToObject(r, "cuda_graph", ro->cuda_graph);
+	cJSON_AddBoolToObject(r, "record_kernels", !strncmp(ro->device, "cuda", 4));
+	cJSON_AddNumberToObject(r, "seed", (double)ro->seed);
+	cJSON_AddBoolToObject(r, "verbose", ro->verbose);
+	pl = cJSON_AddArrayToObject(r, "init_plugins");
+	for (i = 0; i < ro->nplugins; i++) {
+		char *abs = realpath(ro->plugins[i], NULL);
+
+		cJSON_AddItemToArray(pl, cJSON_CreateString(abs ? abs : ro->plugins[i]));
+		free(abs);
+	}
+	if (ro->init_kwargs)
+		cJSON_AddItemToObject(r, "init_kwargs", cJSON_Parse(ro->init_kwargs));
+	if (ro->nnamespaces)
+		cJSON_AddItemToObject(r, "namespaces", kv_lists(ro->namespaces, ro->nnamespaces));
+	if (ro->naliases)
+		cJSON_AddItemToObject(r, "aliases", kv_lists(ro->aliases, ro->naliases));
+	return r;
+}
+
+static cJSON *failed_reply(const char *kind, const char *msg)
+{
+	cJSON *r = cJSON_CreateObject();
+
+	if (r) {
+		cJSON_AddStringToObject(r, "status", "failed");
+		cJSON_AddStringToObject(r, "kind", kind);
+		cJSON_AddStringToObject(r, "error", msg);
+	}
+	return r;
+}
+
+cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entry,
+		  tl_region_fn region, void *ctx)
+{
+	cJSON *req = replay_request(ro, entry), *rep = NULL;
+	int err;
+
+	if (!req)
+		return NULL;
+	if (region)
+		cJSON_AddBoolToObject(req, "region", true);
+	err = tl_worker_request(w, req, region, ctx, ro->timeout_s, &rep);
+	cJSON_Delete(req);	/* entry was added by reference: not freed */
+	if (!err)
+		return rep;
+	rep = failed_reply(err == -ETIMEDOUT ? "timeout" : "crash", tl_last_error());
+	/* the next op gets a fresh worker */
+	if (!tl_worker_alive(w) && tl_worker_restart(w))
+		cJSON_AddStringToObject(rep, "restart_error", tl_last_error());
+	return rep;
+}
+
+const char *reply_status(const cJSON *reply)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(reply, "status");
+
+	return cJSON_IsString(s) ? s->valuestring : "failed";
+}
+
+void reply_stats(const cJSON *reply, struct tl_stats *s)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(reply, "times_us"), *it;
+	size_t n = (size_t)cJSON_GetArraySize(t), k = 0;
+	double *v = malloc((n + 1) * sizeof(*v));
+
+	memset(s, 0, sizeof(*s));
+	if (!v)
+		return;
+	cJSON_ArrayForEach(it, t)
+		if (cJSON_IsNumber(it))
+			v[k++] = it->valuedouble;
+	tl_stats_compute(v, k, s);
+	free(v);
+}
+
+const char *kernel_verdict(const cJSON *entry, const cJSON *reply)
+{
+	const cJSON *tk = cJSON_GetObjectItemCaseSensitive(entry, "kernels");
+	const cJSON *rk = cJSON_GetObjectItemCaseSensitive(reply, "kernels"), *a, *b;
+	bool all_in = true, all_back = true;
+
+	if (!cJSON_IsArray(rk) || !cJSON_GetArraySize(rk) || !cJSON_IsArray(tk) ||
+	    !cJSON_GetArraySize(tk))
+		return NULL;
+	cJSON_ArrayForEach(a, rk) {
+		bool found = false;
+
+		cJSON_ArrayForEach(b, tk) {
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "name");
+
+			if (cJSON_IsString(a) && cJSON_IsString(n) && !strcmp(a->valuestring, n->valuestring))
+				found = true;
+		}
+		all_in = all_in && found;
+	}
+	cJSON_ArrayForEach(b, tk) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "name");
+		bool found = false;
+
+		cJSON_ArrayForEach(a, rk)
+			if (cJSON_IsString(a) && cJSON_IsString(n) && !strcmp(a->valuestring, n->valuestring))
+				found = true;
+		all_back = all_back && found;
+	}
+	return all_in && all_back ? "MATCH" : all_in ? "SUBSET" : "MISMATCH";
+}

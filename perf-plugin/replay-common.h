@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* What uid, replay, stat and pack share: the replay options, the worker,
+ * schema databases (live registry or snapshot), IR entries, result output. */
+#ifndef TLREPLAY_REPLAY_COMMON_H
+#define TLREPLAY_REPLAY_COMMON_H
+
+#include <cjson/cJSON.h>
+#include <tlreplay/ir.h>
+#include <tlreplay/replay.h>
+
+#include "cli.h"
+
+struct replay_opts {
+	const char *python;		/* --python */
+	const char *device;		/* --device, default "cpu" */
+	long iters, warmup;		/* -r, --warmup */
+	double min_time_s;		/* --min-time */
+	bool flush_l2, cuda_graph, verbose;
+	long seed;
+	const char *plugins[16];	/* --init-plugin */
+	size_t nplugins;
+	const char *init_kwargs;	/* --init-kwargs JSON */
+	const char *schemas;		/* --schemas FILE */
+	const char *namespaces[16];	/* --namespace NS=MOD[,MOD] */
+	size_t nnamespaces;
+	const char *aliases[16];	/* --alias OP=OTHER[,OTHER] */
+	size_t naliases;
+	double timeout_s;		/* --timeout */
+};
+
+void replay_opts_init(struct replay_opts *ro);
+/* Handle one of the replay options; 0 if taken, 1 if not ours, -1 on a bad value. */
+int replay_opt(struct replay_opts *ro, int c, const char *arg);
+/* The getopt long options for the above (terminated by a zero entry). */
+extern const struct option replay_long_opts[];
+/* Option codes used by replay_long_opts. */
+enum {
+	RO_PYTHON = 0x200, RO_DEVICE, RO_WARMUP, RO_MINTIME, RO_FLUSH, RO_GRAPH, RO_SEED,
+	RO_PLUGIN, RO_KWARGS, RO_SCHEMAS, RO_TIMEOUT, RO_NAMESPACE, RO_ALIAS,
+};
+
+/* Start a worker for @ro (prints why on failure). */
+int replay_worker(const struct replay_opts *ro, struct tl_worker **w);
+/* Refuse early when --device names CUDA and the worker has none. */
+int replay_check_device(const struct replay_opts *ro, struct tl_worker *w);
+
+/* A schema database: --schemas FILE; else the worker's live registry (asking it
+ * to import @namespaces); else the newest bundled snapshot. */
+int replay_schemas(const struct replay_opts *ro, struct tl_worker *w, const char *const *namespaces,
+		   size_t nns, struct tl_schema_db **db);
+/* Newest bundled snapshot (share/tlreplay/schemas or core/replay/schemas). */
+const char *replay_snapshot_path(void);
+
+/* A replay request for @entry (borrowed: detached before return). */
+cJSON *replay_request(const struct replay_opts *ro, cJSON *entry);
+
+/* One replay: returns the worker's reply, or a synthesized {"status": "failed"}
+ * when the worker died (it is restarted). Never NULL unless out of memory. */
+cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entry,
+		  tl_region_fn region, void *ctx);
+
+/* Status string of a reply ("ok", "failed", "unavailable"). */
+const char *reply_status(const cJSON *reply);
+/* Per-iteration times of an ok reply into @s. */
+void reply_stats(const cJSON *reply, struct tl_stats *s);
+
+/* Kernel-name comparison of a GPU replay with the trace: "MATCH", "SUBSET"
+ * (replay ran only trace kernels), "MISMATCH", or NULL when not applicable. */
+const char *kernel_verdict(const cJSON *entry, const cJSON *reply);
+
+#endif
