@@ -1062,6 +1062,15 @@ int tl_ir_entry(struct tl_trace *tr, uint64_t uid, const struct tl_ir_opts *opts
 	err = add_kernels(tr, uid, e);
 	if (err)
 		goto out;
+	{
+		cJSON *bc = NULL;
+
+		err = tl_batch_context(tr, uid, &bc);
+		if (err)
+			goto out;
+		if (bc)
+			cJSON_AddItemToObject(e, "batch_context", bc);
+	}
 	err = -ENOMEM;
 	src = cJSON_AddObjectToObject(e, "source");
 	if (!src ||

@@ -89,6 +89,11 @@ struct tl_trace {
 	bool merged;		/* capture trace merged: the tree is fixed */
 
 	struct tl_tree tree;
+	/* vLLM/SGLang iteration annotations (batch_context.c), built on first use */
+	struct tl_batch_ann *batch_ann;
+	size_t nbatch_ann;
+	bool batch_ann_built;
+
 	/* Interned ids of names that matter to the analyses. */
 	uint32_t id_graph_cuda, id_graph_hip, id_execute;
 };
@@ -130,6 +135,11 @@ void tl_tree_add_child(struct tl_tree *t, int32_t parent, int32_t child);
 void tl_tree_clear_children(struct tl_tree *t, int32_t parent);
 int tl_tree_grow(struct tl_trace *tr, size_t n);
 void tl_tree_free(struct tl_tree *t);
+
+/* batch_context.c: the iteration annotation around event @uid as
+ * {n_prefill, prefill_tokens, n_decode, decode_tokens[, *_kv_tokens]};
+ * *out NULL when there is none. */
+int tl_batch_context(struct tl_trace *tr, uint64_t uid, cJSON **out);
 
 /* analysis helpers (timeline.c) */
 enum tl_gpu_class tl_classify_gpu(const struct tl_trace *tr, const struct tl_ev *e);

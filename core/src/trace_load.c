@@ -1107,6 +1107,7 @@ void tl_trace_close(struct tl_trace *tr)
 	free(tr->extra);
 	free(tr->disp);
 	free(tr->kind_of_cat);
+	free(tr->batch_ann);
 	tl_strtab_free(&tr->strs);
 	free(tr->path);
 	free(tr);

@@ -780,6 +780,48 @@ static void test_dtypes(void)
 	tl_trace_close(tr);
 }
 
+/* ------------------------------------------------------------------ batch context */
+
+#define ANN(name, ts, dur)                                                                     \
+	"{'ph':'X','cat':'user_annotation','name':'" name "','pid':1,'tid':1,'ts':" #ts        \
+	",'dur':" #dur "}"
+
+static void test_batch_context(void)
+{
+	struct tl_trace *tr = LOAD(ANN("execute_context_2(640)_generation_30(30)", 0, 100),
+				   OP("vllm::paged_attention", 10, 5, BF, "[4,8]", "[8,1]", "''"),
+				   ANN("execute_8192_context_9(sq8155sk8430sqsq7475785sqsk7671310)"
+				       "_generation_37(sq37sk34489sqsq37sqsk34489)", 200, 100),
+				   OP("vllm::paged_attention", 210, 5, BF, "[4,8]", "[8,1]", "''"),
+				   ANN("execute_context_1(888_788544)_generation_0(0)", 400, 100),
+				   OP("vllm::paged_attention", 410, 5, BF, "[4,8]", "[8,1]", "''"),
+				   OP("vllm::paged_attention", 600, 5, BF, "[4,8]", "[8,1]", "''"));
+	cJSON *e;
+	int err;
+
+	e = entry_of(tr, 1, db, true, &err);
+	ok(e && !strcmp(key(e, "batch_context"),
+			"{\"n_prefill\":2,\"prefill_tokens\":640,\"n_decode\":30,\"decode_tokens\":30}"),
+	   "batch_context from execute_context_N(T)_generation_M(U): %s", key(e, "batch_context"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 3, db, true, &err);
+	ok(e && !strcmp(key(e, "batch_context"),
+			"{\"n_prefill\":9,\"prefill_tokens\":8155,\"n_decode\":37,\"decode_tokens\":37,"
+			"\"prefill_kv_tokens\":8430,\"decode_kv_tokens\":34489}"),
+	   "batch_context from the sq/sk spelling, with KV tokens: %s", key(e, "batch_context"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 5, db, true, &err);
+	ok(e && !strcmp(key(e, "batch_context"),
+			"{\"n_prefill\":1,\"prefill_tokens\":888,\"n_decode\":0,\"decode_tokens\":0}"),
+	   "batch_context from the tokens_sumsquares spelling: %s", key(e, "batch_context"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 6, db, true, &err);
+	ok(e && !cJSON_GetObjectItemCaseSensitive(e, "batch_context"),
+	   "no batch_context outside every iteration annotation");
+	cJSON_Delete(e);
+	tl_trace_close(tr);
+}
+
 int main(void)
 {
 	const char *snap = getenv("TLREPLAY_SCHEMAS");
@@ -804,6 +846,7 @@ int main(void)
 	test_lists();
 	test_index_inits();
 	test_custom_db();
+	test_batch_context();
 	test_errors();
 	test_dtypes();
 	tl_schema_db_free(db);
