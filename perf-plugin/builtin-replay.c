@@ -160,6 +160,20 @@ static void print_result(FILE *f, const struct replay_opts *ro, const cJSON *ent
 	if (show_device)
 		fprintf(f, "  device %s (torch %s, %s)\n", ro->device,
 			str(h, "torch") ? str(h, "torch") : "?", tl_worker_python(w));
+	{
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(entry, "unrecorded_args"), *x;
+		bool first = true;
+
+		if (cJSON_GetArraySize(u)) {
+			fputs("  note   not in the profile, so defaults or guesses stand in:", f);
+			cJSON_ArrayForEach(x, u)
+				if (cJSON_IsString(x)) {
+					fprintf(f, "%s %s", first ? "" : ",", x->valuestring);
+					first = false;
+				}
+			fputc('\n', f);
+		}
+	}
 	if (strcmp(st, "ok")) {
 		fprintf(f, "  %s: %s\n", st, str(reply, "error") ? str(reply, "error") : "(no reason given)");
 		return;
@@ -225,6 +239,8 @@ static void print_result_json(FILE *f, const struct replay_opts *ro, const cJSON
 	if ((x = cJSON_GetObjectItemCaseSensitive(entry, "uid")))
 		cJSON_AddItemToObject(o, "uid", cJSON_Duplicate(x, true));
 	cJSON_AddStringToObject(o, "device", ro->device);
+	if ((x = cJSON_GetObjectItemCaseSensitive(entry, "unrecorded_args")))
+		cJSON_AddItemToObject(o, "unrecorded_args", cJSON_Duplicate(x, true));
 	cJSON_AddStringToObject(o, "status", reply_status(reply));
 	if (!strcmp(reply_status(reply), "ok")) {
 		reply_stats(reply, &s);

@@ -369,6 +369,7 @@ static void tally_error(struct ir_tally *t, int err)
 {
 	switch (err) {
 	case -ENODATA: t->no_shapes++; break;
+	case -ENOTSUP: t->not_op++; break;
 	case -ENOENT: t->unknown_op++; break;
 	case -EINVAL: t->no_overload++; break;
 	default: t->other++; break;
@@ -487,7 +488,7 @@ out:
 
 void ir_tally_print(const char *cmd, const struct ir_tally *t, const char *dest)
 {
-	size_t skipped = t->no_shapes + t->unknown_op + t->no_overload + t->other;
+	size_t skipped = t->no_shapes + t->not_op + t->unknown_op + t->no_overload + t->other;
 
 	fprintf(stderr, "tlreplay: %s: %zu entr%s to %s", cmd, t->written,
 		t->written == 1 ? "y" : "ies", dest);
@@ -497,6 +498,8 @@ void ir_tally_print(const char *cmd, const struct ir_tally *t, const char *dest)
 		fprintf(stderr, "; left out %zu:", skipped);
 		if (t->no_shapes)
 			fprintf(stderr, " %zu without recorded shapes", t->no_shapes);
+		if (t->not_op)
+			fprintf(stderr, " %zu autograd functions (not operators)", t->not_op);
 		if (t->unknown_op)
 			fprintf(stderr, " %zu unknown to the schemas", t->unknown_op);
 		if (t->no_overload)

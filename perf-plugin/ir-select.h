@@ -24,7 +24,7 @@ struct ir_select {
 /* Why candidates were left out, for the summary line on stderr. */
 struct ir_tally {
 	size_t candidates, written, schemaless;
-	size_t no_shapes, unknown_op, no_overload, other;
+	size_t no_shapes, not_op, unknown_op, no_overload, other;
 	char first_reason[256];
 };
 

@@ -129,9 +129,13 @@ static cJSON *kv_lists(const char *const *v, size_t n)
 			size_t m = strcspn(p, ",");
 
 			if (m) {
-				char *item = strndup(p, m);
+				char *item = strndup(p, m), *abs = NULL;
 
-				cJSON_AddItemToArray(list, cJSON_CreateString(item ? item : ""));
+				/* a FILE.py module: absolute, as the worker may run elsewhere */
+				if (item && (strchr(item, '/') || (m > 3 && !strcmp(item + m - 3, ".py"))))
+					abs = realpath(item, NULL);
+				cJSON_AddItemToArray(list, cJSON_CreateString(abs ? abs : item ? item : ""));
+				free(abs);
 				free(item);
 			}
 			p += m + (p[m] == ',');

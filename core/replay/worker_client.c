@@ -114,11 +114,24 @@ static void tail_get(const struct tl_worker *w, char *out, size_t n)
 	buf[len] = 0;
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		buf[--len] = 0;
-	/* keep the last line that says something (Python ends with the error) */
-	start = buf;
-	for (p = buf; *p; p++)
-		if (*p == '\n' && p[1])
-			start = p + 1;
+	/* A crash dump of faulthandler names the innermost frame first, then lists
+	 * extension modules: the frame is what says where it died. Otherwise the
+	 * last line says something (Python ends with the error). */
+	p = strstr(buf, "(most recent call first):\n");
+	if (p && (p = strstr(p, "File \""))) {
+		start = p;
+		p = strchr(start, '\n');
+		if (p)
+			*p = 0;
+	} else {
+		start = buf;
+		for (p = buf; *p; p++)
+			if (*p == '\n' && p[1] && strncmp(p + 1, "Extension modules:", 18))
+				start = p + 1;
+		p = strchr(start, '\n');
+		if (p)
+			*p = 0;
+	}
 	for (i = 0; start[i] && i + 1 < n; i++)
 		out[i] = start[i] == '\t' ? ' ' : start[i];
 	out[i] = 0;

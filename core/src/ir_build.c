@@ -150,9 +150,14 @@ static const struct ix_rule {
 
 enum pkind { P_NONE, P_TENSOR, P_SCALAR, P_SCALARLIST, P_TENSORLIST, P_OTHER };
 
+/* What an older profiler's type names say of a scalar (no Concrete Inputs
+ * there): "Int", "Double", "Bool", "GenericList". */
+enum ival { IV_ANY, IV_INT, IV_DOUBLE, IV_BOOL };
+
 /* One recorded argument. Strings point into the event's parsed args. */
 struct parg {
 	enum pkind kind;
+	enum ival ival;		/* P_SCALAR: the kind an older profiler named */
 	const char *type;	/* Input type */
 	const char *conc;	/* Concrete Inputs, NULL when not recorded */
 	const cJSON *dims;	/* Input Dims */
@@ -166,6 +171,7 @@ struct ir_ctx {
 	cJSON *args;
 	struct parg *pa;
 	size_t np;
+	cJSON *unrecorded;	/* names of args whose value the profile lacks (guessed) */
 };
 
 static const cJSON *item_at(const cJSON *arr, size_t i)
@@ -234,7 +240,13 @@ static int read_profile(struct ir_ctx *c, const struct tl_event_info *info)
 			p->kind = P_NONE;
 		else if (!strcmp(p->type, "Scalar"))
 			p->kind = P_SCALAR;
-		else if (!strcmp(p->type, "ScalarList"))
+		else if (!strcmp(p->type, "Int"))
+			p->kind = P_SCALAR, p->ival = IV_INT;
+		else if (!strcmp(p->type, "Double"))
+			p->kind = P_SCALAR, p->ival = IV_DOUBLE;
+		else if (!strcmp(p->type, "Bool"))
+			p->kind = P_SCALAR, p->ival = IV_BOOL;
+		else if (!strcmp(p->type, "ScalarList") || !strcmp(p->type, "GenericList"))
 			p->kind = P_SCALARLIST;
 		else if (!strcmp(p->type, "TensorList"))
 			p->kind = P_TENSORLIST;
@@ -247,6 +259,24 @@ static int read_profile(struct ir_ctx *c, const struct tl_event_info *info)
 }
 
 /* ------------------------------------------------------------------ matching */
+
+/* Whether an older profiler's Int/Double/Bool may be argument @a. */
+static bool ival_fits(const struct parg *p, const struct tl_schema_arg *a)
+{
+	switch (p->ival) {
+	case IV_INT:
+		return a->kind == TL_ARG_INT || a->kind == TL_ARG_SYMINT || a->kind == TL_ARG_SCALAR ||
+		       a->kind == TL_ARG_FLOAT || a->kind == TL_ARG_SCALARTYPE ||
+		       a->kind == TL_ARG_LAYOUT || a->kind == TL_ARG_MEMFMT;
+	case IV_DOUBLE:
+		return a->kind == TL_ARG_FLOAT || a->kind == TL_ARG_SCALAR;
+	case IV_BOOL:
+		return a->kind == TL_ARG_BOOL || a->kind == TL_ARG_SCALAR;
+	case IV_ANY:
+	default:
+		return true;
+	}
+}
 
 /* How argument @a takes recorded value @p: 2 exact, 1 compatible, 0 not
  * (why says so), -ENOMEM. */
@@ -310,11 +340,22 @@ static int match_arg(const struct tl_schema_arg *a, const struct parg *p, char *
 				 p->conc ? p->conc : "?", a->type);
 			return 0;
 		}
-		if (!p->conc || !*p->conc) {
-			if (a->has_default)
-				return 1;
-			snprintf(why, wl, "a %s without its value (no Concrete Inputs)", p->type);
+		if (!ival_fits(p, a)) {
+			snprintf(why, wl, "recorded %s where the schema has %s", p->type, a->type);
 			return 0;
+		}
+		if (!p->conc || !*p->conc) {
+			/* an older profiler: the value is not recorded; the default
+			 * or a guess stands in (the entry lists it as unrecorded) */
+			if (p->kind == P_SCALARLIST && !a->is_list) {
+				snprintf(why, wl, "a %s where the schema has %s", p->type, a->type);
+				return 0;
+			}
+			if (p->kind == P_SCALAR && a->is_list) {
+				snprintf(why, wl, "a %s where the schema has %s", p->type, a->type);
+				return 0;
+			}
+			return 1;
 		}
 		if (p->kind == P_SCALARLIST && !a->is_list) {
 			snprintf(why, wl, "a ScalarList %s where the schema has %s", p->conc, a->type);
@@ -610,6 +651,53 @@ static cJSON *str_value(const struct ir_ctx *c, const struct tl_schema_arg *a, c
 	return cJSON_CreateString("");
 }
 
+/* A guess for a scalar of kind @k named @name, where the profile lacks it:
+ * sizes, strides, dilations, groups and kernel sizes 1, epsilons 1e-5,
+ * anything else 0 (or False). */
+static cJSON *guess_scalar(enum tl_arg_kind k, const char *name)
+{
+	static const char *const ones[] = { "size", "stride", "dilation", "groups", "kernel" };
+	size_t i;
+
+	if (k == TL_ARG_BOOL)
+		return cJSON_CreateFalse();
+	if ((k == TL_ARG_FLOAT || k == TL_ARG_SCALAR) && (strstr(name, "eps") || strstr(name, "epsilon")))
+		return cJSON_CreateRaw("1e-05");
+	for (i = 0; i < TL_ARRAY_SIZE(ones); i++)
+		if (strstr(name, ones[i]))
+			return k == TL_ARG_FLOAT ? cJSON_CreateRaw("1.0") : tl_json_int(1);
+	return k == TL_ARG_FLOAT ? cJSON_CreateRaw("0.0") : tl_json_int(0);
+}
+
+/* A scalar or list the profile recorded only the type of (older profilers,
+ * no Concrete Inputs): the schema's default when it has one that is not
+ * None (a recorded type means a value was passed), else a guess; the
+ * argument is listed in the entry's "unrecorded_args". */
+static cJSON *unrecorded_value(const struct ir_ctx *c, const struct tl_schema_arg *a)
+{
+	cJSON *v = NULL, *x;
+	int i, n;
+
+	if (a->has_default && strcmp(a->default_text, "None") && (v = tl_schema_default_json(a)))
+		return v;
+	if (c->unrecorded && !cJSON_AddItemToArray(c->unrecorded, cJSON_CreateString(a->name)))
+		return NULL;
+	if (!a->is_list)
+		return guess_scalar(a->kind, a->name);
+	/* a list of unknown length: the schema's size, else one element */
+	n = a->list_size > 0 ? a->list_size : 1;
+	v = cJSON_CreateArray();
+	for (i = 0; v && i < n; i++) {
+		x = guess_scalar(a->kind, a->name);
+		if (!x || !cJSON_AddItemToArray(v, x)) {
+			cJSON_Delete(x);
+			cJSON_Delete(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
 /* The value of argument @a recorded as @p (which matched it). */
 static cJSON *arg_value(const struct ir_ctx *c, const struct tl_schema_arg *a, const struct parg *p)
 {
@@ -630,10 +718,8 @@ static cJSON *arg_value(const struct ir_ctx *c, const struct tl_schema_arg *a, c
 		return tensor_list_value(c, a, p);
 	case P_SCALAR:
 	case P_SCALARLIST:
-		if (!p->conc || !*p->conc) {
-			v = tl_schema_default_json(a);
-			return v ? v : cJSON_CreateNull();
-		}
+		if (!p->conc || !*p->conc)
+			return unrecorded_value(c, a);
 		return tl_literal_json(a, p->conc, strlen(p->conc), &exact, &nomem);
 	default:
 		return cJSON_CreateNull();
@@ -1018,6 +1104,14 @@ int tl_ir_entry(struct tl_trace *tr, uint64_t uid, const struct tl_ir_opts *opts
 	err = read_profile(&c, &info);
 	if (err)
 		goto out;
+	/* autograd nodes (CompiledFunction, torch::autograd::CppNode<...>) are
+	 * recorded like ops but are no operator of any library */
+	if (!strstr(c.op, "::") || !strncmp(c.op, "torch::autograd::", 17) ||
+	    !strncmp(c.op, "autograd::", 10)) {
+		err = tl_err(-ENOTSUP, "uid %llu %s: an autograd function, not an operator: nothing to replay",
+			     (unsigned long long)uid, c.op);
+		goto out;
+	}
 
 	if (o.db)
 		ncand = tl_schema_db_find(o.db, c.op, &cand);
@@ -1048,9 +1142,13 @@ int tl_ir_entry(struct tl_trace *tr, uint64_t uid, const struct tl_ir_opts *opts
 	if (!e || !cJSON_AddStringToObject(e, "op_name", c.op) ||
 	    !(ir = cJSON_AddObjectToObject(e, "replay_ir")))
 		goto out;
+	c.unrecorded = cJSON_CreateArray();
+	if (!c.unrecorded)
+		goto out;
 	err = best ? build_replay_ir(&c, best, ir) : build_schemaless_ir(&c, ir);
 	if (err)
 		goto out;
+
 	err = -ENOMEM;
 	if (!cJSON_AddNumberToObject(e, "uid", (double)uid))
 		goto out;
@@ -1081,6 +1179,12 @@ int tl_ir_entry(struct tl_trace *tr, uint64_t uid, const struct tl_ir_opts *opts
 		goto out;
 	if (!best && !cJSON_AddTrueToObject(e, "schemaless"))
 		goto out;
+	if (cJSON_GetArraySize(c.unrecorded)) {
+		tl_log(TL_LOG_INFO, "uid %llu %s: values not in the profile, defaults or guesses used",
+		       (unsigned long long)uid, c.op);
+		cJSON_AddItemToObject(e, "unrecorded_args", c.unrecorded);
+		c.unrecorded = NULL;
+	}
 	*out = e;
 	e = NULL;
 	err = 0;
@@ -1088,6 +1192,7 @@ out:
 	if (err == -ENOMEM)
 		tl_err(err, "uid %llu %s: out of memory building its IR entry", (unsigned long long)uid, c.op);
 	cJSON_Delete(e);
+	cJSON_Delete(c.unrecorded);
 	cJSON_Delete(c.args);
 	free(c.pa);
 	return err;

@@ -822,6 +822,57 @@ static void test_batch_context(void)
 	tl_trace_close(tr);
 }
 
+/* ------------------------------------------------------------------ older profilers */
+
+/* Profilers before Concrete Inputs existed record scalar types as Int,
+ * Double, Bool and GenericList with no value. */
+#define OLDOP(name, types, dims)                                                              \
+	"{'ph':'X','cat':'cpu_op','name':'" name "','pid':1,'tid':1,'ts':0,'dur':1,"           \
+	"'args':{'Input type':[" types "],'Input Dims':[" dims "]}}"
+
+static void test_old_profiler(void)
+{
+	struct tl_trace *tr = LOAD(OLDOP("aten::fill_", "'float','Scalar'", "[4,5],[]"),
+				   OLDOP("aten::add_", "'float','float','Int'", "[4],[4],[]"),
+				   OLDOP("aten::native_batch_norm", "'float','float','float','float','float','Bool','Double','Double'",
+					 "[2,3,4,4],[3],[3],[3],[3],[],[],[]"),
+				   OLDOP("aten::max_pool2d_with_indices", "'float','GenericList','GenericList','GenericList','GenericList','Bool'",
+					 "[1,3,8,8],[],[],[],[],[]"),
+				   OLDOP("CompiledFunction", "'float'", "[4]"),
+				   OLDOP("aten::embedding", "'float','long int','Double'", "[10,4],[3],[]"));
+	cJSON *e;
+	int err;
+
+	e = entry_of(tr, 0, db, false, &err);
+	ok(e && !strcmp(key(e, "overload"), "\"Scalar\"") && !strcmp(val(e, "value"), "0") &&
+	   !strcmp(key(e, "unrecorded_args"), "[\"value\"]"),
+	   "fill_ with an unrecorded Scalar: fill_.Scalar, value guessed 0 and listed as unrecorded");
+	cJSON_Delete(e);
+	e = entry_of(tr, 1, db, false, &err);
+	ok(e && !strcmp(key(e, "overload"), "\"Tensor\"") && !strcmp(val(e, "alpha"), "1") &&
+	   !cJSON_GetObjectItemCaseSensitive(e, "unrecorded_args"),
+	   "add_ with an Int alpha: the schema default 1 stands in (not a guess): %s", val(e, "alpha"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 2, db, false, &err);
+	ok(e && !strcmp(val(e, "training"), "false") && !strcmp(val(e, "eps"), "1e-05") &&
+	   !strcmp(key(e, "unrecorded_args"), "[\"training\",\"momentum\",\"eps\"]"),
+	   "native_batch_norm: Bool and Double typed, eps guessed 1e-05: %s", key(e, "unrecorded_args"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 3, db, false, &err);
+	ok(e && !strcmp(val(e, "kernel_size"), "[1,1]") && !strcmp(val(e, "stride"), "[]") &&
+	   !strcmp(val(e, "padding"), "[0,0]"),
+	   "max_pool2d: GenericList sizes from the schema (int[2]); defaults where there are: %s %s %s",
+	   val(e, "kernel_size"), val(e, "stride"), val(e, "padding"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 4, db, true, &err);
+	ok(!e && err == -ENOTSUP, "an autograd function (CompiledFunction) is no operator: -ENOTSUP");
+	e = entry_of(tr, 5, db, false, &err);
+	ok(!e && err == -EINVAL && strstr(tl_last_error(), "recorded Double where the schema has int"),
+	   "a Double where embedding has an int padding_idx: no overload, and the reason says so");
+	cJSON_Delete(e);
+	tl_trace_close(tr);
+}
+
 int main(void)
 {
 	const char *snap = getenv("TLREPLAY_SCHEMAS");
@@ -847,6 +898,7 @@ int main(void)
 	test_index_inits();
 	test_custom_db();
 	test_batch_context();
+	test_old_profiler();
 	test_errors();
 	test_dtypes();
 	tl_schema_db_free(db);

@@ -176,7 +176,8 @@ struct tl_ir_opts {
  *
  * @param[out] out the new entry, owned by the caller.
  * @return 0; -ERANGE (not a UID of @p tr), -ENODATA (the event has no
- *         recorded shapes, or is not a CPU op), -ENOENT (op not in the
+ *         recorded shapes, or is not a CPU op), -ENOTSUP (an autograd
+ *         function such as CompiledFunction, not an operator), -ENOENT (op not in the
  *         database), -EINVAL (no overload matches: tl_last_error() names the
  *         argument of the closest one that failed and why; or no database),
  *         -EBADMSG (malformed args), -ENOMEM. With allow_schemaless, -ENOENT
