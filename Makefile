@@ -68,7 +68,7 @@ PC := $(O)/tlreplay.pc
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 
-.PHONY: all check test demo bench install uninstall clean unit-tests fuzz
+.PHONY: all check test demo bench install uninstall clean unit-tests fuzz bundle
 .DEFAULT_GOAL := all
 
 all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay
@@ -113,7 +113,7 @@ unit-tests: $(UNIT_BINS)
 
 # Each test is a TAP producer; prove runs them all. Tests that need the real
 # traces in ../shared print "# SKIP" when it is absent.
-check: all unit-tests fuzz
+check: all unit-tests fuzz bundle
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
 		TLREPLAY_CFLAGS="$(SANFLAGS)" \
 		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/conformance/*.sh \
@@ -152,6 +152,42 @@ demo: all
 
 bench: all
 	$(Q)sh bench/run.sh $(abspath $(BIN)) $(SHARED)
+
+# ------------------------------------------------------------------ bundle
+# A relocatable folder for machines where nothing can be installed (the GPU
+# machines): bin/tlreplay links libdeflate and zlib statically and finds
+# libcjson (shared only on Debian) in ../lib through an $ORIGIN RPATH;
+# lib/libtlreplay.so (for ctypes users such as gdb) finds its libraries
+# beside it; the replay worker and schema snapshots sit in ../share as after
+# make install.
+# Needs glibc >= 2.34 where it runs.
+BUNDLE_NAME := tlreplay-$(VERSION)-$(shell uname -m)
+BUNDLE := $(O)/bundle/$(BUNDLE_NAME)
+CJSON_SO := $(shell $(CC) -print-file-name=libcjson.so.1)
+
+bundle: $(BUNDLE)/bin/tlreplay
+	$(call say,TAR,$(O)/bundle/$(BUNDLE_NAME).tar.gz)
+	$(Q)tar -C $(O)/bundle -czf $(O)/bundle/$(BUNDLE_NAME).tar.gz $(BUNDLE_NAME)
+
+$(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(O)/perf-tlreplay core/replay/tlreplay_worker.py \
+		$(wildcard core/replay/schemas/*.json.gz) docs/tlreplay.1
+	$(call say,BUNDLE,$(BUNDLE))
+	$(Q)rm -rf $(BUNDLE) && mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib $(BUNDLE)/share/tlreplay/replay \
+		$(BUNDLE)/share/tlreplay/schemas $(BUNDLE)/share/man/man1
+	$(Q)$(CC) -o $(BUNDLE)/bin/tlreplay $(CLI_OBJS) $(LIB_A) $(LDFLAGS_ALL) \
+		-Wl,-Bstatic -ldeflate -lz -Wl,-Bdynamic -lcjson -lm -lpthread \
+		-Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib'
+	$(Q)cp -L $(CJSON_SO) $(BUNDLE)/lib/
+	$(Q)$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=core/libtlreplay.map \
+		-o $(BUNDLE)/lib/$(notdir $(LIB_SO)) $(CORE_OBJS) $(LDFLAGS_ALL) $(LDLIBS_CORE) \
+		-Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN'
+	$(Q)ln -sf $(notdir $(LIB_SO)) $(BUNDLE)/lib/$(LIB_SONAME)
+	$(Q)cp -L $(shell $(CC) -print-file-name=libdeflate.so.0) $(shell $(CC) -print-file-name=libz.so.1) \
+		$(BUNDLE)/lib/
+	$(Q)install -m 755 $(O)/perf-tlreplay $(BUNDLE)/bin/
+	$(Q)install -m 644 core/replay/tlreplay_worker.py $(BUNDLE)/share/tlreplay/replay/
+	$(Q)install -m 644 $(wildcard core/replay/schemas/*.json.gz) $(BUNDLE)/share/tlreplay/schemas/
+	$(Q)install -m 644 docs/tlreplay.1 $(BUNDLE)/share/man/man1/
 
 # ------------------------------------------------------------------ install
 
