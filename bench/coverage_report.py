@@ -35,7 +35,8 @@ def classify(entry, res):
         return "gpu-backend"
     if res["status"] == "unavailable" and op.startswith("aten::"):
         return "newer-torch"
-    if entry.get("unrecorded_args") or "not recorded" in err:
+    unknown = [a for a in entry["replay_ir"]["list_pos_args"] if a.get("arg_type") == "unknown"]
+    if entry.get("unrecorded_args") or unknown or "not recorded" in err:
         return "unrecorded"
     return "failed"
 

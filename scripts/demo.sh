@@ -28,5 +28,9 @@ step list -i "$trace" --name '^aten::addmm$' -n 3
 step show -i "$trace" "$uid"
 parent=$("$tl" show -i "$trace" -j "$uid" | sed -n 's/.*"parents":\[\([0-9]*\).*/\1/p')
 step tree -i "$trace" "${parent:-$uid}"
+# the main job: one op of the trace, alone, with its recorded shapes
+step uid -i "$trace" "$uid" -r 20
+step ir -i "$trace" --launchers --unique -o "$out/ops.json"
+step replay "$out/ops.json" -r 5 --warmup 1
 echo
 echo "Next: tlreplay --help, man ./docs/tlreplay.1, or try your own trace with -i."

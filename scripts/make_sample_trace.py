@@ -103,8 +103,9 @@ def step(tr, b, h):
     tr.op("aten::copy_", [[b, h], [b, h], []], [bf, bf, "Scalar"], [[h, 1], [h, 1], []], ["", "", "False"],
           [("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", b * h * 2 / 20e3, 7, {"bytes": b * h * 2})], seq=False)
     for layer in range(2):
-        tr.op("aten::native_layer_norm", [[b, h], [h], [h], [h], []], [bf, bf, bf, bf, "Scalar"],
-              [[h, 1], [1], [1], [1], []], ["", "", "", "", "1.0000000000000001e-05"],
+        # normalized_shape is an int list: the profiler records it as a ScalarList
+        tr.op("aten::native_layer_norm", [[b, h], [], [h], [h], []], [bf, "ScalarList", bf, bf, "Scalar"],
+              [[h, 1], [], [1], [1], []], ["", "[%d]" % h, "", "", "1.0000000000000001e-05"],
               [LN + (b * h * 6 / 1.5e6, 7, {"grid": [b, 1, 1], "block": [256, 1, 1]})])
         tr.op("aten::addmm", [[4 * h], [b, h], [h, 4 * h], [], []], [bf, bf, bf, "Scalar", "Scalar"],
               [[1], [h, 1], [1, h], [], []], ["", "", "", "1", "1"], [gemm(b, 4 * h, h)])
