@@ -305,6 +305,10 @@ static int match_arg(const struct tl_schema_arg *a, const struct parg *p, char *
 		default:
 			break;
 		}
+		/* an older profiler (no Concrete Inputs at all) leaves int lists
+		 * out: the value is guessed, and the entry says so */
+		if (!p->conc && a->is_list && (a->kind == TL_ARG_INT || a->kind == TL_ARG_SYMINT))
+			return 1;
 		if (a->kind == TL_ARG_TENSOR && a->is_list)
 			snprintf(why, wl, "recorded as None, but %s is not optional (the profiler drops %s)",
 				 a->type, a->elem_optional ? "lists of optional tensors" : "this list");
@@ -708,6 +712,8 @@ static cJSON *arg_value(const struct ir_ctx *c, const struct tl_schema_arg *a, c
 	case P_NONE:
 		if (a->kind == TL_ARG_STR)
 			return str_value(c, a, p);
+		if (!a->optional && !p->conc && a->is_list && (a->kind == TL_ARG_INT || a->kind == TL_ARG_SYMINT))
+			return unrecorded_value(c, a);
 		if (!a->optional && a->has_default && (v = tl_schema_default_json(a)))
 			return v;
 		/* None, or a dropped Device/Generator: the replayer supplies its own */
@@ -879,6 +885,56 @@ static cJSON *arg_object(const char *name, const char *type, cJSON *value)
 	return cJSON_GetArraySize(o) == 3 ? o : (cJSON_Delete(o), NULL);
 }
 
+/* Layer norms whose normalized_shape an older profiler left out: it is the
+ * weight's shape (else the input's last dimension), not a guess of one. */
+static int guess_normalized_shape(struct ir_ctx *c, const struct tl_schema *s, cJSON **vals,
+				  cJSON **objs)
+{
+	const cJSON *w = NULL, *in = NULL, *shape;
+	size_t i, k = SIZE_MAX;
+	cJSON *v;
+
+	for (i = 0; i < c->np; i++) {
+		if (!strcmp(s->args[i].name, "normalized_shape") && c->pa[i].kind == P_NONE && !c->pa[i].conc)
+			k = i;
+		else if (!strcmp(s->args[i].name, "weight") && cJSON_IsObject(vals[i]))
+			w = vals[i];
+		else if ((!strcmp(s->args[i].name, "input") || !strcmp(s->args[i].name, "self")) &&
+			 cJSON_IsObject(vals[i]))
+			in = vals[i];
+	}
+	if (k == SIZE_MAX)
+		return 0;
+	if (w && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(w, "shape"))) {
+		v = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(w, "shape"), true);
+	} else if (in && (shape = cJSON_GetObjectItemCaseSensitive(in, "shape")) && cJSON_GetArraySize(shape)) {
+		cJSON *last = cJSON_Duplicate(cJSON_GetArrayItem(shape, cJSON_GetArraySize(shape) - 1), true);
+
+		v = cJSON_CreateArray();
+		if (!v || !last || !cJSON_AddItemToArray(v, last)) {
+			cJSON_Delete(last);
+			cJSON_Delete(v);
+			return -ENOMEM;
+		}
+	} else {
+		return 0;
+	}
+	if (!v)
+		return -ENOMEM;
+	cJSON_ReplaceItemInObjectCaseSensitive(objs[k], "value", v);
+	vals[k] = v;
+	/* derived from the recorded shapes: no longer a guess */
+	for (i = 0; i < (size_t)cJSON_GetArraySize(c->unrecorded); i++) {
+		const cJSON *n = cJSON_GetArrayItem(c->unrecorded, (int)i);
+
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, "normalized_shape")) {
+			cJSON_DeleteItemFromArray(c->unrecorded, (int)i);
+			break;
+		}
+	}
+	return 0;
+}
+
 static int build_replay_ir(struct ir_ctx *c, const struct tl_schema *s, cJSON *ir)
 {
 	cJSON *pos = cJSON_AddArrayToObject(ir, "list_pos_args");
@@ -909,7 +965,9 @@ static int build_replay_ir(struct ir_ctx *c, const struct tl_schema *s, cJSON *i
 		if (note_concrete(objs[i], &c->pa[i]))
 			goto out;
 	}
-	err = add_index_inits(c->op, s, c->np, vals, objs);
+	err = guess_normalized_shape(c, s, vals, objs);
+	if (!err)
+		err = add_index_inits(c->op, s, c->np, vals, objs);
 out:
 	free(vals);
 	free(objs);

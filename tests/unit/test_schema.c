@@ -839,7 +839,9 @@ static void test_old_profiler(void)
 				   OLDOP("aten::max_pool2d_with_indices", "'float','GenericList','GenericList','GenericList','GenericList','Bool'",
 					 "[1,3,8,8],[],[],[],[],[]"),
 				   OLDOP("CompiledFunction", "'float'", "[4]"),
-				   OLDOP("aten::embedding", "'float','long int','Double'", "[10,4],[3],[]"));
+				   OLDOP("aten::embedding", "'float','long int','Double'", "[10,4],[3],[]"),
+				   OLDOP("aten::native_layer_norm", "'float','','float','float','Scalar'",
+					 "[4,8],[],[8],[8],[]"));
 	cJSON *e;
 	int err;
 
@@ -869,6 +871,11 @@ static void test_old_profiler(void)
 	e = entry_of(tr, 5, db, false, &err);
 	ok(!e && err == -EINVAL && strstr(tl_last_error(), "recorded Double where the schema has int"),
 	   "a Double where embedding has an int padding_idx: no overload, and the reason says so");
+	cJSON_Delete(e);
+	e = entry_of(tr, 6, db, false, &err);
+	ok(e && !strcmp(val(e, "normalized_shape"), "[8]") && !strcmp(key(e, "unrecorded_args"), "[\"eps\"]"),
+	   "layer norm without normalized_shape: the weight's shape, not a guess (%s); eps guessed",
+	   val(e, "normalized_shape"));
 	cJSON_Delete(e);
 	tl_trace_close(tr);
 }
