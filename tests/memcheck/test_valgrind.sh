@@ -32,6 +32,32 @@ for args in "breakdown -i $T --per-stream" "ops -i $T -j" "kernels -i $T --uniqu
 	ok $? "valgrind tlreplay $args"
 	[ $rc -eq 99 ] && diag "$(head -20 "$TMP/err")"
 done
+# replay IR and a replay (the worker is a child: valgrind watches tlreplay only)
+R=$ROOT/tests/fixtures/replay.json
+for args in "ir -i $R --launchers --unique --no-torch" "ops -i $R --unique-args -x," \
+	"pack -i $R -o $TMP/p.zip --no-torch 0 10"; do
+	# shellcheck disable=SC2086
+	$VG "$TLREPLAY" $args >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 0 ]
+	ok $? "valgrind tlreplay $args"
+	[ $rc -ne 0 ] && diag "$(head -20 "$TMP/err")"
+done
+if "$PYTHON" -c 'import torch' >/dev/null 2>&1; then
+	$VG "$TLREPLAY" uid -i "$R" 0 -r 2 -j --namespace "tltest=$ROOT/tests/replay/tlcli_ops.py" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 0 ]
+	ok $? "valgrind tlreplay uid (worker protocol, replies, stats)"
+	[ $rc -ne 0 ] && diag "$(head -20 "$TMP/err")"
+	$VG "$TLREPLAY" uid -i "$R" 25 -r 2 --namespace "tltest=$ROOT/tests/replay/tlcli_ops.py" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 1 ]
+	ok $? "valgrind tlreplay uid of an op that kills the worker"
+	[ $rc -ne 1 ] && diag "$(head -20 "$TMP/err")"
+else
+	skip "$PYTHON has no torch"
+	skip "$PYTHON has no torch"
+fi
 GOLD=$SHARED/traces/TraceLens/tests/traces/inference/vllm_decode_full
 if [ -d "$GOLD" ]; then
 	$VG "$TLREPLAY" ops -i "$GOLD/graph_execution.json.gz" --by-module --capture "$GOLD/capture_traces" >"$TMP/out" 2>"$TMP/err"
