@@ -223,6 +223,23 @@ int out_open(struct out_fmt *o, const char *path)
 	o->tmp_path = NULL;
 	if (!path || !strcmp(path, "-"))
 		return 0;
+	{
+		struct stat st;
+
+		/* a device or FIFO (/dev/null, a pipe): written in place; renaming
+		 * a temporary file over it would replace the device */
+		if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+			if (S_ISDIR(st.st_mode))
+				return cli_error("%s: is a directory", path);
+			o->f = fopen(path, "w");
+			if (!o->f) {
+				o->f = stdout;
+				return cli_error("%s: %s", path, strerror(errno));
+			}
+			o->path = path;
+			return 0;
+		}
+	}
 	if (asprintf(&o->tmp_path, "%s.tmp.XXXXXX", path) < 0)
 		return cli_error("out of memory");
 	fd = mkstemp(o->tmp_path);
@@ -254,6 +271,14 @@ int out_close(struct out_fmt *o, bool failed)
 		if (fflush(stdout) || ferror(stdout))
 			rc = errno == EPIPE ? 0 : cli_error("error writing output: %s", strerror(errno));
 		return failed ? 1 : rc;
+	}
+	if (!o->tmp_path) {	/* written in place */
+		if (fflush(o->f) || ferror(o->f))
+			rc = cli_error("%s: write failed: %s", o->path, strerror(errno));
+		if (fclose(o->f) && !rc)
+			rc = cli_error("%s: write failed: %s", o->path, strerror(errno));
+		o->f = NULL;
+		return failed || rc ? 1 : 0;
 	}
 	if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f))) {
 		rc = cli_error("%s: write failed: %s", o->path, strerror(errno));

@@ -83,6 +83,23 @@ else
 	skip "/dev/full not available"
 fi
 
+# -o onto something that is not a regular file: written in place, never replaced
+mkfifo "$TMP/fifo" && (cat "$TMP/fifo" >"$TMP/from-fifo" &) && sleep 0.1
+run "$TLREPLAY" breakdown -i "$good" -x, -o "$TMP/fifo"
+sleep 0.2
+[ "$RC" -eq 0 ] && [ -p "$TMP/fifo" ] && grep -q '^type,time ms,percent$' "$TMP/from-fifo"
+ok $? "-o FIFO: written through the FIFO, which stays a FIFO"
+if [ -c /dev/full ]; then
+	run "$TLREPLAY" breakdown -i "$good" -o /dev/full
+	[ "$RC" -eq 1 ] && [ -c /dev/full ] && grep -q "/dev/full: write failed: No space left" "$TMP/err"
+	ok $? "-o /dev/full: an error, and /dev/full is still a device"
+else
+	skip "/dev/full not available"
+fi
+run "$TLREPLAY" breakdown -i "$good" -o "$TMP"
+[ "$RC" -eq 1 ] && grep -q "is a directory" "$TMP/err"
+ok $? "-o DIR: refused"
+
 run "$TLREPLAY" -o "$TMP/x" breakdown
 [ "$RC" -ne 0 ]
 ok $? "options before the command are refused"
