@@ -6,13 +6,16 @@ Usage: coverage_report.py OUT_DIR
 For each trace: the --launchers --unique groups written to IR, how many
 replayed (status ok), and every other one classified:
   gpu-backend   bound to a GPU backend: cuDNN/MIOpen, flash or memory-efficient
-                attention, and the GPU-only kernel libraries (vLLM, aiter,
-                fbgemm_gpu, SGLang, Triton): nothing a CPU can run
+                attention
+  gpu-library   an op of a GPU kernel library that cannot be installed here
+                (vLLM, aiter, fbgemm_gpu and Meta's fb::, SGLang, Triton)
   newer-torch   an aten op this torch (1.13) does not have yet
-  unrecorded    the profile lacks what a faithful replay needs (no Concrete
-                Inputs, TensorList shapes)
+  cpu-kernel    this torch's CPU kernel refuses what the GPU ran (a dtype mix)
+  unrecorded    the profile lacks what a faithful replay needs (values an older
+                profiler did not record, TensorList shapes)
   failed        anything else: the bugs to fix
-The target is the share of ok among the groups that are not gpu-backend.
+The target is the share of ok among the groups that are neither gpu-backend
+nor gpu-library.
 """
 import glob
 import json
@@ -21,9 +24,12 @@ import re
 import sys
 from collections import Counter, defaultdict
 
-GPU_BACKEND = re.compile(r"cudnn|miopen|flash|efficient_attention|_efficient|cutlass|nccl|"
-                         r"^(vllm|_C|_rocm_C|_C_cache_ops|aiter|fbgemm|sgl_kernel|triton|trtllm|"
+GPU_BACKEND = re.compile(r"cudnn|miopen|flash|efficient_attention|_efficient|cutlass|nccl")
+GPU_LIBRARY = re.compile(r"^(vllm|_C|_rocm_C|_C_cache_ops|aiter|fbgemm|fb|sgl_kernel|triton|trtllm|"
                          r"_moe_C|_vllm_fa\d?_C|torch_ipex)::")
+CPU_KERNEL = re.compile(r"expected scalar type|not implemented for|\"[a-z0-9_]+_cpu\" not implemented|"
+                        r"from the 'CPU' backend|only supports CUDA|is not supported on CPU")
+UNRECORDED = re.compile(r"recorded as None|not recorded|without its value")
 
 
 def classify(entry, res):
@@ -31,12 +37,15 @@ def classify(entry, res):
     if res["status"] == "ok":
         return "ok"
     err = res.get("error") or ""
-    if GPU_BACKEND.search(op) or "cuda" in err.lower() and "not" in err.lower():
+    if GPU_BACKEND.search(op):
         return "gpu-backend"
+    if GPU_LIBRARY.search(op):
+        return "gpu-library"
     if res["status"] == "unavailable" and op.startswith("aten::"):
         return "newer-torch"
-    unknown = [a for a in entry["replay_ir"]["list_pos_args"] if a.get("arg_type") == "unknown"]
-    if entry.get("unrecorded_args") or unknown or "not recorded" in err:
+    if CPU_KERNEL.search(err):
+        return "cpu-kernel"
+    if entry.get("unrecorded_args") or UNRECORDED.search(entry.get("schemaless_reason", "") + err):
         return "unrecorded"
     return "failed"
 
@@ -57,22 +66,22 @@ def main():
             if k not in ("ok",):
                 failures[k][(e["op_name"], (r.get("error") or "")[:90])] += 1
         n = len(entries)
-        target = n - c["gpu-backend"]
+        target = n - c["gpu-backend"] - c["gpu-library"]
         rows.append((name, n, c, target))
         tot.update(c)
         tot["groups"] += n
-    print("| trace | groups | ok | gpu-backend | newer-torch | unrecorded | failed | ok of non-GPU-backend |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    cols = ("ok", "gpu-backend", "gpu-library", "newer-torch", "cpu-kernel", "unrecorded", "failed")
+    print("| trace | groups | " + " | ".join(cols) + " | ok of the rest |")
+    print("|---|" + "---:|" * (len(cols) + 2))
     for name, n, c, target in rows:
         pct = "%.1f%%" % (100.0 * c["ok"] / target) if target else "-"
-        print("| %s | %d | %d | %d | %d | %d | %d | %s |" % (
-            name.replace(".json.gz", "").replace(".json", "").replace("_tests_", "/")[:80], n, c["ok"],
-            c["gpu-backend"], c["newer-torch"], c["unrecorded"], c["failed"], pct))
-    target = tot["groups"] - tot["gpu-backend"]
-    print("| **all** | %d | %d | %d | %d | %d | %d | **%.1f%%** |" % (
-        tot["groups"], tot["ok"], tot["gpu-backend"], tot["newer-torch"], tot["unrecorded"], tot["failed"],
-        100.0 * tot["ok"] / target if target else 0))
-    for k in ("failed", "unrecorded", "newer-torch", "gpu-backend"):
+        print("| %s | %d | %s | %s |" % (
+            name.replace(".json.gz", "").replace(".json", "").replace("_tests_", "/")[:80], n,
+            " | ".join(str(c[k]) for k in cols), pct))
+    target = tot["groups"] - tot["gpu-backend"] - tot["gpu-library"]
+    print("| **all** | %d | %s | **%.1f%%** |" % (
+        tot["groups"], " | ".join(str(tot[k]) for k in cols), 100.0 * tot["ok"] / target if target else 0))
+    for k in ("failed", "unrecorded", "cpu-kernel", "newer-torch", "gpu-library", "gpu-backend"):
         if not failures[k]:
             continue
         print("\n%s (%d groups):\n" % (k, sum(failures[k].values())))

@@ -341,6 +341,8 @@ int cmd_uid(int argc, char **argv)
 				: "");
 		if (str(entry, "schema"))
 			fprintf(out.f, "  schema %s\n", str(entry, "schema"));
+		if (str(entry, "schemaless_reason"))
+			fprintf(out.f, "  why    %s\n", str(entry, "schemaless_reason"));
 		print_args(out.f, entry);
 		print_result(out.f, &o.ro, entry, reply, w, true);
 	}

@@ -260,6 +260,13 @@ static int read_profile(struct ir_ctx *c, const struct tl_event_info *info)
 
 /* ------------------------------------------------------------------ matching */
 
+/* int[], SymInt[], float[], bool[]: what an older profiler leaves out. */
+static bool scalar_list(const struct tl_schema_arg *a)
+{
+	return a->is_list && (a->kind == TL_ARG_INT || a->kind == TL_ARG_SYMINT ||
+			      a->kind == TL_ARG_FLOAT || a->kind == TL_ARG_BOOL);
+}
+
 /* Whether an older profiler's Int/Double/Bool may be argument @a. */
 static bool ival_fits(const struct parg *p, const struct tl_schema_arg *a)
 {
@@ -307,7 +314,7 @@ static int match_arg(const struct tl_schema_arg *a, const struct parg *p, char *
 		}
 		/* an older profiler (no Concrete Inputs at all) leaves int lists
 		 * out: the value is guessed, and the entry says so */
-		if (!p->conc && a->is_list && (a->kind == TL_ARG_INT || a->kind == TL_ARG_SYMINT))
+		if (!p->conc && scalar_list(a))
 			return 1;
 		if (a->kind == TL_ARG_TENSOR && a->is_list)
 			snprintf(why, wl, "recorded as None, but %s is not optional (the profiler drops %s)",
@@ -663,8 +670,8 @@ static cJSON *guess_scalar(enum tl_arg_kind k, const char *name)
 	static const char *const ones[] = { "size", "stride", "dilation", "groups", "kernel" };
 	size_t i;
 
-	if (k == TL_ARG_BOOL)
-		return cJSON_CreateFalse();
+	if (k == TL_ARG_BOOL)	/* an output mask asks for every output */
+		return strstr(name, "mask") ? cJSON_CreateTrue() : cJSON_CreateFalse();
 	if ((k == TL_ARG_FLOAT || k == TL_ARG_SCALAR) && (strstr(name, "eps") || strstr(name, "epsilon")))
 		return cJSON_CreateRaw("1e-05");
 	for (i = 0; i < TL_ARRAY_SIZE(ones); i++)
@@ -712,7 +719,7 @@ static cJSON *arg_value(const struct ir_ctx *c, const struct tl_schema_arg *a, c
 	case P_NONE:
 		if (a->kind == TL_ARG_STR)
 			return str_value(c, a, p);
-		if (!a->optional && !p->conc && a->is_list && (a->kind == TL_ARG_INT || a->kind == TL_ARG_SYMINT))
+		if (!a->optional && !p->conc && scalar_list(a))
 			return unrecorded_value(c, a);
 		if (!a->optional && a->has_default && (v = tl_schema_default_json(a)))
 			return v;
@@ -1235,7 +1242,9 @@ int tl_ir_entry(struct tl_trace *tr, uint64_t uid, const struct tl_ir_opts *opts
 	    !(o.db ? cJSON_AddStringToObject(src, "schemas", tl_schema_db_label(o.db)) :
 		     cJSON_AddNullToObject(src, "schemas")))
 		goto out;
-	if (!best && !cJSON_AddTrueToObject(e, "schemaless"))
+	if (!best && (!cJSON_AddTrueToObject(e, "schemaless") ||
+		      !cJSON_AddStringToObject(e, "schemaless_reason",
+					       ncand ? why : o.db ? "op not in the schema database" : "no schemas")))
 		goto out;
 	if (cJSON_GetArraySize(c.unrecorded)) {
 		tl_log(TL_LOG_INFO, "uid %llu %s: values not in the profile, defaults or guesses used",
