@@ -10,9 +10,12 @@ replayed (status ok), and every other one classified:
   gpu-library   an op of a GPU kernel library that cannot be installed here
                 (vLLM, aiter, fbgemm_gpu and Meta's fb::, SGLang, Triton)
   newer-torch   an aten op this torch (1.13) does not have yet
-  cpu-kernel    this torch's CPU kernel refuses what the GPU ran (a dtype mix)
+  refused       torch refuses the recorded arguments: a CPU kernel without the
+                GPU's dtype mix, an output dtype the result cannot be cast to
   unrecorded    the profile lacks what a faithful replay needs (values an older
                 profiler did not record, TensorList shapes)
+  no-overload   the recorded arguments fit no overload of the op in this torch
+                (inconsistent records, or a signature that changed)
   failed        anything else: the bugs to fix
 The target is the share of ok among the groups that are neither gpu-backend
 nor gpu-library.
@@ -27,9 +30,11 @@ from collections import Counter, defaultdict
 GPU_BACKEND = re.compile(r"cudnn|miopen|flash|efficient_attention|_efficient|cutlass|nccl")
 GPU_LIBRARY = re.compile(r"^(vllm|_C|_rocm_C|_C_cache_ops|aiter|fbgemm|fb|sgl_kernel|triton|trtllm|"
                          r"_moe_C|_vllm_fa\d?_C|torch_ipex)::")
-CPU_KERNEL = re.compile(r"expected scalar type|not implemented for|\"[a-z0-9_]+_cpu\" not implemented|"
-                        r"from the 'CPU' backend|only supports CUDA|is not supported on CPU")
+REFUSED = re.compile(r"expected scalar type|not implemented for|\"[a-z0-9_]+_cpu\" not implemented|"
+                     r"from the 'CPU' backend|only supports CUDA|is not supported on CPU|"
+                     r"can't be cast to the desired output type|must have the same dtype")
 UNRECORDED = re.compile(r"recorded as None|not recorded|without its value")
+NO_OVERLOAD = re.compile(r"arguments recorded, the schema has|where the schema has|does not fit")
 
 
 def classify(entry, res):
@@ -43,10 +48,13 @@ def classify(entry, res):
         return "gpu-library"
     if res["status"] == "unavailable" and op.startswith("aten::"):
         return "newer-torch"
-    if CPU_KERNEL.search(err):
-        return "cpu-kernel"
-    if entry.get("unrecorded_args") or UNRECORDED.search(entry.get("schemaless_reason", "") + err):
+    if REFUSED.search(err):
+        return "refused"
+    reason = entry.get("schemaless_reason", "")
+    if entry.get("unrecorded_args") or UNRECORDED.search(reason + err):
         return "unrecorded"
+    if NO_OVERLOAD.search(reason):
+        return "no-overload"
     return "failed"
 
 
@@ -64,13 +72,16 @@ def main():
             k = classify(e, r)
             c[k] += 1
             if k not in ("ok",):
-                failures[k][(e["op_name"], (r.get("error") or "")[:90])] += 1
+                why = r.get("error") or ""
+                if k in ("no-overload", "unrecorded") and e.get("schemaless_reason"):
+                    why = e["schemaless_reason"]
+                failures[k][(e["op_name"], why[:110])] += 1
         n = len(entries)
         target = n - c["gpu-backend"] - c["gpu-library"]
         rows.append((name, n, c, target))
         tot.update(c)
         tot["groups"] += n
-    cols = ("ok", "gpu-backend", "gpu-library", "newer-torch", "cpu-kernel", "unrecorded", "failed")
+    cols = ("ok", "gpu-backend", "gpu-library", "newer-torch", "refused", "unrecorded", "no-overload", "failed")
     print("| trace | groups | " + " | ".join(cols) + " | ok of the rest |")
     print("|---|" + "---:|" * (len(cols) + 2))
     for name, n, c, target in rows:
@@ -81,7 +92,7 @@ def main():
     target = tot["groups"] - tot["gpu-backend"] - tot["gpu-library"]
     print("| **all** | %d | %s | **%.1f%%** |" % (
         tot["groups"], " | ".join(str(tot[k]) for k in cols), 100.0 * tot["ok"] / target if target else 0))
-    for k in ("failed", "unrecorded", "cpu-kernel", "newer-torch", "gpu-library", "gpu-backend"):
+    for k in ("failed", "no-overload", "unrecorded", "refused", "newer-torch", "gpu-library", "gpu-backend"):
         if not failures[k]:
             continue
         print("\n%s (%d groups):\n" % (k, sum(failures[k].values())))

@@ -10,6 +10,7 @@
 
 #include "builtin.h"
 #include "replay-common.h"
+#include "results.h"
 
 /* Options of a replaying command: the common ones, the replay ones, and @extra. */
 struct ropts {
@@ -273,31 +274,15 @@ static void print_result_json(FILE *f, const struct replay_opts *ro, const cJSON
 
 /* ------------------------------------------------------------------ uid */
 
-/* Namespace of an op name ("vllm" of "vllm::rms_norm"); aten/prims need none. */
-static const char *op_namespace(const char *op, char *buf, size_t n)
-{
-	const char *sep = strstr(op, "::");
-
-	if (!sep || (size_t)(sep - op) >= n)
-		return NULL;
-	memcpy(buf, op, (size_t)(sep - op));
-	buf[sep - op] = 0;
-	return !strcmp(buf, "aten") || !strcmp(buf, "prims") ? NULL : buf;
-}
-
 int cmd_uid(int argc, char **argv)
 {
 	struct ropts o = { 0 };
-	struct tl_trace *tr = NULL;
-	struct tl_worker *w = NULL;
-	struct tl_schema_db *db = NULL;
-	struct tl_ir_opts io = { .sz = sizeof(io), .allow_schemaless = true };
+	struct uid_job job = { 0 };
+	struct perf_ctl pc = { .ctl = -1, .ack = -1 };
+	struct region_hooks hooks = { .pc = &pc };
 	struct out_fmt out = { 0 };
-	cJSON *entry = NULL, *reply = NULL;
-	struct tl_event_info ev;
-	unsigned long long uid;
-	char nsbuf[128];
-	const char *ns;
+	cJSON *reply = NULL, *rec = NULL;
+	struct result_src src = { 0 };
 	int rc = 1, err;
 
 	err = parse_ropts(argc, argv, "uid", &o, NULL, NULL, NULL, NULL);
@@ -305,59 +290,46 @@ int cmd_uid(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	if (argc - optind != 1)
 		return cli_error("uid: which event? usage: tlreplay uid [-i TRACE] UID");
-	if (!parse_u64(argv[optind], &uid))
-		return cli_error("uid: '%s' is not a UID (an event's index in traceEvents)", argv[optind]);
-	if (cli_open_trace(&o.co, &tr))
+	if (perf_ctl_setup(&pc, o.ro.control))
 		return 1;
-	if (tl_trace_event(tr, uid, &ev)) {
-		rc = cli_error("uid: no event with UID %llu in %s (UIDs go from 0 to %llu)", uid,
-			       tl_trace_path(tr), (unsigned long long)tl_trace_nevents(tr) - 1);
+	if (uid_job_prepare(&job, &o.co, &o.ro, "uid", argv[optind]))
 		goto out;
-	}
-	if (replay_worker(&o.ro, &w) || replay_check_device(&o.ro, w))
-		goto out;
-	ns = op_namespace(ev.name, nsbuf, sizeof(nsbuf));
-	if (replay_schemas(&o.ro, w, ns ? &ns : NULL, ns ? 1 : 0, &db))
-		goto out;
-	io.db = db;
-	err = tl_ir_entry(tr, uid, &io, &entry);
-	if (err) {
-		rc = cli_lib_error(err);
-		goto out;
-	}
-	reply = replay_one(&o.ro, w, entry, NULL, NULL);
+	reply = replay_one(&o.ro, job.w, job.entry, replay_region_cb, &hooks);
 	if (!reply) {
 		rc = cli_error("out of memory");
 		goto out;
 	}
+	src.trace_id = job.trace_id;
+	rec = result_record("uid", &o.ro, job.w, job.entry, reply, &src);
 	if (out_open(&out, o.co.output))
 		goto out;
 	if (o.co.json) {
-		print_result_json(out.f, &o.ro, entry, reply, (size_t)-1);
+		print_result_json(out.f, &o.ro, job.entry, reply, (size_t)-1);
 	} else {
-		fprintf(out.f, "UID %llu: %s%s\n", uid, ev.name,
-			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(entry, "schemaless"))
+		fprintf(out.f, "UID %llu: %s%s\n", job.uid, job.name,
+			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(job.entry, "schemaless"))
 				? " (no schema matched: types from the profile)"
 				: "");
-		if (str(entry, "schema"))
-			fprintf(out.f, "  schema %s\n", str(entry, "schema"));
-		if (str(entry, "schemaless_reason"))
-			fprintf(out.f, "  why    %s\n", str(entry, "schemaless_reason"));
-		print_args(out.f, entry);
-		print_result(out.f, &o.ro, entry, reply, w, true);
+		if (str(job.entry, "schema"))
+			fprintf(out.f, "  schema %s\n", str(job.entry, "schema"));
+		if (str(job.entry, "schemaless_reason"))
+			fprintf(out.f, "  why    %s\n", str(job.entry, "schemaless_reason"));
+		print_args(out.f, job.entry);
+		print_result(out.f, &o.ro, job.entry, reply, job.w, true);
 	}
 	rc = out_close(&out, false);
+	if (result_store(&o.ro, rec))
+		rc = 1;
 	if (!rc && strcmp(reply_status(reply), "ok"))
 		rc = 1;
 	if (rc && !o.co.json && strcmp(reply_status(reply), "ok"))
-		cli_error("uid %llu (%s): replay %s: %s", uid, ev.name, reply_status(reply),
+		cli_error("uid %llu (%s): replay %s: %s", job.uid, job.name, reply_status(reply),
 			  str(reply, "error") ? str(reply, "error") : "?");
 out:
+	cJSON_Delete(rec);
 	cJSON_Delete(reply);
-	cJSON_Delete(entry);
-	tl_schema_db_free(db);
-	tl_worker_stop(w);
-	tl_trace_close(tr);
+	uid_job_done(&job);
+	perf_ctl_close(&pc);
 	return rc;
 }
 
@@ -406,6 +378,43 @@ static cJSON *read_ir(const char *path)
 	return doc;
 }
 
+/* Identities of the traces the entries of an IR file came from (source.trace),
+ * computed once per trace, so that batch results fold into their trace. */
+struct trace_ids {
+	char *path[8];
+	cJSON *id[8];
+	size_t n;
+};
+
+static const cJSON *trace_id_of(struct trace_ids *t, const cJSON *entry)
+{
+	const char *p = str(cJSON_GetObjectItemCaseSensitive(entry, "source"), "trace");
+	size_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->path[i], p))
+			return t->id[i];
+	if (t->n == TL_ARRAY_N(t->path) || !(t->path[t->n] = strdup(p)))
+		return NULL;
+	/* a trace that moved or is gone leaves its results unfoldable, not failed */
+	if (tl_store_trace_id(p, &t->id[t->n]))
+		t->id[t->n] = NULL;
+	return t->id[t->n++];
+}
+
+static void trace_ids_free(struct trace_ids *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->path[i]);
+		cJSON_Delete(t->id[i]);
+	}
+	t->n = 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option extra[] = {
@@ -418,9 +427,12 @@ int cmd_replay(int argc, char **argv)
 	struct ropts o = { 0 };
 	struct tl_worker *w = NULL;
 	struct out_fmt out = { 0 };
+	struct perf_ctl pc = { .ctl = -1, .ack = -1 };
+	struct region_hooks hooks = { .pc = &pc };
+	struct trace_ids ids = { 0 };
 	cJSON *doc = NULL, *e;
 	size_t total = 0, selected = 0, torun, attempted = 0, nok = 0, nfail = 0, nunavail = 0, idx = 0;
-	bool tty = isatty(2);
+	bool tty = isatty(2), store_failed = false;
 	int rc = 1, err;
 
 	err = parse_ropts(argc, argv, "replay", &o, extra, NULL, batch_extra, &b);
@@ -428,9 +440,13 @@ int cmd_replay(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	if (argc - optind != 1)
 		return cli_error("replay: which IR file? usage: tlreplay replay IR.json");
-	doc = read_ir(argv[optind]);
-	if (!doc)
+	if (perf_ctl_setup(&pc, o.ro.control))
 		return 1;
+	doc = read_ir(argv[optind]);
+	if (!doc) {
+		perf_ctl_close(&pc);
+		return 1;
+	}
 	total = (size_t)cJSON_GetArraySize(doc);
 	if (replay_worker(&o.ro, &w) || replay_check_device(&o.ro, w))
 		goto out;
@@ -471,12 +487,20 @@ int cmd_replay(int argc, char **argv)
 		attempted++;
 		if (tty && !o.co.json)
 			fprintf(stderr, "\r\033[K[%zu/%zu] %.60s", attempted, torun, op);
-		reply = replay_one(&o.ro, w, e, NULL, NULL);
+		reply = replay_one(&o.ro, w, e, replay_region_cb, &hooks);
 		if (tty && !o.co.json)
 			fputs("\r\033[K", stderr);
 		if (!reply) {
 			rc = cli_error("out of memory");
 			goto out;
+		}
+		if (!o.ro.no_store && !store_failed) {
+			struct result_src src = { .trace_id = trace_id_of(&ids, e), .ir_path = argv[optind],
+						  .ir_index = (long)idx - 1 };
+			cJSON *rec = result_record("replay", &o.ro, w, e, reply, &src);
+
+			store_failed = result_store(&o.ro, rec) != 0;	/* said once, then not again */
+			cJSON_Delete(rec);
 		}
 		if (!strcmp(reply_status(reply), "ok"))
 			nok++;
@@ -521,10 +545,12 @@ int cmd_replay(int argc, char **argv)
 	if (o.co.json)
 		fprintf(stderr, "tlreplay: replay: %zu entries, %zu attempted: %zu ok, %zu failed, "
 			"%zu unavailable\n", total, attempted, nok, nfail, nunavail);
-	if (!rc && nfail)
+	if (!rc && (nfail || store_failed))
 		rc = 1;
 out:
 	tl_worker_stop(w);
+	trace_ids_free(&ids);
+	perf_ctl_close(&pc);
 	cJSON_Delete(doc);
 	return rc;
 }

@@ -18,6 +18,9 @@ int cmd_ir(int argc, char **argv);
 int cmd_uid(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_fold(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* Print the help of a subcommand on stdout; returns 0. */

@@ -294,6 +294,10 @@ static int collect(struct tl_trace *tr, const struct ir_select *sel, const char 
 				goto nomem;
 		}
 	}
+	if (!c->n) {	/* nothing selected: the caller says so */
+		rc = 0;
+		goto out;
+	}
 	for (i = 0; i < c->n; i++) {
 		struct tl_event_info ev;
 
@@ -415,6 +419,7 @@ int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct
 	struct tl_ir_opts io = { .sz = sizeof(io), .allow_schemaless = !sel->strict };
 	struct tl_schema_db *db = NULL;
 	struct cands c = { 0 };
+	char *abs_trace = NULL;
 	bool tty = isatty(2);
 	size_t i;
 	int rc = 1, err;
@@ -432,6 +437,10 @@ int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct
 	if (schemas_for(tr, sel, ro, cmd, &c, &db))
 		goto out;
 	io.db = db;
+	/* absolute, so that the results of replaying the file elsewhere still
+	 * find their trace (fold) */
+	abs_trace = realpath(tl_trace_path(tr), NULL);
+	io.trace_label = abs_trace;
 	*list = cJSON_CreateArray();
 	if (!*list)
 		goto nomem;
@@ -481,6 +490,7 @@ out:
 		cJSON_Delete(*list);
 		*list = NULL;
 	}
+	free(abs_trace);
 	tl_schema_db_free(db);
 	cands_free(&c);
 	return rc;

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <tlreplay/store.h>
 
 #include "replay-common.h"
 
@@ -26,6 +29,9 @@ const struct option replay_long_opts[] = {
 	{ "timeout", required_argument, NULL, RO_TIMEOUT },
 	{ "namespace", required_argument, NULL, RO_NAMESPACE },
 	{ "alias", required_argument, NULL, RO_ALIAS },
+	{ "control", required_argument, NULL, RO_CONTROL },
+	{ "store", required_argument, NULL, RO_STORE },
+	{ "no-store", no_argument, NULL, RO_NOSTORE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -105,6 +111,9 @@ int replay_opt(struct replay_opts *ro, int c, const char *arg)
 		v[(*n)++] = arg;
 		return 0;
 	}
+	case RO_CONTROL: ro->control = arg; return 0;
+	case RO_STORE: ro->store = arg; return 0;
+	case RO_NOSTORE: ro->no_store = true; return 0;
 	case 'v': ro->verbose = true; return 0;
 	}
 	return 1;
@@ -338,6 +347,92 @@ cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entr
 	if (!tl_worker_alive(w) && tl_worker_restart(w))
 		cJSON_AddStringToObject(rep, "restart_error", tl_last_error());
 	return rep;
+}
+
+/* Namespace of an op name ("vllm" of "vllm::rms_norm"); aten/prims need none. */
+static const char *op_namespace(const char *op, char *buf, size_t n)
+{
+	const char *sep = strstr(op, "::");
+
+	if (!sep || (size_t)(sep - op) >= n)
+		return NULL;
+	memcpy(buf, op, (size_t)(sep - op));
+	buf[sep - op] = 0;
+	return !strcmp(buf, "aten") || !strcmp(buf, "prims") ? NULL : buf;
+}
+
+int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const struct replay_opts *ro,
+		    const char *cmd, const char *uid_str)
+{
+	struct tl_ir_opts io = { .sz = sizeof(io), .allow_schemaless = true };
+	struct tl_schema_db *db = NULL;
+	struct tl_event_info ev;
+	char nsbuf[128];
+	const char *ns;
+	int rc = 1, err;
+
+	memset(job, 0, sizeof(*job));
+	if (!parse_u64(uid_str, &job->uid))
+		return cli_error("%s: '%s' is not a UID (an event's index in traceEvents)", cmd, uid_str);
+	if (cli_open_trace(co, &job->tr))
+		return 1;
+	if (tl_trace_event(job->tr, job->uid, &ev)) {
+		cli_error("%s: no event with UID %llu in %s (UIDs go from 0 to %llu)", cmd, job->uid,
+			  tl_trace_path(job->tr), (unsigned long long)tl_trace_nevents(job->tr) - 1);
+		goto out;
+	}
+	job->name = ev.name;
+	if (replay_worker(ro, &job->w) || replay_check_device(ro, job->w))
+		goto out;
+	ns = op_namespace(ev.name, nsbuf, sizeof(nsbuf));
+	if (replay_schemas(ro, job->w, ns ? &ns : NULL, ns ? 1 : 0, &db))
+		goto out;
+	io.db = db;
+	err = tl_ir_entry(job->tr, job->uid, &io, &job->entry);
+	if (err) {
+		cli_lib_error(err);
+		goto out;
+	}
+	/* the trace's identity goes with the results, so that fold finds them */
+	if (!ro->no_store && tl_store_trace_id(tl_trace_path(job->tr), &job->trace_id))
+		fprintf(stderr, "tlreplay: warning: %s: %s; the result cannot be folded into the trace\n",
+			tl_trace_path(job->tr), tl_last_error());
+	rc = 0;
+out:
+	tl_schema_db_free(db);
+	return rc;
+}
+
+void uid_job_done(struct uid_job *job)
+{
+	cJSON_Delete(job->entry);
+	cJSON_Delete(job->trace_id);
+	tl_worker_stop(job->w);
+	tl_trace_close(job->tr);
+	memset(job, 0, sizeof(*job));
+}
+
+int replay_region_cb(enum tl_region ev, void *ctx)
+{
+	struct region_hooks *h = ctx;
+	struct timespec ts;
+	double now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	if (ev == TL_REGION_BEGIN) {
+		if (h->begin && h->begin(h->ctx))
+			return 1;
+		if (h->pc && perf_ctl_send(h->pc, "enable"))
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		h->t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+		return 0;
+	}
+	h->elapsed_s = now - h->t0;
+	if (h->pc && perf_ctl_send(h->pc, "disable"))
+		return 1;
+	return h->end ? h->end(h->ctx) : 0;
 }
 
 const char *reply_status(const cJSON *reply)

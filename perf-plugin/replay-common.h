@@ -4,11 +4,14 @@
 #ifndef TLREPLAY_REPLAY_COMMON_H
 #define TLREPLAY_REPLAY_COMMON_H
 
+#include <getopt.h>
+
 #include <cjson/cJSON.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
 
 #include "cli.h"
+#include "perf-control.h"
 
 struct replay_opts {
 	const char *python;		/* --python */
@@ -25,6 +28,9 @@ struct replay_opts {
 	size_t nnamespaces;
 	const char *aliases[16];	/* --alias OP=OTHER[,OTHER] */
 	size_t naliases;
+	const char *control;		/* --control fd:CTL,ACK | fifo:CTL,ACK (perf stat's) */
+	const char *store;		/* --store FILE */
+	bool no_store;			/* --no-store */
 	double timeout_s;		/* --timeout */
 };
 
@@ -36,7 +42,8 @@ extern const struct option replay_long_opts[];
 /* Option codes used by replay_long_opts. */
 enum {
 	RO_PYTHON = 0x200, RO_DEVICE, RO_WARMUP, RO_MINTIME, RO_FLUSH, RO_GRAPH, RO_SEED,
-	RO_PLUGIN, RO_KWARGS, RO_SCHEMAS, RO_TIMEOUT, RO_NAMESPACE, RO_ALIAS,
+	RO_PLUGIN, RO_KWARGS, RO_SCHEMAS, RO_TIMEOUT, RO_NAMESPACE, RO_ALIAS, RO_CONTROL, RO_STORE,
+	RO_NOSTORE,
 };
 
 /* Start a worker for @ro (prints why on failure). */
@@ -58,6 +65,35 @@ cJSON *replay_request(const struct replay_opts *ro, cJSON *entry);
  * when the worker died (it is restarted). Never NULL unless out of memory. */
 cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entry,
 		  tl_region_fn region, void *ctx);
+
+/* What happens at the edges of the timed region of a replay: perf stat's
+ * control channel, and the caller's own begin/end (counters). */
+struct region_hooks {
+	struct perf_ctl *pc;		/* may be NULL */
+	int (*begin)(void *ctx);	/* may be NULL; non-zero stops the replay */
+	int (*end)(void *ctx);
+	void *ctx;
+	double elapsed_s;		/* wall time of the last region */
+	double t0;
+};
+/* The tl_region_fn for @hooks (a struct region_hooks). */
+int replay_region_cb(enum tl_region ev, void *hooks);
+
+/* One op of a trace, ready to replay: the trace, a worker, the IR entry. */
+struct uid_job {
+	struct tl_trace *tr;
+	struct tl_worker *w;
+	cJSON *entry;
+	cJSON *trace_id;	/* tl_store_trace_id() of the trace */
+	unsigned long long uid;
+	const char *name;	/* the op's name (owned by tr) */
+};
+
+/* Open the trace of @co, start a worker, build the IR entry of @uid_str with
+ * the worker's live schemas. Returns 0, or 1 after printing why. */
+int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const struct replay_opts *ro,
+		    const char *cmd, const char *uid_str);
+void uid_job_done(struct uid_job *job);
 
 /* Status string of a reply ("ok", "failed", "unavailable"). */
 const char *reply_status(const cJSON *reply);

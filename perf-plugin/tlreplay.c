@@ -150,6 +150,12 @@ static const char usage_check[] =
 	"        --namespace NS=MOD[,MOD]  import MOD (a module or a FILE.py) for the ops of NS\n"  \
 	"                               (repeatable; aiter, vllm, _C, _rocm_C, _C_cache_ops are known)\n" \
 	"        --alias OP=OTHER[,OTHER]  replay OP as OTHER when this torch lacks OP (repeatable)\n" \
+	"        --control fd:CTL[,ACK] | fifo:CTL[,ACK]  under `perf stat -D -1 --control ...`: send\n" \
+	"                               enable/disable around the timed calls only (also taken from\n" \
+	"                               PERF_CTL_FD/PERF_ACK_FD or PERF_STAT_CTL_FIFO/PERF_STAT_ACK_FIFO)\n" \
+	"        --store FILE           the results store (default $TLREPLAY_STORE, else\n"      \
+	"                               ~/.local/state/tlreplay/results.jsonl)\n"               \
+	"        --no-store             do not record the results\n"                             \
 	"    -v, --verbose              arguments, worker messages, tracebacks\n"
 
 #define SELECT_OPTS                                                                          \
@@ -224,6 +230,111 @@ static const char usage_pack[] =
 	"        --init-plugin FILE.py  an initializer to ship with the ops (repeatable)\n"
 	SELECT_OPTS;
 
+static const char usage_stat[] =
+	"usage: tlreplay stat [-e EVENTS] [-r N] [-x SEP | -j] [-o FILE] [options] uid UID\n"
+	"\n"
+	"Count hardware and software events (perf_event_open) over the timed replay of one op\n"
+	"only: the counters open on the replay worker's threads after its arguments are built\n"
+	"and its warm-up calls ran, and close when the timed calls end. Output as perf stat's:\n"
+	"the human table (on stderr, as perf), -x SEP with perf's field order, -j with perf's\n"
+	"keys; values per call as well. With -r N the region runs N times and each counter\n"
+	"gets perf's noise figure. Results go to the results store (see `tlreplay fold`).\n"
+	"\n"
+	"    -e, --event EVENTS         events as perf takes them: cycles,instructions, {a,b} groups,\n"
+	"                               :u/:k modifiers, pmu/event=0x3c/, rNNNN, libpfm4 names\n"
+	"                               (default: perf stat's default set)\n"
+	"    -r, --repeat N             run the counted region N times (1..100)\n"
+	"        --iters N              timed calls in one region (default 100)\n"
+	"        --no-scale             do not scale multiplexed counts by enabled/running\n"
+	"    -i, --input TRACE          trace to read; default $TLREPLAY_TRACE, then `tlreplay open`'s\n"
+	"    -x, --field-separator SEP  separated values in perf stat -x's field order\n"
+	"    -j, --json                 one JSON object per event, with perf stat -j's keys\n"
+	"    -o, --output FILE          write to FILE (atomically) instead of stderr\n"
+	"    -h, --help                 this help\n"
+	"        --capture DIR          merge the CUDA/HIP-graph capture traces in DIR first\n"
+	"        --warmup N             untimed calls first (default 10)\n"
+	"        --min-time S           keep timing until S seconds have passed\n"
+	"        --device DEV           cpu (default), cuda or cuda:N\n"
+	"        --flush-l2             CUDA: evict the L2 cache before each timed call\n"
+	"        --cuda-graph           CUDA: capture the op in a graph and time its replays\n"
+	"        --seed N               seed for the tensor contents (default 0)\n"
+	"        --init-plugin FILE.py  custom initializers (repeatable)\n"
+	"        --init-kwargs JSON     options for the initializers\n"
+	"        --python PATH          interpreter with torch (default $TLREPLAY_PYTHON, else\n"
+	"                               " TL_DEFAULT_PYTHON ")\n"
+	"        --schemas FILE         match op schemas against this snapshot\n"
+	"        --timeout S            give up on one run after S seconds (default 600)\n"
+	"        --namespace NS=MOD[,MOD]  import MOD (a module or a FILE.py) for the ops of NS\n"
+	"        --alias OP=OTHER[,OTHER]  replay OP as OTHER when this torch lacks OP\n"
+	"        --control fd:CTL[,ACK] | fifo:CTL[,ACK]  also drive perf stat's control channel\n"
+	"        --store FILE           the results store (default $TLREPLAY_STORE, else\n"
+	"                               ~/.local/state/tlreplay/results.jsonl)\n"
+	"        --no-store             do not record the results\n"
+	"    -v, --verbose              worker messages, tracebacks\n";
+
+static const char usage_fold[] =
+	"usage: tlreplay fold [-i TRACE] [--store FILE] [--capture DIR] -o OUT.json[.gz]\n"
+	"\n"
+	"Write a copy of the trace with the replay results of the store folded in, for\n"
+	"Perfetto or chrome://tracing: each replayed op gets args.tlreplay (cpu_median_us,\n"
+	"cuda_median_us, trace_gpu_us, replay_over_trace, and every replay with its times,\n"
+	"counters and kernel verdict), the GPU kernels it launched get its uid and medians,\n"
+	"and \"tlreplay\" counter tracks on its process show the replay times and per-call\n"
+	"counters over each op. Results belong to the trace when their trace signature (size,\n"
+	"first and last MiB) matches, else its path; per op, device and command the latest ok\n"
+	"result wins. The input is never modified; OUT is written atomically, gzip-compressed\n"
+	"when it ends in .gz. Exit status 1, with nothing written, when the store is missing\n"
+	"or corrupt or holds no result for this trace.\n"
+	"\n"
+	"    -i, --input TRACE          trace to read (.json or .json.gz); default $TLREPLAY_TRACE,\n"
+	"                               then the trace saved by `tlreplay open`\n"
+	"    -o, --output OUT           the folded trace to write (required; not the input)\n"
+	"        --store FILE           results store to read (repeatable: the stores of a sweep\n"
+	"                               spread over machines); default $TLREPLAY_STORE, else\n"
+	"                               $XDG_STATE_HOME/tlreplay/results.jsonl\n"
+	"                               (~/.local/state/tlreplay/results.jsonl)\n"
+	"    -h, --help                 this help\n"
+	"        --capture DIR          merge the CUDA/HIP-graph capture traces in DIR first, so that\n"
+	"                               graph kernels get the results of the ops that captured them\n";
+
+static const char usage_sweep[] =
+	"usage: tlreplay sweep [-i TRACE] [--top N] [-e EVENTS]... [-o FOLDED] [--chart FILE] [IR.json]\n"
+	"\n"
+	"Replay the top ops of a trace (its kernel launchers grouped by recorded arguments,\n"
+	"most GPU time first) or every entry of an IR file, once per event group, in one\n"
+	"worker. Each result goes to the results store as it comes, so a sweep that stops\n"
+	"resumes where it was: what the store has for the same op, device, events and calls\n"
+	"is not run again. Prints a summary, folds the results into a copy of the trace (-o)\n"
+	"and draws them (--chart: per-op time, counters per call, roofline where FLOPs are\n"
+	"known).\n"
+	"\n"
+	"    -i, --input TRACE          trace to read; default $TLREPLAY_TRACE, then `tlreplay open`'s\n"
+	"        --top N                the N op groups with the most GPU time (default 10)\n"
+	"        --filter REGEX         only ops whose name matches\n"
+	"    -e, --event EVENTS         one event group per -e, in perf's syntax (repeatable; default:\n"
+	"                               software events, then {cycles,instructions},\n"
+	"                               {cache-references,cache-misses}, {branches,branch-misses})\n"
+	"    -r, --repeat N             count each region N times (perf's noise figure)\n"
+	"        --iters N              timed calls per region (default 50)\n"
+	"        --shard K/N            only ops K, K+N, K+2N...: one of N machines (a SLURM array)\n"
+	"        --retry-failed         run again what failed before (else only what is missing)\n"
+	"        --no-scale             do not scale multiplexed counts\n"
+	"    -o, --output FOLDED        fold the results into this copy of the trace (.json[.gz])\n"
+	"        --chart FILE           draw the results: FILE.svg, or FILE.png (needs rsvg-convert)\n"
+	"        --peak-gflops G, --peak-gbs B  the device's peak GFLOP/s and GB/s: the roofline's roof\n"
+	"    -h, --help                 this help\n"
+	"        --capture DIR          merge the CUDA/HIP-graph capture traces in DIR first\n"
+	"        --device DEV           cpu (default), cuda or cuda:N\n"
+	"        --warmup N             untimed calls before each region (default 10)\n"
+	"        --python PATH          interpreter with torch (default $TLREPLAY_PYTHON, else\n"
+	"                               " TL_DEFAULT_PYTHON ")\n"
+	"        --store FILE           the results store (default $TLREPLAY_STORE, else\n"
+	"                               ~/.local/state/tlreplay/results.jsonl)\n"
+	"        --namespace NS=MOD[,MOD]  import MOD (a module or a FILE.py) for the ops of NS\n"
+	"        --init-plugin FILE.py  custom initializers (repeatable)\n"
+	"        --timeout S            give up on one region after S seconds (default 600)\n"
+	"    -v, --verbose              worker messages, tracebacks\n";
+
 static const char usage_help[] = "usage: tlreplay help [COMMAND]\n";
 
 const struct cmd tl_cmds[] = {
@@ -242,6 +353,9 @@ const struct cmd tl_cmds[] = {
 	{ "uid", cmd_uid, "replay one op of the trace alone and time it", usage_uid },
 	{ "replay", cmd_replay, "replay every op of an IR file", usage_replay },
 	{ "pack", cmd_pack, "zip ops with a standalone replayer and a README", usage_pack },
+	{ "stat", cmd_stat, "perf stat over the timed replay of one op", usage_stat },
+	{ "fold", cmd_fold, "fold replay results into a copy of the trace", usage_fold },
+	{ "sweep", cmd_sweep, "top ops x counter groups, resumable; fold and chart", usage_sweep },
 	{ "help", cmd_help, "help on a command", usage_help },
 	{ NULL, NULL, NULL, NULL },
 };

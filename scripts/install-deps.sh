@@ -7,7 +7,8 @@ PKGS="build-essential pkg-config clang llvm libclang-rt-dev
       libcjson-dev zlib1g-dev libdeflate-dev libelf-dev libdw-dev libnuma-dev libpfm4-dev
       libprotobuf-c-dev protobuf-c-compiler
       libpython3-dev python3 python3-torch python3-numpy
-      gdb linux-perf valgrind man-db groff-base perl zip unzip bash-completion"
+      gdb linux-perf valgrind man-db groff-base perl zip unzip bash-completion
+      librsvg2-bin"
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -449,6 +449,11 @@ const char *tl_worker_python(const struct tl_worker *w)
 	return w->python;
 }
 
+pid_t tl_worker_pid(const struct tl_worker *w)
+{
+	return w->dead ? -1 : w->pid;
+}
+
 bool tl_worker_alive(const struct tl_worker *w)
 {
 	return w && !w->dead && w->pid > 0;

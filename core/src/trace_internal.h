@@ -80,6 +80,9 @@ struct tl_trace {
 
 	cJSON *meta;
 	int rank;
+	/* Offsets in text of the '[' and ']' of the traceEvents array that was
+	 * loaded (fold splices the text; recording them costs nothing). */
+	size_t events_open, events_close;
 
 	/* Events past nev_src were added (copies of capture-trace events); their
 	 * args text lives in extra. */

@@ -771,9 +771,11 @@ static const char *parse_events(struct loader *L, const char *p)
 	*L->out.nev = 0;	/* a repeated traceEvents key: the last one wins */
 	L->in_events = true;
 	L->ev_index = 0;
+	L->tr->events_open = (size_t)(p - L->base);
 	p = js_ws(p + 1, e);
 	if (p < e && *p == ']') {
 		L->in_events = false;
+		L->tr->events_close = (size_t)(p - L->base);
 		return p + 1;
 	}
 	if (use_threads((size_t)(e - p)))
@@ -823,8 +825,10 @@ static const char *parse_events(struct loader *L, const char *p)
 		helper_free(h);
 		free(h);
 	}
-	if (q)
+	if (q) {
 		L->in_events = false;
+		L->tr->events_close = (size_t)(q - 1 - L->base);
+	}
 	return q;
 }
 

@@ -192,6 +192,57 @@ TL_API int tl_ir_entry(struct tl_trace *tr, uint64_t uid, const struct tl_ir_opt
  */
 TL_API bool tl_ir_is_tensor_dtype(const char *dtype);
 
+/* ------------------------------------------------------------------ FLOPs and bytes */
+
+/**
+ * @brief Floating-point operations and memory traffic of one call of an IR
+ *        entry (docs/ir.md), from its shapes, dtypes and scalar arguments.
+ *
+ * Arguments are found by arg_name, or by position in a schemaless entry.
+ * FLOPs (a multiply-add counts 2):
+ *  - mm/bmm/matmul/mv/dot: 2*B*M*N*K (matmul broadcasts batch dims);
+ *    addmm/baddbmm/addmv/addbmm and linear with a bias: + M*N per batch for
+ *    the add (TraceLens's GEMM model); _scaled_mm likewise.
+ *  - convolutions (convolution, _convolution, conv1d/2d/3d, conv_transpose*,
+ *    cudnn_/miopen_/mkldnn_convolution): 2*N*Cout*prod(out spatial)*
+ *    (Cin/groups)*prod(kernel), the output size from stride, padding
+ *    (or "same"/"valid"), dilation, groups and output_padding; transposed:
+ *    2*N*Cin*prod(in spatial)*(Cout/groups)*prod(kernel); + one FLOP per
+ *    output element with a bias. convolution_backward: the forward's count
+ *    for each of the input and weight gradients that output_mask asks for,
+ *    + one per grad_output element for the bias gradient.
+ *  - attention (scaled_dot_product_attention and its _efficient/_flash/
+ *    _cudnn variants, _flash_attention_forward, _efficient_attention_forward):
+ *    2*B*H*Lq*Lk*(D + Dv), i.e. 4*B*H*Lq*Lk*D; backward variants
+ *    2*B*H*Lq*Lk*(3*D + 2*Dv) (recomputed QK^T, dV, dP, dQ, dK); halved when
+ *    causal with Lq == Lk; softmax not counted. Varlen (cumulative sequence
+ *    lengths, [T, H, D]): B = numel(cum_seq_q) - 1 sequences of equal length.
+ *  - elementwise ops (add, mul, gelu, where, comparisons, ... and their
+ *    in-place forms): 1 per output element, whatever the op; copies and
+ *    fills (copy_, clone, _to_copy, fill_, zero_, cat): 0.
+ *  - softmax/log_softmax 5 per element; layer/group/batch norm 8 (batch norm
+ *    in eval 4); RMS norm (aten::rms_norm, vLLM _C::rms_norm) 4,
+ *    _C::fused_add_rms_norm 5.
+ *  - reductions and scans (sum, mean, amax, max, argmax, var, norm,
+ *    linalg_vector_norm, cumsum, ...): 1 per input element.
+ * Bytes: every tensor argument (and tensor-list element) read once, plus the
+ * outputs the op's shape rule gives written once; out= arguments (and the
+ * output first argument of vLLM _C::rms_norm) are written, not read; self of
+ * copy_/fill_/zero_ is written only. Small side outputs (saved mean and
+ * invstd, logsumexp, RNG state) are left out; max/min over a dim count their
+ * int64 indices.
+ *
+ * @param[out] flops per call; NAN unless 0 is returned. May be NULL.
+ * @param[out] bytes per call. On -ENOTSUP an estimate: the inputs plus an
+ *        output as large as the largest input (NAN when no tensor shape is
+ *        recorded). NAN if a dtype's size is unknown, or on -EINVAL. May be
+ *        NULL.
+ * @return 0; -ENOTSUP (an op it cannot count: FLOPs unknown);
+ *         -EINVAL (not an IR entry, a malformed tensor, or shapes the op
+ *         cannot take). tl_last_error() says why. Thread-safe.
+ */
+TL_API int tl_ir_flops(const struct cJSON *entry, double *flops, double *bytes);
+
 #ifdef __cplusplus
 }
 #endif

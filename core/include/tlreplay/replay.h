@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <tlreplay/common.h>
 
@@ -66,6 +67,9 @@ TL_API const struct cJSON *tl_worker_hello(const struct tl_worker *w);
 
 /** @return the interpreter path of the worker (static for its lifetime). */
 TL_API const char *tl_worker_python(const struct tl_worker *w);
+
+/** @return the worker's process id (to count its threads), -1 when it is dead. */
+TL_API pid_t tl_worker_pid(const struct tl_worker *w);
 
 /** Region events of a replay (counting around the timed loop only). */
 enum tl_region { TL_REGION_BEGIN, TL_REGION_END };

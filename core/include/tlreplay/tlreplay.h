@@ -12,5 +12,8 @@
 #include <tlreplay/analysis.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
+#include <tlreplay/store.h>
+#include <tlreplay/fold.h>
+#include <tlreplay/counters.h>
 
 #endif

@@ -1,0 +1,690 @@
+/* SPDX-License-Identifier: MIT */
+/* tlreplay sweep: the top ops of a trace (or the entries of an IR file) x
+ * counter groups, in one worker, each result appended to the results store
+ * as it comes. A sweep that stops (killed, out of time on a cluster) resumes
+ * where it was: results already in the store for the same trace, op, device,
+ * events and calls are not run again. At the end the results are folded
+ * into a copy of the trace (-o) and drawn (--chart). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "ir-select.h"
+#include "results.h"
+#include "stat-run.h"
+#include "sweep-chart.h"
+
+/* Software events count everywhere; the hardware groups where a PMU exists. */
+static const char *const default_groups[] = {
+	"task-clock,page-faults,context-switches",
+	"{cycles,instructions}",
+	"{cache-references,cache-misses}",
+	"{branches,branch-misses}",
+};
+
+struct sweep_opts {
+	struct common_opts co;
+	struct replay_opts ro;
+	struct ir_select sel;
+	const char *groups[32];
+	size_t ngroups;
+	const char *chart, *folded;
+	unsigned long long repeat, shard, nshards;
+	bool retry_failed, no_scale;
+	double peak_gflops, peak_gbs;	/* the roof of the chart's roofline */
+};
+
+static int parse_shard(struct sweep_opts *o, const char *arg)
+{
+	char *end;
+
+	o->shard = strtoull(arg, &end, 10);
+	if (*end != '/' || !(o->nshards = strtoull(end + 1, &end, 10)) || *end || o->shard >= o->nshards)
+		return cli_error("sweep: --shard '%s' is not K/N with 0 <= K < N", arg);
+	return 0;
+}
+
+static int parse_sweep(int argc, char **argv, struct sweep_opts *o)
+{
+	struct option lopts[64];
+	size_t n = 0, i;
+	int c;
+	static const struct option base[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "capture", required_argument, NULL, 0x100 },
+		{ "event", required_argument, NULL, 'e' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "iters", required_argument, NULL, 0x101 },
+		{ "chart", required_argument, NULL, 0x102 },
+		{ "shard", required_argument, NULL, 0x103 },
+		{ "retry-failed", no_argument, NULL, 0x104 },
+		{ "no-scale", no_argument, NULL, 0x105 },
+		{ "peak-gflops", required_argument, NULL, 0x106 },
+		{ "peak-gbs", required_argument, NULL, 0x107 },
+	};
+
+	for (i = 0; i < TL_ARRAY_N(base); i++)
+		lopts[n++] = base[i];
+	for (i = 0; replay_long_opts[i].name; i++)
+		if (strcmp(replay_long_opts[i].name, "iters"))
+			lopts[n++] = replay_long_opts[i];
+	for (i = 0; ir_select_long_opts[i].name; i++)
+		if (!strcmp(ir_select_long_opts[i].name, "top") || !strcmp(ir_select_long_opts[i].name, "filter"))
+			lopts[n++] = ir_select_long_opts[i];
+	memset(&lopts[n], 0, sizeof(lopts[n]));
+	replay_opts_init(&o->ro);
+	o->ro.iters = 50;	/* a sweep runs many regions: fewer calls each */
+	o->repeat = 1;
+	o->sel.launchers = o->sel.unique = true;
+	o->sel.top = 10;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:he:r:v", lopts, NULL)) != -1) {
+		int r;
+
+		switch (c) {
+		case 'i': o->co.input = optarg; continue;
+		case 'o': o->folded = optarg; continue;
+		case 0x100: o->co.capture = optarg; continue;
+		case 'h': cmd_help_for("sweep"); return -1;
+		case 'e':
+			if (o->ngroups == TL_ARRAY_N(o->groups))
+				return cli_error("sweep: at most %zu event groups", TL_ARRAY_N(o->groups));
+			o->groups[o->ngroups++] = optarg;
+			continue;
+		case 'r':
+			if (!parse_u64(optarg, &o->repeat) || !o->repeat || o->repeat > 100)
+				return cli_error("sweep: -r: '%s' is not a number of runs from 1 to 100", optarg);
+			continue;
+		case 0x101:
+			if (replay_opt(&o->ro, 'r', optarg))
+				return 1;
+			continue;
+		case 0x102: o->chart = optarg; continue;
+		case 0x103:
+			if (parse_shard(o, optarg))
+				return 1;
+			continue;
+		case 0x104: o->retry_failed = true; continue;
+		case 0x105: o->no_scale = true; continue;
+		case 0x106:
+		case 0x107: {
+			char *end;
+			double v = strtod(optarg, &end);
+
+			if (*end || !(v > 0))
+				return cli_error("sweep: --%s: '%s' is not a positive number",
+						 c == 0x106 ? "peak-gflops" : "peak-gbs", optarg);
+			*(c == 0x106 ? &o->peak_gflops : &o->peak_gbs) = v;
+			continue;
+		}
+		case '?': return cmd_usage_error("sweep");
+		}
+		r = ir_select_opt(&o->sel, c, optarg);
+		if (r < 0)
+			return 1;
+		if (!r)
+			continue;
+		r = replay_opt(&o->ro, c, optarg);
+		if (r < 0)
+			return 1;
+		if (r)
+			return cmd_usage_error("sweep");
+	}
+	if (argc - optind > 1)
+		return cli_error("sweep: one IR file at most (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	if (!o->ngroups) {
+		for (i = 0; i < TL_ARRAY_N(default_groups); i++)
+			o->groups[i] = default_groups[i];
+		o->ngroups = TL_ARRAY_N(default_groups);
+	}
+	if (o->ro.no_store)
+		return cli_error("sweep: --no-store: a sweep lives in its results store (resuming, "
+				 "folding, charting)");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ the ops */
+
+/* The entries to sweep: an IR file's, or the trace's top kernel launchers. */
+static int load_ops(struct sweep_opts *o, const char *ir_path, struct tl_trace **tr, cJSON **ops)
+{
+	struct ir_tally t;
+
+	if (ir_path) {
+		size_t len;
+		char *buf = cli_read_file(ir_path, true, &len);
+
+		if (!buf)
+			return cli_error("sweep: %s: %s", ir_path, errno == EBADMSG ? "corrupt gzip" : strerror(errno));
+		*ops = cJSON_ParseWithLength(buf, len);
+		free(buf);
+		if (!cJSON_IsArray(*ops)) {
+			cJSON_Delete(*ops);
+			*ops = NULL;
+			return cli_error("sweep: %s is not a replay IR file (a JSON list of entries)", ir_path);
+		}
+		return 0;
+	}
+	if (cli_open_trace(&o->co, tr))
+		return 1;
+	if (ir_build_list(*tr, &o->sel, &o->ro, "sweep", ops, &t))
+		return 1;
+	if (!t.written)
+		return cli_error("sweep: none of the selected ops of %s could be extracted: %s",
+				 tl_trace_path(*tr), t.first_reason);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ resuming */
+
+/* "sig|uid|device|events|iters" (or the IR file and index for entries
+ * without a trace): what makes two sweep results the same measurement. */
+static char *result_key(const cJSON *trace_id, const char *ir_path, long index, const cJSON *uid,
+			const char *device, const char *events, long iters)
+{
+	const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(trace_id, "sig"));
+	char *k = NULL;
+
+	if (sig && cJSON_IsNumber(uid))
+		return asprintf(&k, "%s|%.0f|%s|%s|%ld", sig, uid->valuedouble, device, events, iters) < 0 ? NULL : k;
+	return asprintf(&k, "%s#%ld|%s|%s|%ld", ir_path ? ir_path : "?", index, device, events, iters) < 0 ? NULL : k;
+}
+
+struct done_set {
+	char **keys;
+	size_t n, cap;
+	bool retry_failed;
+};
+
+static int note_done(const cJSON *rec, size_t line, void *ctx)
+{
+	struct done_set *d = ctx;
+	const cJSON *ir = cJSON_GetObjectItemCaseSensitive(rec, "ir");
+	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "command"));
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "status"));
+	const char *ev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "events"));
+	const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "device"));
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(rec, "sweep_iters");
+	char *k;
+
+	(void)line;
+	if (!cmd || strcmp(cmd, "sweep") || !ev || !dev || !st || !cJSON_IsNumber(it) ||
+	    (d->retry_failed && strcmp(st, "ok")))
+		return 0;
+	/* a replay that failed fails under every group: the whole op is done */
+	k = result_key(cJSON_GetObjectItemCaseSensitive(rec, "trace"),
+		       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ir, "path")),
+		       (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ir, "index")),
+		       cJSON_GetObjectItemCaseSensitive(rec, "uid"), dev, strcmp(st, "ok") ? "*" : ev,
+		       (long)it->valuedouble);
+	if (!k)
+		return -ENOMEM;
+	if (d->n == d->cap) {
+		size_t nc = d->cap ? 2 * d->cap : 256;
+		char **nk = realloc(d->keys, nc * sizeof(*nk));
+
+		if (!nk) {
+			free(k);
+			return -ENOMEM;
+		}
+		d->keys = nk;
+		d->cap = nc;
+	}
+	d->keys[d->n++] = k;
+	return 0;
+}
+
+static bool is_done(const struct done_set *d, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (!strcmp(d->keys[i], key))
+			return true;
+	return false;
+}
+
+static void done_free(struct done_set *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->keys[i]);
+	free(d->keys);
+}
+
+/* ------------------------------------------------------------------ running */
+
+struct sweep_run {
+	struct sweep_opts *o;
+	struct tl_worker *w;
+	const char *store;
+	const char *ir_path;
+	struct trace_src {
+		char *path;
+		cJSON *id;
+	} src[8];
+	size_t nsrc;
+	size_t ran, skipped, failed;
+};
+
+static const cJSON *entry_trace_id(struct sweep_run *s, const cJSON *entry)
+{
+	const char *p = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "source"), "trace"));
+	size_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < s->nsrc; i++)
+		if (!strcmp(s->src[i].path, p))
+			return s->src[i].id;
+	if (s->nsrc == TL_ARRAY_N(s->src) || !(s->src[s->nsrc].path = strdup(p)))
+		return NULL;
+	if (tl_store_trace_id(p, &s->src[s->nsrc].id))
+		s->src[s->nsrc].id = NULL;
+	return s->src[s->nsrc++].id;
+}
+
+/* One op under one event group: counted, recorded. 0, or 1 after printing why
+ * the sweep cannot go on (a store that cannot be written, counters that cannot
+ * open); a replay that fails is recorded and the sweep goes on. */
+static int run_one(struct sweep_run *s, cJSON *entry, long index, const char *events, bool *op_failed)
+{
+	struct stat_report rep = { 0 };
+	struct result_src src = { .trace_id = entry_trace_id(s, entry), .ir_path = s->ir_path,
+				  .ir_index = index };
+	cJSON *reply = NULL, *rec = NULL;
+	int rc = 1, err;
+
+	err = stat_run(&s->o->ro, s->w, entry, events, s->o->no_scale, s->o->repeat, NULL, &rep, &reply);
+	if (err == 1)
+		goto out;
+	*op_failed = err == STAT_RUN_REPLAY_FAILED;
+	rec = result_record("sweep", &s->o->ro, s->w, entry, reply, &src);
+	if (!rec) {
+		cli_error("out of memory");
+		goto out;
+	}
+	cJSON_AddStringToObject(rec, "events", events);
+	cJSON_AddNumberToObject(rec, "sweep_iters", (double)s->o->ro.iters);
+	if (!*op_failed) {
+		cJSON_AddItemToObject(rec, "counters", stat_counters_json(&rep));
+		cJSON_AddNumberToObject(rec, "runs", (double)rep.runs);
+	}
+	if (result_store(&s->o->ro, rec))
+		goto out;
+	rc = 0;
+out:
+	cJSON_Delete(rec);
+	cJSON_Delete(reply);
+	stat_report_free(&rep);
+	return rc;
+}
+
+static int run_all(struct sweep_run *s, cJSON *ops, const struct done_set *done)
+{
+	size_t nops = (size_t)cJSON_GetArraySize(ops), g, total = 0, k = 0;
+	bool tty = isatty(2);
+	long idx = -1;
+	cJSON *e;
+
+	for (g = 0; g < nops; g++)
+		if (!s->o->nshards || g % s->o->nshards == s->o->shard)
+			total++;
+	cJSON_ArrayForEach(e, ops) {
+		const char *op = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "op_name"));
+		bool op_failed = false;
+
+		idx++;
+		if (s->o->nshards && (unsigned long long)idx % s->o->nshards != s->o->shard)
+			continue;
+		k++;
+		/* a failed replay fails under every group alike: recorded once */
+		for (g = 0; g < s->o->ngroups && !op_failed; g++) {
+			const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
+			char *key = result_key(entry_trace_id(s, e), s->ir_path, idx, uid, s->o->ro.device,
+					       s->o->groups[g], s->o->ro.iters);
+			char *failed = result_key(entry_trace_id(s, e), s->ir_path, idx, uid, s->o->ro.device,
+						  "*", s->o->ro.iters);
+			bool skip = (key && is_done(done, key)) || (failed && is_done(done, failed));
+
+			free(key);
+			free(failed);
+			if (skip) {
+				s->skipped++;
+				continue;
+			}
+			if (tty)
+				fprintf(stderr, "\r\033[Ksweep: op %zu/%zu, group %zu/%zu: %.50s %.40s", k, total,
+					g + 1, s->o->ngroups, op ? op : "?", s->o->groups[g]);
+			if (run_one(s, e, idx, s->o->groups[g], &op_failed)) {
+				if (tty)
+					fputs("\n", stderr);
+				return 1;
+			}
+			s->ran++;
+			s->failed += op_failed;
+		}
+	}
+	if (tty)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ results */
+
+#define MAX_CTR 24
+
+/* The sweep's results per op, merged over its event groups, read back from
+ * the store (so that a resumed sweep reports what earlier runs measured). */
+struct collect {
+	const struct sweep_opts *o;
+	struct sweep_run *s;
+	cJSON *ops;
+	size_t nops;
+	struct chart_op *rows;
+	struct chart_counter *ctr;	/* nops * MAX_CTR */
+	char **names;			/* event names, owned */
+	char **labels;			/* 2 per op: label, shapes; owned */
+	size_t nnames;
+};
+
+static const char *intern(struct collect *c, const char *ev)
+{
+	size_t i;
+	char **nn;
+
+	for (i = 0; i < c->nnames; i++)
+		if (!strcmp(c->names[i], ev))
+			return c->names[i];
+	nn = realloc(c->names, (c->nnames + 1) * sizeof(*nn));
+	if (!nn)
+		return NULL;
+	c->names = nn;
+	c->names[c->nnames] = strdup(ev);
+	return c->names[c->nnames] ? c->names[c->nnames++] : NULL;
+}
+
+/* Whether record @rec measured op @i of the sweep. */
+static bool same_op(struct collect *c, size_t i, const cJSON *rec)
+{
+	const cJSON *e = cJSON_GetArrayItem(c->ops, (int)i);
+	const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(entry_trace_id(c->s, e), "sig"));
+	const char *rsig = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "trace"), "sig"));
+	const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
+	const cJSON *ruid = cJSON_GetObjectItemCaseSensitive(rec, "uid");
+	const cJSON *ir = cJSON_GetObjectItemCaseSensitive(rec, "ir");
+
+	if (sig && rsig && cJSON_IsNumber(uid) && cJSON_IsNumber(ruid))
+		return !strcmp(sig, rsig) && uid->valuedouble == ruid->valuedouble;
+	return c->s->ir_path && ir &&
+	       (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ir, "index")) == (long)i;
+}
+
+static int collect_rec(const cJSON *rec, size_t line, void *ctx)
+{
+	struct collect *c = ctx;
+	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "command"));
+	const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "device"));
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "status"));
+	const cJSON *ctr;
+	size_t i, k;
+
+	(void)line;
+	if (!cmd || strcmp(cmd, "sweep") || !dev || strcmp(dev, c->o->ro.device) || !st || strcmp(st, "ok"))
+		return 0;
+	for (i = 0; i < c->nops; i++) {
+		struct chart_counter *cc = c->ctr + i * MAX_CTR;
+
+		if (!same_op(c, i, rec))
+			continue;
+		/* later records overwrite earlier ones: the store is in time order */
+		c->rows[i].replay_us = cJSON_GetNumberValue(
+			cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "time_us"), "median"));
+		cJSON_ArrayForEach(ctr, cJSON_GetObjectItemCaseSensitive(rec, "counters")) {
+			const char *ev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ctr, "event"));
+			const char *unit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ctr, "unit"));
+			const cJSON *pc = cJSON_GetObjectItemCaseSensitive(ctr, "per_call");
+			char label[160];
+
+			if (!ev)
+				continue;
+			snprintf(label, sizeof(label), "%s%s%s%s", ev, unit && *unit ? " (" : "",
+				 unit && *unit ? unit : "", unit && *unit ? ")" : "");
+			if (!(ev = intern(c, label)))
+				continue;
+			for (k = 0; k < c->rows[i].nctr && cc[k].event != ev; k++)
+				;
+			if (k == c->rows[i].nctr) {
+				if (k == MAX_CTR)
+					continue;
+				cc[k].event = ev;
+				c->rows[i].nctr++;
+			}
+			cc[k].per_call = cJSON_IsNumber(pc) ? pc->valuedouble : NAN;
+		}
+	}
+	return 0;
+}
+
+/* "[141, 512] x [512, 512] c10::BFloat16": the tensor shapes of an entry. */
+static char *shapes_of(const cJSON *entry)
+{
+	const cJSON *ir = cJSON_GetObjectItemCaseSensitive(entry, "replay_ir"), *a, *x;
+	const char *dtype = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool first = true;
+
+	if (!f)
+		return NULL;
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(ir, "list_pos_args")) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, "value");
+		const cJSON *shape = cJSON_GetObjectItemCaseSensitive(v, "shape");
+		bool firstd = true;
+
+		if (!cJSON_IsArray(shape))
+			continue;
+		fputs(first ? "[" : " x [", f);
+		cJSON_ArrayForEach(x, shape) {
+			fprintf(f, "%s%.0f", firstd ? "" : ",", x->valuedouble);
+			firstd = false;
+		}
+		fputc(']', f);
+		if (!dtype)
+			dtype = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "dtype"));
+		first = false;
+	}
+	if (dtype)
+		fprintf(f, " %s", dtype);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int collect_results(struct collect *c)
+{
+	const char *store = c->o->ro.store ? c->o->ro.store : tl_store_default_path();
+	const cJSON *e;
+	size_t i = 0;
+	int err;
+
+	c->nops = (size_t)cJSON_GetArraySize(c->ops);
+	c->rows = calloc(c->nops + 1, sizeof(*c->rows));
+	c->ctr = calloc((c->nops + 1) * MAX_CTR, sizeof(*c->ctr));
+	c->labels = calloc(2 * c->nops + 1, sizeof(*c->labels));
+	if (!c->rows || !c->ctr || !c->labels)
+		return cli_error("out of memory");
+	cJSON_ArrayForEach(e, c->ops) {
+		struct chart_op *r = &c->rows[i];
+		const char *op = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "op_name"));
+		const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
+		const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "gpu_time_us");
+		double fl, by;
+
+		if (cJSON_IsNumber(uid) && asprintf(&c->labels[2 * i], "%s (uid %.0f)", op ? op : "?", uid->valuedouble) < 0)
+			c->labels[2 * i] = NULL;
+		else if (!cJSON_IsNumber(uid))
+			c->labels[2 * i] = strdup(op ? op : "?");
+		c->labels[2 * i + 1] = shapes_of(e);
+		r->label = c->labels[2 * i] ? c->labels[2 * i] : "?";
+		r->detail = c->labels[2 * i + 1];
+		r->device = c->o->ro.device;
+		r->replay_us = NAN;
+		r->trace_gpu_us = cJSON_IsNumber(g) ? g->valuedouble : NAN;
+		r->flops = r->bytes = NAN;
+		if (!tl_ir_flops(e, &fl, &by)) {
+			r->flops = fl;
+			r->bytes = by;
+		}
+		r->ctr = c->ctr + i * MAX_CTR;
+		i++;
+	}
+	err = tl_store_read(store, collect_rec, c, NULL);
+	if (err && err != -ENOENT)
+		return cli_lib_error(err);
+	return 0;
+}
+
+static void collect_free(struct collect *c)
+{
+	size_t i;
+
+	for (i = 0; c->labels && i < 2 * c->nops; i++)
+		free(c->labels[i]);
+	for (i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->labels);
+	free(c->names);
+	free(c->rows);
+	free(c->ctr);
+}
+
+/* The summary on stdout: one line per op, the counters per call after it. */
+static void print_summary(const struct collect *c)
+{
+	size_t i, k;
+	char a[32], b[32];
+
+	printf("%-44s %12s %12s  %s\n", "op", "replay", "trace GPU", "shapes");
+	for (i = 0; i < c->nops; i++) {
+		const struct chart_op *r = &c->rows[i];
+
+		if (isnan(r->replay_us))
+			snprintf(a, sizeof(a), "-");
+		else
+			fmt_us(a, sizeof(a), r->replay_us);
+		if (isnan(r->trace_gpu_us))
+			snprintf(b, sizeof(b), "-");
+		else
+			fmt_us(b, sizeof(b), r->trace_gpu_us);
+		printf("%-44.44s %12s %12s  %s\n", r->label, a, b, r->detail ? r->detail : "");
+		for (k = 0; k < r->nctr; k++)
+			if (!isnan(r->ctr[k].per_call))
+				printf("    %-40s %14.6g per call\n", r->ctr[k].event, r->ctr[k].per_call);
+	}
+}
+
+/* ------------------------------------------------------------------ the command */
+
+static int fold_results(const struct sweep_opts *o, const char *trace, const char *store)
+{
+	char *argv[] = { "fold", "-i", (char *)trace, "-o", (char *)o->folded, "--store", (char *)store, NULL };
+
+	if (o->co.capture) {
+		char *argv2[] = { "fold", "-i", (char *)trace, "-o", (char *)o->folded, "--store", (char *)store,
+				  "--capture", (char *)o->co.capture, NULL };
+
+		return cmd_fold(9, argv2);
+	}
+	return cmd_fold(7, argv);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep_opts o = { 0 };
+	struct sweep_run s = { .o = &o };
+	struct done_set done = { 0 };
+	struct collect col = { .o = &o, .s = &s };
+	struct tl_trace *tr = NULL;
+	cJSON *ops = NULL;
+	const char *trace = NULL;
+	size_t i;
+	int rc = 1, err;
+
+	err = parse_sweep(argc, argv, &o);
+	if (err)
+		return err < 0 ? 0 : err;
+	s.ir_path = optind < argc ? argv[optind] : NULL;
+	s.store = o.ro.store ? o.ro.store : tl_store_default_path();
+	if (!s.store)
+		return cli_error("sweep: no results store: give --store FILE or set TLREPLAY_STORE");
+	if (load_ops(&o, s.ir_path, &tr, &ops))
+		goto out;
+	trace = tr ? tl_trace_path(tr) : NULL;
+	done.retry_failed = o.retry_failed;
+	err = tl_store_read(s.store, note_done, &done, NULL);
+	if (err && err != -ENOENT) {
+		cli_lib_error(err);
+		goto out;
+	}
+	if (replay_worker(&o.ro, &s.w) || replay_check_device(&o.ro, s.w))
+		goto out;
+	if (run_all(&s, ops, &done))
+		goto out;
+	fprintf(stderr, "tlreplay: sweep: %zu ops x %zu event groups: %zu measured, %zu already in %s, "
+		"%zu failed\n", (size_t)cJSON_GetArraySize(ops), o.ngroups, s.ran, s.skipped, s.store, s.failed);
+	col.ops = ops;
+	if (collect_results(&col))
+		goto out;
+	print_summary(&col);
+	rc = 0;
+	if (o.chart) {
+		struct chart_opts co = { .title = "tlreplay sweep", .peak_gflops = o.peak_gflops,
+					 .peak_gbs = o.peak_gbs };
+		const char *torch = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tl_worker_hello(s.w), "torch"));
+		char sub[768], day[32];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+		snprintf(sub, sizeof(sub), "%s on %s (torch %s), %lld calls per region, %s",
+			 trace ? trace : s.ir_path, o.ro.device, torch ? torch : "?", (long long)o.ro.iters, day);
+		co.subtitle = sub;
+		if (chart_write(o.chart, col.rows, col.nops, &co))
+			rc = 1;
+	}
+	if (o.folded) {
+		if (!trace && cJSON_GetArraySize(ops))
+			trace = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ops, 0), "source"), "trace"));
+		if (!trace)
+			rc = cli_error("sweep: -o: which trace to fold into? (give -i TRACE)");
+		else if (fold_results(&o, trace, s.store))
+			rc = 1;
+	}
+out:
+	collect_free(&col);
+	done_free(&done);
+	for (i = 0; i < s.nsrc; i++) {
+		free(s.src[i].path);
+		cJSON_Delete(s.src[i].id);
+	}
+	tl_worker_stop(s.w);
+	cJSON_Delete(ops);
+	tl_trace_close(tr);
+	return rc;
+}

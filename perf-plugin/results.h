@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Records of replays for the results store (docs/results-store.md): what
+ * uid, stat, replay and sweep append after each op. */
+#ifndef TLREPLAY_RESULTS_H
+#define TLREPLAY_RESULTS_H
+
+#include <cjson/cJSON.h>
+#include <tlreplay/store.h>
+
+#include "replay-common.h"
+
+/* Where a replayed entry came from: a trace (with its identity) or an IR file. */
+struct result_src {
+	const cJSON *trace_id;	/* tl_store_trace_id() of the trace, or NULL */
+	const char *ir_path;	/* the IR file, or NULL */
+	long ir_index;
+};
+
+/* A new record for @entry's @reply (NULL when out of memory). */
+cJSON *result_record(const char *command, const struct replay_opts *ro, const struct tl_worker *w,
+		     const cJSON *entry, const cJSON *reply, const struct result_src *src);
+
+/* Append @rec to the store of @ro (--store, $TLREPLAY_STORE, the default)
+ * unless --no-store. Returns 0, or 1 after printing why. */
+int result_store(const struct replay_opts *ro, const cJSON *rec);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Counting the timed region of a replay (tlreplay stat and sweep): the
+ * counters open on the worker's threads at region_begin and are read at
+ * region_end, run after run, into a stat_report. */
+#ifndef TLREPLAY_STAT_RUN_H
+#define TLREPLAY_STAT_RUN_H
+
+#include "replay-common.h"
+#include "stat-format.h"
+
+/* stat_run()'s result besides 0 and 1 (printed): the replay itself did not
+ * succeed; *reply says why (status failed or unavailable). */
+#define STAT_RUN_REPLAY_FAILED 2
+
+/* Replay @entry @repeat times on @w, counting @events (NULL: perf's default
+ * set) over each timed region; perf stat's control channel @pc (may be NULL)
+ * is driven too. @rep gets the events, runs, calls per run and elapsed time;
+ * *reply the last run's reply (caller frees). */
+int stat_run(const struct replay_opts *ro, struct tl_worker *w, cJSON *entry, const char *events,
+	     bool no_scale, unsigned long long repeat, struct perf_ctl *pc, struct stat_report *rep,
+	     cJSON **reply);
+
+/* The counters as the results store records them (docs/results-store.md). */
+cJSON *stat_counters_json(const struct stat_report *rep);
+
+void stat_report_free(struct stat_report *rep);
+
+#endif
