@@ -101,7 +101,7 @@ static int parse_stat(int argc, char **argv, struct stat_opts *o)
 		return cli_error("stat: -x and -j are exclusive");
 	if (argc - optind != 2 || strcmp(argv[optind], "uid"))
 		return cli_error("stat: what to count? usage: tlreplay stat [-e EVENTS] [-r N] uid UID");
-	return 0;
+	return stat_check_events(o->events);
 }
 
 static void print_report(FILE *f, const struct stat_opts *o, const struct stat_report *rep)

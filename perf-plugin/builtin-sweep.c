@@ -147,6 +147,9 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o)
 	if (o->ro.no_store)
 		return cli_error("sweep: --no-store: a sweep lives in its results store (resuming, "
 				 "folding, charting)");
+	for (i = 0; i < o->ngroups; i++)
+		if (stat_check_events(o->groups[i]))
+			return 1;
 	return 0;
 }
 

@@ -147,6 +147,19 @@ static void raise_nofile(void)
 	}
 }
 
+int stat_check_events(const char *events)
+{
+	struct tl_counters_opts co = { .sz = sizeof(co) };
+	struct tl_counters *c = NULL;
+	int err;
+
+	/* open on ourselves and close: the names and the syntax are checked
+	 * before any replay runs (an op that fails first would hide them) */
+	err = tl_counters_open(events ? events : TL_COUNTERS_DEFAULT_EVENTS, &co, &c);
+	tl_counters_close(c);
+	return err ? cli_lib_error(err) : 0;
+}
+
 int stat_run(const struct replay_opts *ro, struct tl_worker *w, cJSON *entry, const char *events,
 	     bool no_scale, unsigned long long repeat, struct perf_ctl *pc, struct stat_report *rep,
 	     cJSON **reply)

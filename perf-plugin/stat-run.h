@@ -20,6 +20,10 @@ int stat_run(const struct replay_opts *ro, struct tl_worker *w, cJSON *entry, co
 	     bool no_scale, unsigned long long repeat, struct perf_ctl *pc, struct stat_report *rep,
 	     cJSON **reply);
 
+/* Check an event list (names, syntax, permissions) before anything runs.
+ * Returns 0, or 1 after printing why. */
+int stat_check_events(const char *events);
+
 /* The counters as the results store records them (docs/results-store.md). */
 cJSON *stat_counters_json(const struct stat_report *rep);
 
