@@ -68,10 +68,24 @@ PC := $(O)/tlreplay.pc
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 
+# GPU metrics (see the GPU section below): defined before `all` names them
+CUDA_HOME ?= /usr/local/cuda
+CUDA_INCS := $(wildcard $(CUDA_HOME)/include $(CUDA_HOME)/extras/CUPTI/include)
+# (NVPW's metrics evaluator, which the legacy path needs, is in CUDA 11.4 and newer)
+HAVE_CUDA_HEADERS := $(and $(wildcard $(CUDA_HOME)/include/cuda.h),\
+	$(wildcard $(addsuffix /cupti_profiler_target.h,$(CUDA_INCS))),\
+	$(shell grep -ls NVPW_CUDA_MetricsEvaluator_Initialize $(addsuffix /nvperf_cuda_host.h,$(CUDA_INCS))))
+GPU_SRCS := $(wildcard core/gpu/*.c)
+GPU_OBJS := $(GPU_SRCS:%.c=$(O)/%.o)
+GPU_LIB := $(if $(HAVE_CUDA_HEADERS),$(O)/libtlreplay_gpu.so)
+GPU_FAKES := $(if $(HAVE_CUDA_HEADERS),$(O)/tests/libfake_cupti.so $(O)/tests/libfake_cuda.so)
+GPU_CFLAGS = $(LIB_CFLAGS) $(addprefix -isystem ,$(CUDA_INCS))
+FAKE_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARNINGS) -fPIC -shared
+
 .PHONY: all check test demo bench install uninstall clean unit-tests fuzz bundle
 .DEFAULT_GOAL := all
 
-all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay
+all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay $(GPU_LIB)
 
 $(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*.h core/replay/*.h perf-plugin/*.h)
 	@mkdir -p $(dir $@)
@@ -102,6 +116,37 @@ $(PC): core/tlreplay.pc.in
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
+# ------------------------------------------------------------------ GPU metrics (optional)
+# libtlreplay_gpu.so: CUPTI metrics for the replay worker, which loads it with
+# ctypes. Built only where the CUDA headers are (CUDA_HOME, default
+# /usr/local/cuda; CUPTI's headers in include/ or extras/CUPTI/include); it
+# links nothing of CUDA: libcupti, libnvperf_host and libcuda are dlopen()ed
+# at run time. The fakes stand in for libcupti, libcuda and NVML in the tests.
+
+$(O)/core/gpu/%.o: core/gpu/%.c $(wildcard core/gpu/*.h)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(GPU_CFLAGS) -c -o $@ $<
+
+$(O)/libtlreplay_gpu.so: $(GPU_OBJS)
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -o $@ $(GPU_OBJS) $(LDFLAGS_ALL)
+
+$(O)/tests/libfake_nvml.so: tests/unit/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(FAKE_CFLAGS) -o $@ $<
+
+$(O)/tests/libfake_cuda.so: tests/unit/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(FAKE_CFLAGS) -o $@ $<
+
+$(O)/tests/libfake_cupti.so: tests/unit/fake_cupti.c core/gpu/cupti_abi.h
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(FAKE_CFLAGS) -Icore/gpu $(addprefix -isystem ,$(CUDA_INCS)) -o $@ $<
+
 # ------------------------------------------------------------------ tests
 
 $(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*.h tests/unit/*.h perf-plugin/chart-*.[ch] perf-plugin/sweep-chart.[ch]) $(LIB_A)
@@ -110,6 +155,10 @@ $(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
 unit-tests: $(UNIT_BINS)
+
+# the tests that load them (test_gpu skips itself without GPU_LIB)
+$(O)/tests/test_energy: $(O)/tests/libfake_nvml.so
+$(O)/tests/test_gpu: $(GPU_LIB) $(GPU_FAKES)
 
 # Each test is a TAP producer; prove runs them all. Tests that need the real
 # traces in ../shared print "# SKIP" when it is absent.
@@ -169,7 +218,7 @@ bundle: $(BUNDLE)/bin/tlreplay
 	$(call say,TAR,$(O)/bundle/$(BUNDLE_NAME).tar.gz)
 	$(Q)tar -C $(O)/bundle -czf $(O)/bundle/$(BUNDLE_NAME).tar.gz $(BUNDLE_NAME)
 
-$(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(O)/perf-tlreplay core/replay/tlreplay_worker.py \
+$(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlreplay core/replay/tlreplay_worker.py \
 		$(wildcard core/replay/schemas/*.json.gz) docs/tlreplay.1
 	$(call say,BUNDLE,$(BUNDLE))
 	$(Q)rm -rf $(BUNDLE) && mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib $(BUNDLE)/share/tlreplay/replay \
@@ -185,6 +234,7 @@ $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(O)/perf-tlreplay core/r
 	$(Q)cp -L $(shell $(CC) -print-file-name=libdeflate.so.0) $(shell $(CC) -print-file-name=libz.so.1) \
 		$(BUNDLE)/lib/
 	$(Q)install -m 755 $(O)/perf-tlreplay $(BUNDLE)/bin/
+	$(if $(GPU_LIB),$(Q)install -m 755 $(GPU_LIB) $(BUNDLE)/lib/)
 	$(Q)install -m 644 core/replay/tlreplay_worker.py $(BUNDLE)/share/tlreplay/replay/
 	$(Q)install -m 644 $(wildcard core/replay/schemas/*.json.gz) $(BUNDLE)/share/tlreplay/schemas/
 	$(Q)install -m 644 docs/tlreplay.1 $(BUNDLE)/share/man/man1/
@@ -197,6 +247,7 @@ install: all
 	install -m 755 $(BIN) $(O)/perf-tlreplay $(DESTDIR)$(BINDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	$(if $(GPU_LIB),install -m 755 $(GPU_LIB) $(DESTDIR)$(LIBDIR)/)
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtlreplay.so
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/tlreplay/
@@ -212,7 +263,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tlreplay $(DESTDIR)$(BINDIR)/perf-tlreplay
 	rm -f $(DESTDIR)$(LIBDIR)/libtlreplay.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))
 	rm -f $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtlreplay.so
-	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/tlreplay.pc
+	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/tlreplay.pc $(DESTDIR)$(LIBDIR)/libtlreplay_gpu.so
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/tlreplay
 	rm -f $(DESTDIR)$(MANDIR)/man1/tlreplay.1 $(DESTDIR)$(bash_compdir)/tlreplay
 	rm -rf $(DESTDIR)$(DATADIR)/tlreplay

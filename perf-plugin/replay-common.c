@@ -311,6 +311,11 @@ cJSON *replay_request(const struct replay_opts *ro, cJSON *entry)
 		cJSON_AddItemToObject(r, "init_kwargs", cJSON_Parse(ro->init_kwargs));
 	if (ro->nnamespaces)
 		cJSON_AddItemToObject(r, "namespaces", kv_lists(ro->namespaces, ro->nnamespaces));
+	if (ro->gpu_metrics) {
+		cJSON_AddItemToObject(r, "gpu_metrics", cJSON_Duplicate(ro->gpu_metrics, true));
+		if (ro->gpu_lib)
+			cJSON_AddStringToObject(r, "gpu_lib", ro->gpu_lib);
+	}
 	if (ro->naliases)
 		cJSON_AddItemToObject(r, "aliases", kv_lists(ro->aliases, ro->naliases));
 	return r;

@@ -29,6 +29,8 @@ struct replay_opts {
 	const char *aliases[16];	/* --alias OP=OTHER[,OTHER] */
 	size_t naliases;
 	const char *control;		/* --control fd:CTL,ACK | fifo:CTL,ACK (perf stat's) */
+	const cJSON *gpu_metrics;	/* GPU metrics the worker counts (stat), borrowed */
+	const char *gpu_lib;		/* libtlreplay_gpu.so for them */
 	const char *store;		/* --store FILE */
 	bool no_store;			/* --no-store */
 	double timeout_s;		/* --timeout */

@@ -10,6 +10,13 @@
 #include "cli.h"
 #include "stat-format.h"
 
+double stat_per_call(const struct stat_report *r, const struct stat_event *e)
+{
+	if (e->per_call_value)
+		return e->value.mean;
+	return r->calls_per_run > 0 ? e->value.mean / (double)r->calls_per_run : 0;
+}
+
 void welford_add(struct welford *w, double x)
 {
 	double d = x - w->mean;
@@ -212,7 +219,7 @@ void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 			fprintf(f, "%s%s", sep, sep);
 			if (r->repeat)
 				fputs(sep, f);
-			fprintf(f, "%s%s%s%.6g%s%s%s%s\n", sep, sep, sep, e->value.mean / (double)r->calls_per_run,
+			fprintf(f, "%s%s%s%.6g%s%s%s%s\n", sep, sep, sep, stat_per_call(r, e),
 				sep, *e->unit ? e->unit : "", *e->unit ? " " : "", "per call");
 		}
 	}
@@ -248,8 +255,7 @@ void stat_print_json(FILE *f, const struct stat_report *r)
 		json_str(f, has ? mu : "");
 		/* tlreplay's own keys: perf's parsers ignore them */
 		if (e->status == TL_COUNTER_COUNTED && r->calls_per_run > 0)
-			fprintf(f, ", \"per-call\" : %.9g, \"calls\" : %ld", e->value.mean / (double)r->calls_per_run,
-				r->calls_per_run);
+			fprintf(f, ", \"per-call\" : %.9g, \"calls\" : %ld", stat_per_call(r, e), r->calls_per_run);
 		if (e->why) {
 			fputs(", \"why\" : ", f);
 			json_str(f, e->why);

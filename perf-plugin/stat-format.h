@@ -32,6 +32,7 @@ struct stat_event {
 	struct welford value;		/* scaled, per run */
 	double raw_sum;
 	uint64_t enabled_ns, running_ns;	/* summed over runs */
+	bool per_call_value;		/* value is already per call (GPU metrics: one call per pass) */
 };
 
 struct stat_report {
@@ -45,6 +46,9 @@ struct stat_report {
 	struct welford elapsed_s;	/* wall time of the region */
 	bool repeat;			/* -r was given (print noise columns) */
 };
+
+/* Event @e's value per call of the op. */
+double stat_per_call(const struct stat_report *r, const struct stat_event *e);
 
 /* perf's derived metric for event @i, if any: value and unit ("CPUs utilized"). */
 bool stat_metric(const struct stat_report *r, size_t i, double *value, const char **unit);

@@ -18,6 +18,7 @@ Needs Python >= 3.8 and torch >= 1.13; nothing else (stdlib + torch).
 """
 
 import argparse
+import ctypes
 import faulthandler
 import gc
 import gzip
@@ -51,6 +52,9 @@ MAX_EXTRA_CALLS = 100000  # min_time_s never takes the timed loop past this many
 MEMORY_HEADROOM = 0.95  # refuse when the tensors need more than this share of free memory
 L2_FALLBACK_BYTES = 256 << 20
 CUDA_CHUNK = 100  # timed CUDA calls between two synchronisations
+GPU_LIB_NAME = "libtlreplay_gpu.so"  # CUPTI metrics (core/gpu/tlreplay_gpu.h)
+TLG_ABI_VERSION = 1
+TLG_KIND_COUNTER = 0
 
 # --------------------------------------------------------------------------- tables
 
@@ -849,6 +853,238 @@ class MoeRoutingInit:
 BUILTIN_INITIALIZERS = [PagedAttentionInit(), MoeRoutingInit()]
 
 
+# --------------------------------------------------------------------------- GPU metrics (CUPTI)
+
+class GpuMetricsUnavailable(Exception):
+    """Why none of the requested GPU metrics can be counted (the replay goes on)."""
+
+
+def parse_gpu_metric(text):
+    """`sm__x.sum`, `nvgpu/sm__x.sum/` or `nvgpu0/sm__x.sum/` -> (gpu index or None, metric)."""
+    m = re.match(r"^nvgpu(\d*)/(.+?)/?$", text)
+    if not m:
+        return None, text
+    return (int(m.group(1)) if m.group(1) else None), m.group(2)
+
+
+def gpu_metric_per_call(metric, kind):
+    """Whether a value over N calls divides by N: plain counters only (`dram__bytes_read.sum`),
+    not ratios, throughputs or a counter's submetrics (`.per_second`, `.pct_of_peak_...`)."""
+    return kind == TLG_KIND_COUNTER and len(metric.split(".")) <= 2
+
+
+def _tensors_in(value):
+    if torch is not None and isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors_in(v)]
+    return []
+
+
+def _schema_writes(op):
+    """Positions and names of the arguments the op's schema marks as written (`Tensor(a!)`)."""
+    out = set()
+    schema = getattr(op, "_schema", None)  # an OpOverload has one; a packet does not
+    for i, arg in enumerate(getattr(schema, "arguments", None) or []):
+        info = getattr(arg, "alias_info", None)
+        if info is not None and getattr(info, "is_write", False):
+            out.add(arg.name)
+            if not getattr(arg, "kwarg_only", False):
+                out.add(i)
+    return out
+
+
+class TensorSnapshot:
+    """A copy of the storage the written tensors address, put back before each counting pass
+    but the first (ncu's kernel replay does the same with the memory a kernel writes)."""
+
+    def __init__(self, tensors):
+        self.pairs = []
+        seen = set()
+        for t in tensors:
+            n = storage_elements(list(t.shape), list(t.stride()))
+            key = (t.data_ptr(), n, t.dtype)
+            if n == 0 or key in seen:
+                continue
+            seen.add(key)
+            flat = t.as_strided((n,), (1,))  # the whole span, overlaps (stride 0) included
+            try:
+                copy = flat.clone()
+            except Exception as exc:
+                if not Session._is_oom(exc):
+                    raise
+                copy = flat.to("cpu")  # slower to put back, but it fits
+            self.pairs.append((flat, copy))
+
+    def restore(self):
+        for flat, copy in self.pairs:
+            flat.copy_(copy)
+
+    def nbytes(self):
+        return sum(c.numel() * c.element_size() for _f, c in self.pairs)
+
+
+def _sanitizer_runtime(path):
+    """The sanitizer runtime a library needs and this process lacks (an ASan build of
+    libtlreplay_gpu.so kills a Python that was not started with it), else None."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)
+    except OSError:
+        return None
+    for rt in (b"libasan.so", b"libtsan.so"):
+        if rt in data:
+            try:
+                with open("/proc/self/maps") as maps:
+                    if rt.decode() in maps.read():
+                        return None
+            except OSError:
+                pass
+            return rt.decode()
+    return None
+
+
+def gpu_lib_candidates(requested):
+    """Where libtlreplay_gpu.so may be: the request's path (only it), $TLREPLAY_GPU_LIB, then
+    beside this script as installed ($(DATADIR)/tlreplay/replay -> $(PREFIX)/lib), in a bundle
+    (share/tlreplay/replay -> lib), in the source tree (core/replay -> build), and last the
+    loader's search path."""
+    if requested:
+        return [requested]
+    env = os.environ.get("TLREPLAY_GPU_LIB")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    rel = [".", "../../../lib", "../../../lib64", "../../lib", "../lib", "../../build"]
+    multiarch = getattr(sys.implementation, "_multiarch", None)
+    if multiarch:
+        rel.insert(3, "../../../lib/" + multiarch)
+    out = []
+    for r in rel:
+        path = os.path.normpath(os.path.join(here, r, GPU_LIB_NAME))
+        if path not in out:
+            out.append(path)
+    return out + [GPU_LIB_NAME]
+
+
+def _preload_cupti():
+    """Make the libcupti that matches torch's CUDA the one libtlreplay_gpu.so finds (it looks for
+    one already loaded first): the CUPTI of torch's pip wheel (nvidia/cuda_cupti) or conda
+    environment, else libcupti.so.<torch's CUDA major> from the loader's path. Nothing when
+    $TLREPLAY_CUPTI_LIB chooses, or when a libcupti is loaded already (torch's own)."""
+    if os.environ.get("TLREPLAY_CUPTI_LIB"):
+        return
+    try:
+        with open("/proc/self/maps") as maps:
+            if "/libcupti" in maps.read():
+                return
+    except OSError:
+        pass
+    major = str(getattr(torch.version, "cuda", None) or "").split(".")[0]
+    dirs = [os.path.join(sys.prefix, "lib"), os.path.join(os.path.dirname(torch.__file__), "lib")]
+    for base in sys.path:
+        for sub in ("nvidia/cuda_cupti/lib", "nvidia/cu%s/lib" % major):
+            dirs.append(os.path.join(base or ".", sub))
+    names = []
+    for d in dirs:
+        try:
+            files = sorted(os.listdir(d))
+        except OSError:
+            continue
+        names += [os.path.join(d, f) for f in files
+                  if f.startswith("libcupti.so") and (not major or f.startswith("libcupti.so." + major))]
+    if major:
+        names.append("libcupti.so." + major)
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+            return
+        except OSError:
+            continue
+
+
+class GpuLib:
+    """libtlreplay_gpu.so through ctypes (the C API of core/gpu/tlreplay_gpu.h)."""
+
+    def __init__(self, path):
+        lib = ctypes.CDLL(path)
+        c_int, c_char_p, c_void_p = ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p
+        sigs = {
+            "tlg_abi_version": (c_int, []),
+            "tlg_error": (c_char_p, []),
+            "tlg_open": (c_int, [c_int, ctypes.POINTER(c_char_p), c_int, ctypes.POINTER(c_void_p)]),
+            "tlg_num_passes": (c_int, [c_void_p]),
+            "tlg_backend": (c_char_p, [c_void_p]),
+            "tlg_metric_status": (c_int, [c_void_p, c_int]),
+            "tlg_metric_why": (c_char_p, [c_void_p, c_int]),
+            "tlg_metric_unit": (c_char_p, [c_void_p, c_int]),
+            "tlg_metric_kind": (c_int, [c_void_p, c_int]),
+            "tlg_begin_pass": (c_int, [c_void_p, c_int]),
+            "tlg_end_pass": (c_int, [c_void_p, c_int]),
+            "tlg_values": (c_int, [c_void_p, ctypes.POINTER(ctypes.c_double)]),
+            "tlg_close": (None, [c_void_p]),
+        }
+        for name, (res, argtypes) in sigs.items():
+            fn = getattr(lib, name)  # AttributeError: not our library
+            fn.restype = res
+            fn.argtypes = argtypes
+        abi = lib.tlg_abi_version()
+        if abi != TLG_ABI_VERSION:
+            raise OSError("%s speaks ABI %d, this worker %d" % (path, abi, TLG_ABI_VERSION))
+        self.lib = lib
+        self.path = path
+
+    def error(self):
+        return (self.lib.tlg_error() or b"").decode("utf-8", "replace")
+
+    @staticmethod
+    def _text(b):
+        return (b or b"").decode("utf-8", "replace")
+
+    def open(self, device, names):
+        arr = (ctypes.c_char_p * len(names))(*[n.encode("utf-8") for n in names])
+        handle = ctypes.c_void_p()
+        r = self.lib.tlg_open(device, arr, len(names), ctypes.byref(handle))
+        if r < 0:
+            raise GpuMetricsUnavailable(self.error())
+        return GpuSession(self, handle, len(names))
+
+
+class GpuSession:
+    """One tlg handle: the metrics' plan, the passes, the values."""
+
+    def __init__(self, gpu, handle, n):
+        self.gpu, self.h, self.n = gpu, handle, n
+        lib = gpu.lib
+        self.passes = lib.tlg_num_passes(handle)
+        self.backend = gpu._text(lib.tlg_backend(handle))
+        self.status = [lib.tlg_metric_status(handle, i) for i in range(n)]
+        self.why = [gpu._text(lib.tlg_metric_why(handle, i)) for i in range(n)]
+        self.unit = [gpu._text(lib.tlg_metric_unit(handle, i)) for i in range(n)]
+        self.kind = [lib.tlg_metric_kind(handle, i) for i in range(n)]
+
+    def _check(self, r, what):
+        if r < 0:
+            raise GpuMetricsUnavailable("%s: %s" % (what, self.gpu.error()))
+        return r
+
+    def begin(self, p):
+        self._check(self.gpu.lib.tlg_begin_pass(self.h, p), "pass %d" % p)
+
+    def end(self, p):
+        return self._check(self.gpu.lib.tlg_end_pass(self.h, p), "pass %d" % p) == 1
+
+    def values(self):
+        out = (ctypes.c_double * self.n)()
+        self._check(self.gpu.lib.tlg_values(self.h, out), "evaluation")
+        return list(out)
+
+    def close(self):
+        if self.h:
+            self.gpu.lib.tlg_close(self.h)
+            self.h = None
+
+
 # --------------------------------------------------------------------------- the replayer
 
 class Channel:
@@ -927,6 +1163,7 @@ class Session:
         self._modules = {}  # module -> None (imported) or error text
         self._plugins = {}  # path -> (mtime, initializers)
         self._flush = {}  # device index -> L2 flush buffer
+        self._gpu_libs = {}  # path -> GpuLib, or the reason it cannot be loaded
 
     # ------------------------------------------------------------------ requests
     def handle(self, req):
@@ -1280,6 +1517,117 @@ class Session:
             self._flush[idx] = buf
         return buf
 
+    # ------------------------------------------------------------------ GPU metrics
+    def _load_gpu_lib(self, requested):
+        """The first libtlreplay_gpu.so that loads (see gpu_lib_candidates), else
+        GpuMetricsUnavailable naming what was tried."""
+        tried = []
+        for path in gpu_lib_candidates(requested):
+            if path not in self._gpu_libs:
+                if os.sep in path and not os.path.exists(path):
+                    self._gpu_libs[path] = "%s: not found" % path
+                else:
+                    rt = _sanitizer_runtime(path) if os.sep in path else None
+                    if rt:
+                        self._gpu_libs[path] = ("%s: a sanitizer build (it needs %s preloaded into "
+                                                "the interpreter)" % (path, rt))
+                    else:
+                        try:
+                            self._gpu_libs[path] = GpuLib(path)
+                        except (OSError, AttributeError) as exc:
+                            if os.sep not in path and "No such file" in str(exc):
+                                self._gpu_libs[path] = "%s: not found" % path
+                            else:
+                                self._gpu_libs[path] = "%s: %s" % (path, one_line(exc, 200))
+            got = self._gpu_libs[path]
+            if isinstance(got, GpuLib):
+                return got
+            tried.append(got)
+        if requested or os.environ.get("TLREPLAY_GPU_LIB"):
+            raise GpuMetricsUnavailable("cannot load %s" % tried[0])
+        found = [t for t in tried if not t.endswith(": not found")]
+        if found:
+            raise GpuMetricsUnavailable("%s cannot be loaded: %s" % (GPU_LIB_NAME, "; ".join(found)))
+        raise GpuMetricsUnavailable("%s is not installed (looked beside the worker and on the loader "
+                                    "path; tlreplay builds it where the CUDA headers are)" % GPU_LIB_NAME)
+
+    def _gpu_metrics(self, names, req, device, call, written, flush, calls, warn):
+        """CUPTI metrics over `calls` calls of the op per pass, one pass per replay of the region:
+        [{"name", "status": "ok", "value", "unit", "passes", "calls"} | {"name", "status":
+        "not supported", "why"}]. Never raises for a metric problem; an op or CUDA failure inside a
+        pass is reported per metric too, unless the context is dead (then it propagates)."""
+        out = [None] * len(names)
+        wanted = []  # (index in names, metric)
+        for i, text in enumerate(names):
+            gpu, metric = parse_gpu_metric(text)
+            if device.type != "cuda":
+                out[i] = "the replay device is %s" % device.type
+            elif getattr(torch.version, "hip", None):
+                out[i] = "CUPTI metrics need an NVIDIA GPU (torch %s runs on ROCm)" % torch.__version__
+            elif gpu is not None and gpu != device.index:
+                out[i] = "%s asks for GPU %d, the replay runs on %s" % (text, gpu, device)
+            else:
+                wanted.append((i, metric))
+        backend = None
+        if wanted:
+            try:
+                backend = self._count_gpu(names, wanted, out, req, device, call, written, flush,
+                                          calls, warn)
+            except GpuMetricsUnavailable as exc:
+                for i, _m in wanted:
+                    out[i] = str(exc)
+        return [r if isinstance(r, dict) else {"name": names[i], "status": "not supported", "why": r}
+                for i, r in enumerate(out)], backend
+
+    def _count_gpu(self, names, wanted, out, req, device, call, written, flush, calls, warn):
+        gpu = self._load_gpu_lib(req.get("gpu_lib"))
+        _preload_cupti()
+        sess = gpu.open(device.index, [m for _i, m in wanted])
+        try:
+            snap = None
+            if sess.passes > 1 and written:
+                try:
+                    snap = TensorSnapshot(written)
+                except Exception as exc:
+                    raise GpuMetricsUnavailable("%d passes needed, but the op's written tensors cannot be "
+                                                "kept between them: %s" % (sess.passes, one_line(exc)))
+            runs = 0
+            limit = 2 * max(sess.passes, 1) + 8  # the library gives up first; a backstop
+            try:
+                for p in range(limit):
+                    if p and snap is not None:
+                        snap.restore()
+                    if flush is not None:
+                        flush.zero_()  # as ncu's --cache-control all: each pass starts cold
+                    sess.begin(p)  # synchronizes first: the restore is not counted
+                    for _ in range(calls):
+                        call()
+                    runs += 1
+                    if sess.end(p):  # synchronizes, then stops counting
+                        break
+                values = sess.values()
+            except GpuMetricsUnavailable:
+                raise
+            except Exception as exc:
+                if self._cuda_broken(req):
+                    raise
+                raise GpuMetricsUnavailable("the op failed during counting pass %d: %s" % (runs, one_line(exc)))
+            if snap is not None and snap.pairs:
+                warn("GPU metrics: %d pass%s, the op's written tensors (%s) restored before each" % (
+                    runs, "" if runs == 1 else "es", human_bytes(snap.nbytes())))
+            for k, (i, metric) in enumerate(wanted):
+                if sess.status[k]:
+                    out[i] = sess.why[k] or "not counted"
+                    continue
+                v = values[k]
+                if calls > 1 and gpu_metric_per_call(metric, sess.kind[k]):
+                    v /= calls
+                out[i] = {"name": names[i], "status": "ok", "value": v, "unit": sess.unit[k],
+                          "passes": runs, "calls": calls}
+            return sess.backend
+        finally:
+            sess.close()
+
     # ------------------------------------------------------------------ replay
     def replay(self, req):
         rid = req.get("id")
@@ -1362,6 +1710,13 @@ class Session:
         options = req.get("init_kwargs") or {}
         if not isinstance(options, dict):
             raise ArgsError("init_kwargs must be an object")
+        gpu_names = req.get("gpu_metrics")
+        if gpu_names is not None and (not isinstance(gpu_names, list) or
+                                      not all(isinstance(n, str) and n for n in gpu_names)):
+            raise ArgsError("gpu_metrics must be a list of metric names")
+        gpu_calls = _int_opt(req, "gpu_metrics_calls", 1, minimum=1)
+        if req.get("gpu_lib") is not None and not isinstance(req.get("gpu_lib"), str):
+            raise ArgsError("gpu_lib must be a file name")
         device = self.parse_device(req.get("device"))
         is_cuda = device.type == "cuda"
         flush_l2 = bool(req.get("flush_l2"))
@@ -1398,6 +1753,7 @@ class Session:
         torch.manual_seed(seed)
         rng = random.Random(seed)
         args, kwargs, arg_names, arg_types = [], {}, [], []
+        pos_marks, kw_marks = [], {}  # (arg_type, built with init null): what the op may write
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ctx_mgr = torch.cuda.device(device.index) if is_cuda else _NullContext()
@@ -1410,15 +1766,20 @@ class Session:
                     else:
                         built = self._convert(arg_type, value, label, op, entry, device, warn,
                                               len(args) if where == "pos" else None)
+                    specs = spec if isinstance(spec, list) else [spec]
+                    mark = (arg_type, any(isinstance(x, TensorSpec) and x.init is None for x in specs))
                     if where == "pos":
                         args.append(built)
                         arg_names.append(label)
                         arg_types.append(arg_type)
+                        pos_marks.append(mark)
                     else:
                         kwargs[label] = built
+                        kw_marks[label] = mark
                 init_msgs = self._run_initializers(inits, entry, base_name, op_desc, args, kwargs,
                                                    arg_names, arg_types, device, rng, options, warn, verbose)
                 state["init"] = init_msgs
+                written = self._written(op, args, kwargs, arg_names, pos_marks, kw_marks) if gpu_names else []
                 arg_desc = [describe(a) for a in args] + ["%s=%s" % (k, describe(v)) for k, v in kwargs.items()]
                 if verbose:
                     self.log.write("replay %s(%s)\n" % (op_desc, ", ".join(arg_desc)))
@@ -1474,6 +1835,11 @@ class Session:
                     self._region(rid, "region_begin", req)
                     times = self._time_cpu(call, iters, min_time_s, warn)
                     self._region(rid, "region_end", req)
+            gpu_reply = gpu_backend = None
+            if gpu_names is not None:  # before the kernel recording: torch.profiler also uses CUPTI
+                flush = self._flush_buffer(device, warn) if is_cuda and flush_l2 else None
+                gpu_reply, gpu_backend = self._gpu_metrics(gpu_names, req, device, call, written, flush,
+                                                           gpu_calls, warn)
             kernels = []
             if is_cuda and req.get("record_kernels"):
                 kernels = self._record_kernels(call, device, warn)
@@ -1483,7 +1849,28 @@ class Session:
                  "seed": seed}
         if sample_calls > 1:
             reply["sample_calls"] = sample_calls
+        if gpu_reply is not None:
+            reply["gpu_metrics"] = gpu_reply
+            if gpu_backend:
+                reply["gpu_backend"] = gpu_backend
         return reply
+
+    @staticmethod
+    def _written(op, args, kwargs, arg_names, pos_marks, kw_marks):
+        """The tensors the op may write, to restore between counting passes: arguments whose IR
+        type is mutable (`Tensor(a!)`), that were built uninitialised (`init` null: outputs), or
+        that the op's schema marks as written."""
+        writes = _schema_writes(op)
+        out = []
+        for i, a in enumerate(args):
+            arg_type, null = pos_marks[i] if i < len(pos_marks) else ("", False)
+            if "!" in arg_type or null or i in writes or (i < len(arg_names) and arg_names[i] in writes):
+                out += _tensors_in(a)
+        for k, v in kwargs.items():
+            arg_type, null = kw_marks.get(k, ("", False))
+            if "!" in arg_type or null or k in writes:
+                out += _tensors_in(v)
+        return out
 
     def _build(self, spec, device, warn):
         t = torch.empty_strided(tuple(spec.shape), tuple(spec.strides), dtype=spec.dtype, device=device)

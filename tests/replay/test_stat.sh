@@ -55,6 +55,20 @@ run tl stat -i "$F" -e task-clock -o "$TMP/stat.txt" uid 0 --iters 100
 [ "$RC" -eq 0 ] && grep -q "task-clock" "$TMP/stat.txt" && ! grep -q "task-clock" "$TMP/err"
 ok $? "stat -o FILE: the table goes to the file"
 
+# ---------------------------------------------------------------- GPU metrics and energy
+# (no GPU here: both are <not supported>, with the reason, and the rest counts)
+run tl stat -i "$F" -j -e 'task-clock,nvgpu/dram__bytes_read.sum/,nvml/energy-gpu0/' uid 0 --iters 50 --no-store
+py "$TMP/err" '[l["event"] for l in L] == ["task-clock", "nvgpu/dram__bytes_read.sum/", "nvml/energy-gpu0/"] and
+	float(L[0]["counter-value"]) > 0 and L[1]["counter-value"] == "<not supported>" and
+	L[1]["why"] == "the replay device is cpu" and L[2]["counter-value"] == "<not supported>" and "NVML" in L[2]["why"]'
+ok $? "stat -e nvgpu/METRIC/,nvml/energy-gpu0/ without a GPU: <not supported> with the reason, in the order typed"
+run tl stat -i "$F" -e '{task-clock,nvgpu/dram__bytes_read.sum/}' uid 0
+[ "$RC" -eq 1 ] && grep -q "cannot be in a {group}" "$TMP/err"
+ok $? "a GPU metric inside a {group} of CPU events: refused"
+run tl stat -i "$F" -e 'nvml/power/' uid 0
+[ "$RC" -eq 1 ] && grep -q "nvml/energy-gpuN/" "$TMP/err"
+ok $? "an NVML event that is not nvml/energy-gpuN/: refused"
+
 # ---------------------------------------------------------------- the region only
 run tl stat -i "$F" -x, -e task-clock uid 0 --iters 3000 --warmup 0
 ours=$(awk -F, 'NR == 1 { print $1 }' "$TMP/err")

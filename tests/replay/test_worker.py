@@ -8,7 +8,8 @@ Covers the worker protocol over real pipes (fds 3 and 4, as tlreplay starts it),
 (every dtype string, inits, tl_init, strides, TensorList, 0-d, ScalarType codes), op resolution
 (overloads, namespace auto-import, aliases, unavailable ops), the memory guard, crashes in ops,
 custom initializers (user plugins, the built-in PagedAttention and MoE-routing ones on stand-in
-ops named like vLLM's and aiter's) and the standalone `replay` mode.
+ops named like vLLM's and aiter's), GPU metrics (`gpu_metrics`, against libtlreplay_gpu.so with a
+fake libcupti and libcuda when they are built) and the standalone `replay` mode.
 """
 
 import fcntl
@@ -104,6 +105,12 @@ _def("strreq(Tensor x, str mode) -> Tensor", strreq)
 def pair(x):
     return x.clone(), x.sum()
 _def("pair(Tensor x) -> (Tensor, Tensor)", pair)
+
+BUMPS = []  # the sum of x seen by each call of bump_ (it adds 1 to x)
+def bump_(x):
+    BUMPS.append(float(x.sum()))
+    return x.add_(1)
+_def("bump_(Tensor(a!) x) -> Tensor(a!)", bump_)
 '''
 
 FAKE_VLLM_OPS = r'''
@@ -1475,6 +1482,214 @@ class TestCudaGlue(unittest.TestCase):
         self.assertNotIn("fatal", r)
 
 
+
+# ---------------------------------------------------------------------------- GPU metrics (CUPTI)
+
+BUILD = os.environ.get("TLREPLAY_BUILD") or os.path.join(ROOT, "build")
+GPU_LIB = os.path.join(BUILD, "libtlreplay_gpu.so")
+FAKE_CUPTI = os.path.join(BUILD, "tests", "libfake_cupti.so")
+FAKE_CUDA = os.path.join(BUILD, "tests", "libfake_cuda.so")
+GPU_METRICS = ["dram__bytes_read.sum", "not__a_metric.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+               "nvgpu0/gpu__time_duration.sum/", "nvgpu1/dram__bytes_read.sum/"]
+
+
+def _fakes_usable():
+    for path in (GPU_LIB, FAKE_CUPTI, FAKE_CUDA):
+        if not os.path.exists(path):
+            return "%s is not built (no CUDA headers, or not `make`d)" % path
+    if W._sanitizer_runtime(GPU_LIB):
+        return "%s is a sanitizer build; python cannot load it" % GPU_LIB
+    return None
+
+
+class TestGpuMetrics(unittest.TestCase):
+    """`gpu_metrics` in replay requests: everything that can be checked without a GPU. The CUPTI
+    path runs against libtlreplay_gpu.so with a fake libcupti and libcuda (tests/unit/fake_*.c)
+    under the fake torch.cuda."""
+
+    def setUp(self):
+        self.session = W.Session(None, log=open(os.devnull, "w"))
+        self.addCleanup(self.session.log.close)
+
+    def test_cpu_device_is_not_supported_and_the_replay_goes_on(self):
+        r = self.session.replay(REQ(E("aten::relu", [A("self", "Tensor", T([64]))]),
+                                    gpu_metrics=["dram__bytes_read.sum", "nvgpu/sm__cycles_elapsed.avg/"]))
+        self.assertEqual((r["status"], len(r["times_us"])), ("ok", 3), r)
+        self.assertEqual(r["gpu_metrics"], [
+            {"name": "dram__bytes_read.sum", "status": "not supported", "why": "the replay device is cpu"},
+            {"name": "nvgpu/sm__cycles_elapsed.avg/", "status": "not supported",
+             "why": "the replay device is cpu"}])
+        self.assertNotIn("gpu_backend", r)
+
+    def test_absent_and_empty(self):
+        entry = E("aten::relu", [A("self", "Tensor", T([4]))])
+        self.assertNotIn("gpu_metrics", self.session.replay(REQ(entry)))
+        self.assertEqual(self.session.replay(REQ(entry, gpu_metrics=[]))["gpu_metrics"], [])
+
+    def test_bad_requests_are_args_failures(self):
+        entry = E("aten::relu", [A("self", "Tensor", T([4]))])
+        for over in ({"gpu_metrics": "dram__bytes_read.sum"}, {"gpu_metrics": [1]}, {"gpu_metrics": [""]},
+                     {"gpu_metrics": ["a"], "gpu_metrics_calls": 0}, {"gpu_metrics": ["a"], "gpu_lib": 3}):
+            with self.subTest(over=over):
+                r = self.session.replay(REQ(entry, **over))
+                self.assertEqual((r["status"], r["kind"]), ("failed", "args"), r)
+
+    def test_metric_names(self):
+        self.assertEqual(W.parse_gpu_metric("dram__bytes_read.sum"), (None, "dram__bytes_read.sum"))
+        self.assertEqual(W.parse_gpu_metric("nvgpu/dram__bytes_read.sum/"), (None, "dram__bytes_read.sum"))
+        self.assertEqual(W.parse_gpu_metric("nvgpu0/sm__throughput.avg.pct_of_peak_sustained_elapsed/"),
+                         (0, "sm__throughput.avg.pct_of_peak_sustained_elapsed"))
+        self.assertEqual(W.parse_gpu_metric("nvgpu12/x.sum"), (12, "x.sum"))
+        self.assertTrue(W.gpu_metric_per_call("dram__bytes_read.sum", 0))
+        self.assertTrue(W.gpu_metric_per_call("gpu__time_duration.sum", 0))
+        self.assertFalse(W.gpu_metric_per_call("dram__bytes_read.sum.per_second", 0))
+        self.assertFalse(W.gpu_metric_per_call("sm__throughput.avg.pct_of_peak_sustained_elapsed", 2))
+        self.assertFalse(W.gpu_metric_per_call("smsp__ratio.pct", 1))
+
+    def test_written_tensors(self):
+        a, b, c, out = torch.zeros(2), torch.zeros(2), torch.zeros(2), torch.zeros(2)
+        # the schema of aten::add_.Tensor marks self as written, whatever the IR says
+        got = W.Session._written(torch.ops.aten.add_.Tensor, [a, b], {}, ["self", "other"],
+                                 [("Tensor", False), ("Tensor", False)], {})
+        self.assertEqual([id(t) for t in got], [id(a)])
+        # a packet has no schema: the IR's (a!) and init null decide; kwargs and lists too
+        got = W.Session._written(torch.ops.aten.add, [a, [b, c]], {"out": out}, ["self", "others"],
+                                 [("Tensor", False), ("Tensor[]", True)], {"out": ("Tensor(a!)", False)})
+        self.assertEqual([id(t) for t in got], [id(b), id(c), id(out)])
+
+    def test_snapshot_restores_the_whole_storage(self):
+        base = torch.arange(12, dtype=torch.float32)
+        view = base.as_strided((3, 2), (4, 2), 1)  # a strided view inside base
+        one = torch.zeros(1)
+        bcast = one.expand(5)  # stride 0
+        snap = W.TensorSnapshot([view, bcast, view])
+        self.assertEqual(len(snap.pairs), 2)  # the repeated view once
+        view.mul_(-1)
+        one.add_(3)
+        snap.restore()
+        self.assertEqual(base.tolist(), [float(i) for i in range(12)])
+        self.assertEqual(bcast.tolist(), [0.0] * 5)
+        self.assertEqual(snap.nbytes(), (1 + 2 * 4 + 1 * 2) * 4 + 4)
+
+    def test_library_candidates(self):
+        self.assertEqual(W.gpu_lib_candidates("/x/libtlreplay_gpu.so"), ["/x/libtlreplay_gpu.so"])
+        from unittest import mock
+        with mock.patch.dict(os.environ, {"TLREPLAY_GPU_LIB": "/y/lib.so"}):
+            self.assertEqual(W.gpu_lib_candidates(None), ["/y/lib.so"])
+        with mock.patch.dict(os.environ, {}, clear=False):
+            os.environ.pop("TLREPLAY_GPU_LIB", None)
+            cands = W.gpu_lib_candidates(None)
+        self.assertIn(os.path.join(ROOT, "build", "libtlreplay_gpu.so"), cands)  # the source tree
+        self.assertEqual(cands[-1], "libtlreplay_gpu.so")  # the loader's path last
+        # installed: $(DATADIR)/tlreplay/replay/tlreplay_worker.py finds $(PREFIX)/lib
+        with mock.patch.object(W, "__file__", "/opt/tl/share/tlreplay/replay/tlreplay_worker.py"):
+            os.environ.pop("TLREPLAY_GPU_LIB", None)
+            self.assertIn("/opt/tl/lib/libtlreplay_gpu.so", W.gpu_lib_candidates(None))
+
+    def test_missing_library_is_not_supported(self):
+        entry = E("aten::relu", [A("self", "Tensor", T([64]))])
+        with FakeCuda():
+            r = self.session.replay(REQ(entry, device="cuda", gpu_metrics=GPU_METRICS,
+                                        gpu_lib="/nonexistent/libtlreplay_gpu.so"))
+        self.assertEqual(r["status"], "ok", r)
+        self.assertEqual([m["status"] for m in r["gpu_metrics"]], ["not supported"] * 5)
+        self.assertIn("cannot load /nonexistent/libtlreplay_gpu.so: not found", r["gpu_metrics"][0]["why"])
+        self.assertEqual(r["gpu_metrics"][4]["why"],
+                         "nvgpu1/dram__bytes_read.sum/ asks for GPU 1, the replay runs on cuda:0")
+
+    def test_rocm_is_not_supported(self):
+        from unittest import mock
+        entry = E("aten::relu", [A("self", "Tensor", T([4]))])
+        with FakeCuda(), mock.patch.object(torch.version, "hip", "6.0", create=True):
+            r = self.session.replay(REQ(entry, device="cuda", gpu_metrics=["dram__bytes_read.sum"]))
+        self.assertIn("need an NVIDIA GPU", r["gpu_metrics"][0]["why"])
+
+    def _fake_env(self, **extra):
+        from unittest import mock
+        why = _fakes_usable()
+        if why:
+            self.skipTest(why)
+        env = {"TLREPLAY_CUPTI_LIB": FAKE_CUPTI, "TLREPLAY_CUDA_LIB": FAKE_CUDA, "FAKE_CUPTI_PASSES": "3"}
+        env.update(extra)
+        p = mock.patch.dict(os.environ, env)
+        p.start()
+        self.addCleanup(p.stop)
+        for key in ("TLREPLAY_CUPTI_API", "FAKE_CUPTI_MODE"):
+            if key not in extra:
+                os.environ.pop(key, None)  # put back by the patch's cleanup
+
+    def test_counting_passes_restore_the_inputs(self):
+        self._fake_env()
+        entry = E("tltest::bump_", [A("x", "Tensor(a!)", T([8], init="zeros"))])
+        del tltest_ops.BUMPS[:]
+        with FakeCuda():
+            r = self.session.replay(REQ(entry, device="cuda", iters=3, warmup=1, gpu_metrics=GPU_METRICS,
+                                        gpu_lib=GPU_LIB))
+        self.assertEqual(r["status"], "ok", r)
+        m = r["gpu_metrics"]
+        self.assertEqual(m[0], {"name": "dram__bytes_read.sum", "status": "ok", "value": 4096.0, "unit": "byte",
+                                "passes": 3, "calls": 1})
+        self.assertEqual(m[1]["status"], "not supported")
+        self.assertIn("not__a_metric.sum is not a metric of FAKE100", m[1]["why"])
+        self.assertEqual((m[2]["value"], m[2]["unit"]), (42.5, "%"))
+        self.assertEqual((m[3]["name"], m[3]["value"], m[3]["unit"]),
+                         ("nvgpu0/gpu__time_duration.sum/", 1234.5, "nsecond"))
+        self.assertIn("asks for GPU 1", m[4]["why"])
+        self.assertIn("range profiler", r["gpu_backend"])
+        # 1 checked call + 1 warmup + 3 timed (x: 0, 8, 16, 24, 32), then 3 passes from the same x
+        self.assertEqual(tltest_ops.BUMPS, [0.0, 8.0, 16.0, 24.0, 32.0, 40.0, 40.0, 40.0])
+        self.assertTrue(any("restored before each" in w for w in r["warnings"]), r["warnings"])
+
+    def test_calls_per_pass(self):
+        self._fake_env(FAKE_CUPTI_PASSES="2")
+        entry = E("tltest::bump_", [A("x", "Tensor(a!)", T([2], init="zeros"))])
+        del tltest_ops.BUMPS[:]
+        with FakeCuda():
+            r = self.session.replay(REQ(entry, device="cuda", iters=0, warmup=0, gpu_metrics=GPU_METRICS[:4],
+                                        gpu_metrics_calls=4, gpu_lib=GPU_LIB))
+        m = r["gpu_metrics"]
+        self.assertEqual((m[0]["value"], m[0]["calls"], m[0]["passes"]), (1024.0, 4, 2))  # a counter: per call
+        self.assertEqual(m[2]["value"], 42.5)  # a throughput: as measured
+        self.assertEqual(m[3]["value"], 1234.5 / 4)
+        # the checked call, then 2 passes of 4 calls, each pass from the same x
+        self.assertEqual(tltest_ops.BUMPS, [0.0, 2.0, 4.0, 6.0, 8.0, 2.0, 4.0, 6.0, 8.0])
+
+    def test_single_pass_keeps_no_copy(self):
+        self._fake_env(FAKE_CUPTI_PASSES="1")
+        entry = E("tltest::bump_", [A("x", "Tensor(a!)", T([2], init="zeros"))])
+        with FakeCuda():
+            r = self.session.replay(REQ(entry, device="cuda", gpu_metrics=["dram__bytes_read.sum"], gpu_lib=GPU_LIB))
+        self.assertEqual(r["gpu_metrics"][0]["passes"], 1)
+        self.assertFalse(any("restored" in w for w in r.get("warnings", [])))
+
+    def test_restricted_counters(self):
+        self._fake_env(FAKE_CUPTI_MODE="noperm")
+        entry = E("aten::relu", [A("self", "Tensor", T([64]))])
+        with FakeCuda():
+            r = self.session.replay(REQ(entry, device="cuda", gpu_metrics=GPU_METRICS[:3], gpu_lib=GPU_LIB))
+        self.assertEqual(r["status"], "ok", r)
+        for m in r["gpu_metrics"]:
+            self.assertEqual(m["status"], "not supported")
+            self.assertIn("GPU performance counters are restricted to admin users "
+                          "(NVreg_RestrictProfilingToAdminUsers=1; see /proc/driver/nvidia/params)", m["why"])
+
+    def test_op_failing_in_a_pass(self):
+        self._fake_env()
+        entry = E("tltest::count", [A("x", "Tensor", T([2]))])
+        calls = {"n": 0}
+
+        def flaky(*a, **k):
+            calls["n"] += 1
+            if calls["n"] > 3:
+                raise RuntimeError("boom in pass")
+            return a[0]
+        from unittest import mock
+        with FakeCuda(), mock.patch.object(W.Session, "resolve", lambda s, e, q, w: (flaky, "flaky", "flaky")):
+            r = self.session.replay(REQ(entry, device="cuda", iters=1, warmup=1,
+                                        gpu_metrics=["dram__bytes_read.sum"], gpu_lib=GPU_LIB))
+        self.assertEqual(r["status"], "ok", r)
+        self.assertIn("the op failed during counting pass 0: RuntimeError: boom in pass", r["gpu_metrics"][0]["why"])
+
 # ---------------------------------------------------------------------------- the protocol
 
 class TestProtocol(unittest.TestCase):
@@ -1509,6 +1724,13 @@ class TestProtocol(unittest.TestCase):
         r = self.w.call({"cmd": "schemas", "id": 2, "namespaces": ["vllm"]})
         self.assertEqual(r["status"], "ok")
         self.assertTrue(any("vllm._C" in w for w in r["warnings"]))
+
+    def test_gpu_metrics_on_cpu(self):
+        r = self.w.call(REQ(E("aten::relu", [A("self", "Tensor", T([64]))]), id=78,
+                            gpu_metrics=["dram__bytes_read.sum"]))
+        self.assertEqual((r["id"], r["status"]), (78, "ok"), r)
+        self.assertEqual(r["gpu_metrics"], [{"name": "dram__bytes_read.sum", "status": "not supported",
+                                             "why": "the replay device is cpu"}])
 
     def test_replay_and_ids(self):
         r = self.w.call(REQ(E("aten::relu", [A("self", "Tensor", T([64]))]), id=77, iters=9))

@@ -12,6 +12,7 @@
 #include <tlreplay/analysis.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
+#include <tlreplay/energy.h>
 #include <tlreplay/store.h>
 #include <tlreplay/fold.h>
 #include <tlreplay/counters.h>
