@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Fold, part 1: which records of the store belong to the trace. Records of
  * other traces are only counted, so a big shared store costs no memory;
- * the trace's own ok results are copied and, per (uid, device, command),
+ * the trace's own ok results are copied and, per (uid, device, command, events),
  * only the latest is kept. */
 #include <stdio.h>
 #include <time.h>
@@ -122,6 +122,7 @@ int tl_fold_add(struct tl_fold *f, const cJSON *rec)
 	/* the uid command's default device is the CPU */
 	r.device = str_or(r.rec, "device", "cpu");
 	r.command = str_or(r.rec, "command", "");
+	r.events = str_or(r.rec, "events", "");
 	r.time = str_or(r.rec, "time", "");
 	r.order = f->recs.n;
 	if (tl_vec_push(&f->recs, r)) {
@@ -151,12 +152,15 @@ static int cmp_rec(const void *pa, const void *pb)
 		return c;
 	if ((c = strcmp(a->command, b->command)))
 		return c;
+	if ((c = strcmp(a->events, b->events)))
+		return c;
 	return tl_fold_rec_later(a, b) ? 1 : tl_fold_rec_later(b, a) ? -1 : 0;
 }
 
 static bool same_group(const struct fold_rec *a, const struct fold_rec *b)
 {
-	return a->uid == b->uid && !strcmp(a->device, b->device) && !strcmp(a->command, b->command);
+	return a->uid == b->uid && !strcmp(a->device, b->device) && !strcmp(a->command, b->command) &&
+	       !strcmp(a->events, b->events);
 }
 
 void tl_fold_finish(struct tl_fold *f)

@@ -14,6 +14,7 @@ struct fold_rec {
 	cJSON *rec;
 	uint64_t uid;
 	const char *device, *command, *time;
+	const char *events;	/* a sweep's event group ("" otherwise): each group its own result */
 	size_t order;		/* arrival order: breaks ties of "time" */
 };
 
@@ -21,11 +22,11 @@ struct tl_fold {
 	cJSON *id;		/* {"path","size","sig"} of the trace */
 	char *store, *folded_at;
 	TL_VEC(struct fold_rec) recs;
-	bool finished;		/* recs sorted, one winner per (uid, device, command) */
+	bool finished;		/* recs sorted, one winner per (uid, device, command, events) */
 	struct tl_fold_result res;
 };
 
-/* Sort the kept records by (uid, device, command) and drop all but the
+/* Sort the kept records by (uid, device, command, events) and drop all but the
  * latest of each group (counted as superseded). Idempotent. */
 void tl_fold_finish(struct tl_fold *f);
 /* Is @a later than @b ("time", then arrival order)? */

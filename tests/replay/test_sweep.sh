@@ -26,6 +26,17 @@ grep -q "^aten::addmm (uid 0)" "$TMP/out" && grep -Eq "^    task-clock \(msec\) 
 	grep -q "^aten::mm (uid 30) *- " "$TMP/out"
 ok $? "sweep: the summary has each op, its counters per call, and - where it could not replay"
 
+run tl fold -i "$F" -o "$TMP/groups.json"
+"$PYTHON" - "$TMP/groups.json" <<'EOF2'
+import json, sys
+t = json.load(open(sys.argv[1]))["traceEvents"][0]["args"]["tlreplay"]
+pc = {}
+for r in t["replays"]:
+    pc.update(r.get("per_call", {}))
+assert {"task-clock", "page-faults", "context-switches"} <= set(pc), t
+EOF2
+ok $? "fold keeps every event group of a sweep (one result per group, not only the last)"
+
 run tl sweep -i "$F" --top 4 -e task-clock -e page-faults,context-switches --iters 20 $NS
 [ "$RC" -eq 0 ] && grep -q "0 measured, 8 already in" "$TMP/err"
 ok $? "sweep again: everything is in the store, nothing runs again"

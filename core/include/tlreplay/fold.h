@@ -9,7 +9,7 @@
  * loaded trace (a GB trace folds at disk speed; no cJSON tree of it):
  *  - each replayed op gets args["tlreplay"]: flat numbers for the args panel
  *    ("cpu_median_us", "cuda_median_us", "trace_gpu_us", "replay_over_trace")
- *    and "replays", one entry per (device, command) with times, counters and
+ *    and "replays", one entry per (device, command, sweep event group) with times, counters and
  *    the kernel verdict;
  *  - each GPU event the op launched (tl_event_launcher() == op) gets
  *    args["tlreplay"] = {"op_uid", "op", the op's medians, "replay_over_trace"};
@@ -27,7 +27,7 @@
  * Which records count: those whose "trace" has the trace's "sig" and "size"
  * (a copied or renamed trace still matches), else its absolute "path";
  * with "status" "ok"; and whose "uid" names an event of the trace with the
- * record's "op" as its name. Per (uid, device, command) the latest record
+ * record's "op" as its name. Per (uid, device, command, "events") the latest record
  * ("time", then store order) wins.
  *
  * Usage: tl_fold_new(), tl_fold_add() for each record (e.g. from
@@ -77,7 +77,7 @@ struct tl_fold_result {
 	uint64_t path_only;	/**< of this trace by path only: the file changed since (warn) */
 	uint64_t not_ok;	/**< status "failed", "unavailable", ... */
 	uint64_t invalid;	/**< no integer "uid" */
-	uint64_t superseded;	/**< a later result for the same (uid, device, command) won */
+	uint64_t superseded;	/**< a later result for the same (uid, device, command, events) won */
 	uint64_t mismatched;	/**< uid past the trace's events or naming another op (write) */
 	uint64_t used;		/**< results folded */
 	uint64_t ops;		/**< ops annotated */
