@@ -8,7 +8,8 @@ replayed (status ok), and every other one classified:
   gpu-backend   bound to a GPU backend: cuDNN/MIOpen, flash or memory-efficient
                 attention
   gpu-library   an op of a GPU kernel library that cannot be installed here
-                (vLLM, aiter, fbgemm_gpu and Meta's fb::, SGLang, Triton)
+                (vLLM, aiter, fbgemm_gpu and Meta's fb::, SGLang, Triton, and
+                torch's CUDA-only symmetric-memory collectives)
   newer-torch   an aten op this torch (1.13) does not have yet
   refused       torch refuses the recorded arguments: a CPU kernel without the
                 GPU's dtype mix, an output dtype the result cannot be cast to
@@ -28,8 +29,8 @@ import sys
 from collections import Counter, defaultdict
 
 GPU_BACKEND = re.compile(r"cudnn|miopen|flash|efficient_attention|_efficient|cutlass|nccl")
-GPU_LIBRARY = re.compile(r"^(vllm|_C|_rocm_C|_C_cache_ops|aiter|fbgemm|fb|sgl_kernel|triton|trtllm|"
-                         r"_moe_C|_vllm_fa\d?_C|torch_ipex)::")
+GPU_LIBRARY = re.compile(r"^(vllm|_C|_rocm_C|_C_cache_ops|aiter|fbgemm|fb|sgl_kernel|sglang|sglang_profiler|"
+                         r"triton|trtllm|_moe_C|_vllm_fa\d?_C|torch_ipex|symm_mem)::")
 REFUSED = re.compile(r"expected scalar type|not implemented for|\"[a-z0-9_]+_cpu\" not implemented|"
                      r"from the 'CPU' backend|only supports CUDA|is not supported on CPU|"
                      r"can't be cast to the desired output type|must have the same dtype")
