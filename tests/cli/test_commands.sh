@@ -159,5 +159,12 @@ ok $? "an ambiguous prefix is refused"
 run "$(dirname "$TLREPLAY")/perf-tlreplay" breakdown -i "$T" -x,
 [ "$RC" -eq 0 ] && [ "$(field "$TMP/out" computation_time 2)" = "0.01" ]
 ok $? "perf-tlreplay shim (what \`perf tlreplay\` runs)"
+if command -v perf >/dev/null 2>&1; then
+	run env PATH="$(dirname "$TLREPLAY"):$PATH" perf tlreplay breakdown -i "$T" -x,
+	[ "$RC" -eq 0 ] && [ "$(field "$TMP/out" computation_time 2)" = "0.01" ]
+	ok $? "perf tlreplay breakdown: perf finds perf-tlreplay on PATH"
+else
+	skip "perf not installed"
+fi
 
 done_testing
