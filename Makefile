@@ -65,6 +65,8 @@ LIB_SONAME := libtlreplay.so.$(SOVERSION)
 BIN := $(O)/tlreplay
 PC := $(O)/tlreplay.pc
 
+GDB_PKG := $(wildcard gdb/tlreplay_gdb/*.py)
+
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 
@@ -166,7 +168,7 @@ check: all unit-tests fuzz bundle
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
 		TLREPLAY_CFLAGS="$(SANFLAGS)" \
 		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/conformance/*.sh \
-		$(if $(SANITIZER),,tests/memcheck/*.sh)
+		tests/gdb/*.sh $(if $(SANITIZER),,tests/memcheck/*.sh)
 
 test: check
 
@@ -219,7 +221,7 @@ bundle: $(BUNDLE)/bin/tlreplay
 	$(Q)tar -C $(O)/bundle -czf $(O)/bundle/$(BUNDLE_NAME).tar.gz $(BUNDLE_NAME)
 
 $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlreplay core/replay/tlreplay_worker.py \
-		$(wildcard core/replay/schemas/*.json.gz) docs/tlreplay.1
+		$(wildcard core/replay/schemas/*.json.gz) docs/tlreplay.1 gdb/tlreplay.py gdb/tlreplay-gdb.sh $(GDB_PKG)
 	$(call say,BUNDLE,$(BUNDLE))
 	$(Q)rm -rf $(BUNDLE) && mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib $(BUNDLE)/share/tlreplay/replay \
 		$(BUNDLE)/share/tlreplay/schemas $(BUNDLE)/share/man/man1
@@ -238,6 +240,10 @@ $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlre
 	$(Q)install -m 644 core/replay/tlreplay_worker.py $(BUNDLE)/share/tlreplay/replay/
 	$(Q)install -m 644 $(wildcard core/replay/schemas/*.json.gz) $(BUNDLE)/share/tlreplay/schemas/
 	$(Q)install -m 644 docs/tlreplay.1 $(BUNDLE)/share/man/man1/
+	$(Q)mkdir -p $(BUNDLE)/share/tlreplay/gdb/tlreplay_gdb
+	$(Q)install -m 644 gdb/tlreplay.py $(BUNDLE)/share/tlreplay/gdb/
+	$(Q)install -m 644 $(GDB_PKG) $(BUNDLE)/share/tlreplay/gdb/tlreplay_gdb/
+	$(Q)install -m 755 gdb/tlreplay-gdb.sh $(BUNDLE)/bin/tlreplay-gdb
 
 # ------------------------------------------------------------------ install
 
@@ -258,9 +264,13 @@ install: all
 	install -d $(DESTDIR)$(DATADIR)/tlreplay/replay $(DESTDIR)$(DATADIR)/tlreplay/schemas
 	install -m 644 core/replay/tlreplay_worker.py $(DESTDIR)$(DATADIR)/tlreplay/replay/
 	install -m 644 $(wildcard core/replay/schemas/*.json.gz) $(DESTDIR)$(DATADIR)/tlreplay/schemas/
+	install -d $(DESTDIR)$(DATADIR)/tlreplay/gdb/tlreplay_gdb
+	install -m 644 gdb/tlreplay.py $(DESTDIR)$(DATADIR)/tlreplay/gdb/
+	install -m 644 $(GDB_PKG) $(DESTDIR)$(DATADIR)/tlreplay/gdb/tlreplay_gdb/
+	install -m 755 gdb/tlreplay-gdb.sh $(DESTDIR)$(BINDIR)/tlreplay-gdb
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/tlreplay $(DESTDIR)$(BINDIR)/perf-tlreplay
+	rm -f $(DESTDIR)$(BINDIR)/tlreplay $(DESTDIR)$(BINDIR)/perf-tlreplay $(DESTDIR)$(BINDIR)/tlreplay-gdb
 	rm -f $(DESTDIR)$(LIBDIR)/libtlreplay.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))
 	rm -f $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtlreplay.so
 	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/tlreplay.pc $(DESTDIR)$(LIBDIR)/libtlreplay_gpu.so
