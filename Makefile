@@ -24,6 +24,7 @@ bash_compdir ?= $(DATADIR)/bash-completion/completions
 O ?= build
 CC ?= cc
 PKG_CONFIG ?= pkg-config
+PROTOC_C ?= protoc-c
 PYTHON ?= /usr/bin/python3
 SHARED ?= $(abspath ../shared)
 
@@ -38,7 +39,7 @@ endif
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wpointer-arith \
 	-Wformat=2 -Wno-format-nonliteral -Wundef
 OPT ?= -O2 -g
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARNINGS) -Icore/include -Icore/src
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARNINGS) -Icore/include -Icore/src -I$(O)/gen
 
 ifeq ($(SANITIZER),address)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -50,11 +51,13 @@ endif
 
 CFLAGS_ALL = $(BASE_CFLAGS) $(SANFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LIB_CFLAGS = $(CFLAGS_ALL) -fPIC -fvisibility=hidden
-LDLIBS_CORE := -lcjson -ldeflate -lz -lm -lpthread
+LDLIBS_CORE := -lcjson -ldeflate -lz -lprotobuf-c -lm -lpthread
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 CORE_SRCS := $(wildcard core/src/*.c core/replay/*.c)
-CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
+# C made from core/proto/*.proto by protoc-c, at build time
+PROTO_GEN := $(patsubst core/proto/%.proto,$(O)/gen/%.pb-c.c,$(wildcard core/proto/*.proto))
+CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o) $(PROTO_GEN:.c=.o)
 CLI_SRCS := $(wildcard perf-plugin/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
 HEADERS := $(wildcard core/include/tlreplay/*.h)
@@ -93,6 +96,17 @@ $(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*.h core/replay/*.h perf-plugin/*.h
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(if $(filter core/%,$<),$(LIB_CFLAGS),$(CFLAGS_ALL)) -c -o $@ $<
+
+$(O)/gen/%.pb-c.c $(O)/gen/%.pb-c.h: core/proto/%.proto
+	@mkdir -p $(dir $@)
+	$(call say,PROTOC,$<)
+	$(Q)$(PROTOC_C) --c_out=$(O)/gen --proto_path=core/proto $<
+
+$(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(O)/core/src/xplane.o: $(PROTO_GEN:.c=.h)
 
 $(LIB_A): $(CORE_OBJS)
 	$(call say,AR,$@)
@@ -177,19 +191,19 @@ test: check
 # built as a replay driver over the corpus, so `make check` still runs it.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_SRCS := $(CORE_SRCS) tests/fuzz/fuzz_load.c
+FUZZ_SRCS := $(CORE_SRCS) $(PROTO_GEN) tests/fuzz/fuzz_load.c
 
-$(O)/fuzz/fuzz_load: $(FUZZ_SRCS) $(HEADERS) $(wildcard core/src/*.h tests/fuzz/*.h)
+$(O)/fuzz/fuzz_load: $(FUZZ_SRCS) $(HEADERS) $(wildcard core/src/*.h tests/fuzz/*.h) $(PROTO_GEN:.c=.h)
 	@mkdir -p $(dir $@)
 	$(call say,FUZZ,$@)
 	$(Q)if $(FUZZ_CC) -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>/dev/null || \
 	    echo 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){return 0;}' | \
 	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
-		$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src \
+		$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src -I$(O)/gen \
 			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 			-o $@ $(FUZZ_SRCS) $(LDLIBS_CORE); \
 	else \
-		$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src -DTL_FUZZ_STANDALONE \
+		$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src -I$(O)/gen -DTL_FUZZ_STANDALONE \
 			-o $@ $(FUZZ_SRCS) $(LDLIBS_CORE); \
 	fi
 
@@ -226,7 +240,7 @@ $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlre
 	$(Q)rm -rf $(BUNDLE) && mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib $(BUNDLE)/share/tlreplay/replay \
 		$(BUNDLE)/share/tlreplay/schemas $(BUNDLE)/share/man/man1
 	$(Q)$(CC) -o $(BUNDLE)/bin/tlreplay $(CLI_OBJS) $(LIB_A) $(LDFLAGS_ALL) \
-		-Wl,-Bstatic -ldeflate -lz -Wl,-Bdynamic -lcjson -lm -lpthread \
+		-Wl,-Bstatic -ldeflate -lz -lprotobuf-c -Wl,-Bdynamic -lcjson -lm -lpthread \
 		-Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib'
 	$(Q)cp -L $(CJSON_SO) $(BUNDLE)/lib/
 	$(Q)$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=core/libtlreplay.map \
@@ -234,7 +248,7 @@ $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlre
 		-Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN'
 	$(Q)ln -sf $(notdir $(LIB_SO)) $(BUNDLE)/lib/$(LIB_SONAME)
 	$(Q)cp -L $(shell $(CC) -print-file-name=libdeflate.so.0) $(shell $(CC) -print-file-name=libz.so.1) \
-		$(BUNDLE)/lib/
+		$(shell $(CC) -print-file-name=libprotobuf-c.so.1) $(BUNDLE)/lib/
 	$(Q)install -m 755 $(O)/perf-tlreplay $(BUNDLE)/bin/
 	$(if $(GPU_LIB),$(Q)install -m 755 $(GPU_LIB) $(BUNDLE)/lib/)
 	$(Q)install -m 644 core/replay/tlreplay_worker.py $(BUNDLE)/share/tlreplay/replay/

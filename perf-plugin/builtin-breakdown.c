@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* tlreplay breakdown: where the GPU time went (TraceLens's gpu_timeline). */
+/* tlreplay breakdown: where the GPU time went (TraceLens's gpu_timeline).
+ * Several ranks (-i repeated, or a directory): multirank-breakdown.c. */
 #include <getopt.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "multirank.h"
 
 static void print_block(struct out_fmt *o, const struct tl_breakdown *bd, bool per_dev,
 			bool per_stream, bool split_rc)
@@ -64,9 +66,12 @@ int cmd_breakdown(int argc, char **argv)
 		{ "include-unlinked", no_argument, NULL, 'U' },
 		{ "recompute", no_argument, NULL, 'R' },
 		{ "capture", required_argument, NULL, 'C' },
+		{ "jobs", required_argument, NULL, 'J' },
+		{ "keep-going", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct mr_inputs in = { 0 };
 	struct tl_breakdown_opts bo = { .sz = sizeof(bo) };
 	struct common_opts co = { 0 };
 	struct out_fmt o = { 0 };
@@ -79,7 +84,10 @@ int cmd_breakdown(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:x:jo:h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'i': co.input = optarg; break;
+		case 'i':
+			if (mr_add_input(&in, optarg))
+				goto out;
+			break;
 		case 'x': co.sep = optarg; break;
 		case 'j': co.json = true; break;
 		case 'o': co.output = optarg; break;
@@ -88,19 +96,38 @@ int cmd_breakdown(int argc, char **argv)
 		case 'U': bo.include_unlinked = true; break;
 		case 'R': bo.split_recompute = true; break;
 		case 'C': co.capture = optarg; break;
-		case 'h': return cmd_help_for("breakdown");
-		default: return cmd_usage_error("breakdown");
+		case 'J':
+			if (mr_parse_jobs("breakdown", optarg, &in.jobs))
+				goto out;
+			break;
+		case 'K': in.keep_going = true; break;
+		case 'h': rc = cmd_help_for("breakdown"); goto out;
+		default: rc = cmd_usage_error("breakdown"); goto out;
 		}
 	}
-	if (optind < argc)
-		return cli_error("breakdown: unexpected argument '%s' (the trace goes after -i)",
-				 argv[optind]);
-	if (co.sep && co.json)
-		return cli_error("breakdown: -x and -j are exclusive");
-	if (per_dev && per_stream)
-		return cli_error("breakdown: --per-device and --per-stream are exclusive");
+	if (optind < argc) {
+		rc = cli_error("breakdown: unexpected argument '%s' (the trace goes after -i)", argv[optind]);
+		goto out;
+	}
+	if (co.sep && co.json) {
+		rc = cli_error("breakdown: -x and -j are exclusive");
+		goto out;
+	}
+	if (per_dev && per_stream) {
+		rc = cli_error("breakdown: --per-device and --per-stream are exclusive");
+		goto out;
+	}
+	if (mr_is_multi(&in)) {
+		if (bo.group != TL_BD_GROUP_NONE || bo.split_recompute || co.capture)
+			rc = cli_error("breakdown: --per-device, --per-stream, --recompute and --capture take "
+				       "one trace, not several ranks");
+		else
+			rc = mr_breakdown(&in, &co, bo.include_unlinked);
+		goto out;
+	}
+	co.input = in.n ? in.v[0] : NULL;
 	if (cli_open_trace(&co, &tr))
-		return 1;
+		goto out;
 	err = tl_breakdown(tr, &bo, &set);
 	if (err) {
 		rc = cli_lib_error(err);
@@ -149,5 +176,6 @@ int cmd_breakdown(int argc, char **argv)
 out:
 	tl_breakdown_free(set);
 	tl_trace_close(tr);
+	mr_inputs_free(&in);
 	return rc;
 }

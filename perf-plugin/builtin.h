@@ -8,6 +8,8 @@
 int cmd_open(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_breakdown(int argc, char **argv);
+int cmd_collectives(int argc, char **argv);
+int cmd_summarize(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_kernels(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -8,8 +8,8 @@
 #include "builtin.h"
 
 #define COMMON_OPTS                                                                          \
-	"    -i, --input TRACE          trace to read (.json or .json.gz); default $TLREPLAY_TRACE,\n" \
-	"                               then the trace saved by `tlreplay open`\n"                   \
+	"    -i, --input TRACE          trace to read (.json[.gz], or JAX .xplane.pb[.gz]); default\n" \
+	"                               $TLREPLAY_TRACE, then the trace saved by `tlreplay open`\n"    \
 	"    -x, --field-separator SEP  separated values (CSV with -x,), with a header line\n"       \
 	"    -j, --json                 one JSON object per line\n"                                  \
 	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"              \
@@ -18,8 +18,8 @@
 	"                               graph kernels belong to the ops that captured them\n"
 
 #define NAV_OPTS                                                                             \
-	"    -i, --input TRACE          trace to read (.json or .json.gz); default $TLREPLAY_TRACE,\n" \
-	"                               then the trace saved by `tlreplay open`\n"                   \
+	"    -i, --input TRACE          trace to read (.json[.gz], or JAX .xplane.pb[.gz]); default\n" \
+	"                               $TLREPLAY_TRACE, then the trace saved by `tlreplay open`\n"    \
 	"    -j, --json                 one JSON object per line\n"                                  \
 	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"              \
 	"    -h, --help                 this help\n"                                                 \
@@ -47,6 +47,7 @@ static const char usage_info[] =
 static const char usage_breakdown[] =
 	"usage: tlreplay breakdown [-i TRACE] [-x SEP | -j] [-o FILE]\n"
 	"                          [--per-device | --per-stream] [--include-unlinked] [--recompute]\n"
+	"   or: tlreplay breakdown -i DIR | -i RANK0 -i RANK1... [--jobs N] [--keep-going]\n"
 	"\n"
 	"GPU time split into computation, exposed communication, exposed memcpy and idle,\n"
 	"with TraceLens's eight rows and definitions (its gpu_timeline sheet): unions of\n"
@@ -54,11 +55,57 @@ static const char usage_breakdown[] =
 	"kernels are communication; total is the span from the first GPU start to the last\n"
 	"GPU end. By default only GPU events linked to a CPU launch count, as in TraceLens.\n"
 	"\n" COMMON_OPTS
-	"        --per-device           one breakdown per device (TraceLens pools all devices)\n"
+	"        --per-device           one breakdown per device (TraceLens's JAX gpu_timeline;\n"
+	"                               for PyTorch traces TraceLens pools all devices)\n"
 	"        --per-stream           one breakdown per (device, stream)\n"
 	"        --include-unlinked     also count GPU events no CPU launch links to\n"
 	"        --recompute            two breakdowns: activation recompute (torch.utils.checkpoint)\n"
-	"                               or not, like TraceLens's detect_recompute option\n";
+	"                               or not, like TraceLens's detect_recompute option\n"
+	"\n"
+	"Several ranks (-i repeated, or -i DIR of traces or rank summaries): one block per\n"
+	"rank, then each row's min/median/max over the ranks (docs/multi-rank.md).\n"
+	"        --jobs N               read N ranks at once (default: the cores, within memory)\n"
+	"        --keep-going           leave out ranks that cannot be read, with a warning\n";
+
+static const char usage_collectives[] =
+	"usage: tlreplay collectives -i DIR | -i TRACE... [-x SEP | -j] [-o FILE] [-n N]\n"
+	"                            [--summary | --stragglers | --per-rank] [--jobs N] [--keep-going]\n"
+	"\n"
+	"NCCL/RCCL collectives matched across ranks by process group and order (the recorded\n"
+	"Seq, else the rank-local index): per collective its type, dtype, size, the start skew\n"
+	"between ranks, latency (the shortest rank's kernel), algorithm and bus bandwidth, and\n"
+	"the rank that arrived last. Ranks come from distributedInfo.rank, else from rankN or\n"
+	"workerN in the file name. Inputs may be traces or rank summaries (`summarize`).\n"
+	"\n"
+	"    -i, --input PATH           a rank's trace or summary, or a directory of them; repeatable\n"
+	"    -x, --field-separator SEP  separated values (CSV with -x,), with a header line\n"
+	"    -j, --json                 one JSON object per line, with every rank's part\n"
+	"    -o, --output FILE          write to FILE (atomically) instead of stdout\n"
+	"    -n, --limit N              the first N rows only\n"
+	"        --summary              one row per (type, dtype, size, group size): count, latency\n"
+	"                               and bandwidth statistics, by total latency\n"
+	"        --stragglers           one row per rank: how often it arrived last, time it waited\n"
+	"        --per-rank             one row per rank's part of each collective (for plotting)\n"
+	"        --jobs N               read N ranks at once (default: the cores, within memory)\n"
+	"        --keep-going           leave out ranks that cannot be read, with a warning\n"
+	"    -h, --help                 this help\n";
+
+static const char usage_summarize[] =
+	"usage: tlreplay summarize [-i TRACE] [-o FILE] [--rank N]\n"
+	"   or: tlreplay summarize -i DIR | -i TRACE... -o DIR [--jobs N] [--keep-going]\n"
+	"\n"
+	"Reduce a rank's trace to its rank summary (JSON lines, about 100 bytes per collective\n"
+	"kernel): its breakdowns and collective timeline. `breakdown` and `collectives` read\n"
+	"summaries as they read traces, so a job array can summarise ranks where they were\n"
+	"written and one machine merges them (docs/multi-rank.md, scripts/slurm-ranks.sh).\n"
+	"\n"
+	"    -i, --input PATH           the trace (default as for the other commands), or several\n"
+	"    -o, --output FILE|DIR      the summary file (atomically; default stdout); for several\n"
+	"                               ranks a directory that gets rank-N.tlrank.jsonl each\n"
+	"    -r, --rank N               the rank, when neither distributedInfo nor the name says\n"
+	"        --jobs N               read N ranks at once (default: the cores, within memory)\n"
+	"        --keep-going           leave out ranks that cannot be read, with a warning\n"
+	"    -h, --help                 this help\n";
 
 static const char usage_ops[] =
 	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N]\n"
@@ -344,6 +391,10 @@ const struct cmd tl_cmds[] = {
 	{ "info", cmd_info, "what the trace holds: events, span, devices, versions", usage_info },
 	{ "breakdown", cmd_breakdown, "GPU time: compute, exposed comm, exposed memcpy, idle",
 	  usage_breakdown },
+	{ "collectives", cmd_collectives, "NCCL/RCCL collectives matched across ranks: skew, bandwidth",
+	  usage_collectives },
+	{ "summarize", cmd_summarize, "reduce rank traces to summaries for a later merge",
+	  usage_summarize },
 	{ "ops", cmd_ops, "op summary by GPU time (TraceLens ops_summary)", usage_ops },
 	{ "kernels", cmd_kernels, "kernel summary, or every distinct kernel (--unique)",
 	  usage_kernels },
@@ -371,7 +422,7 @@ static void main_usage(FILE *f)
 	      "Commands:\n",
 	      f);
 	for (i = 0; tl_cmds[i].name; i++)
-		fprintf(f, "   %-11s %s\n", tl_cmds[i].name, tl_cmds[i].summary);
+		fprintf(f, "   %-12s %s\n", tl_cmds[i].name, tl_cmds[i].summary);
 	fputs("\nSee `tlreplay help COMMAND` or man tlreplay.\n", f);
 }
 

@@ -93,7 +93,11 @@ static void check_linking(struct tl_trace *tr, struct health_ctx *c)
 		    "the default breakdown leaves them out (see --include-unlinked)",
 		    (unsigned long long)unlinked, (unsigned long long)ngpu, share);
 	}
-	if (tr->tree.linked_by_correlation && host)
+	if (tr->tree.linked_by_correlation && host && tr->xprof)
+		add(c, TL_SEV_INFO, "no-launch-flows", 0, -1,
+		    "a JAX profile: launches were linked to GPU events by correlation id (XSpace has no "
+		    "flow events; TraceLens's JAX analysis does not link them)");
+	else if (tr->tree.linked_by_correlation && host)
 		add(c, TL_SEV_INFO, "no-launch-flows", 0, -1,
 		    "the trace has no ac2g flow events; runtime calls were linked to GPU events by "
 		    "correlation id directly (TraceLens would link none)");
@@ -257,6 +261,10 @@ static void check_shapes(struct tl_trace *tr, struct health_ctx *c)
 	int64_t ex = -1;
 	size_t i;
 
+	/* A JAX profile's ops are HLO ops: they never record Input Dims, and
+	 * replay does not apply to them, so there is nothing to warn about. */
+	if (tr->xprof)
+		return;
 	if (tl_launchers(tr, &lo, &ls)) {
 		c->err = -ENOMEM;
 		return;

@@ -72,7 +72,9 @@ enum tl_gpu_class tl_classify_gpu(const struct tl_trace *tr, const struct tl_ev 
 
 	if (e->kind == TL_KIND_MEMCPY)
 		return TL_GPU_MEMCPY;
-	if (e->kind == TL_KIND_KERNEL) {
+	/* The ROCm <= 7.1 copy/fill kernel names are TraceLens's PyTorch rule; its
+	 * JAX analyser goes by the name prefix only (xplane_kinds.c). */
+	if (e->kind == TL_KIND_KERNEL && !tr->xprof) {
 		if (is_legacy_copy_kernel(name))
 			return TL_GPU_MEMCPY;
 		if (is_fill_kernel(name))
@@ -232,7 +234,9 @@ int tl_breakdown(struct tl_trace *tr, const struct tl_breakdown_opts *opts,
 		if (!tl_kind_is_gpu(e->kind))
 			continue;
 		considered++;
-		if (!o.include_unlinked && tr->tree.in_tree[i] != 2)
+		/* JAX (XProf) traces: TraceLens counts every GPU stream event,
+		 * launched from the host or not (JaxGPUEventAnalyser). */
+		if (!o.include_unlinked && !tr->xprof && tr->tree.in_tree[i] != 2)
 			continue;
 		if ((e->flags & (EV_HAS_TS | EV_HAS_DUR)) != (EV_HAS_TS | EV_HAS_DUR))
 			continue;

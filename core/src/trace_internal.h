@@ -90,6 +90,9 @@ struct tl_trace {
 	char *extra;
 	size_t nextra, extracap;
 	bool merged;		/* capture trace merged: the tree is fixed */
+	/* An XProf (JAX) trace, read from an .xplane.pb or XProf's JSON: event
+	 * kinds come from process and thread names (xplane_kinds.c). */
+	bool xprof;
 
 	struct tl_tree tree;
 	/* vLLM/SGLang iteration annotations (batch_context.c), built on first use */

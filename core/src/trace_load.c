@@ -14,6 +14,7 @@
 #include "file_read.h"
 #include "json_scan.h"
 #include "trace_internal.h"
+#include "xplane.h"
 
 #define PROGRESS_STEP (16u << 20)
 #define DROP_STEP (64u << 20)
@@ -1024,7 +1025,10 @@ static int load(struct tl_trace *tr, struct tl_text *text, const struct tl_open_
 	tr->id_graph_cuda = tl_strtab_find(&tr->strs, "cudaGraphLaunch", 15);
 	tr->id_graph_hip = tl_strtab_find(&tr->strs, "hipGraphLaunch", 14);
 	tr->id_execute = tl_strtab_find(&tr->strs, "execute", 7);
-	return tl_trace_prepare_display(tr);
+	err = tl_trace_prepare_display(tr);
+	if (!err)
+		err = tl_xplane_classify(tr);	/* JAX: kinds from thread names */
+	return err;
 }
 
 static struct tl_trace *trace_new(const char *path, const struct tl_open_opts *opts)
@@ -1048,8 +1052,19 @@ static struct tl_trace *trace_new(const char *path, const struct tl_open_opts *o
 static int open_text(struct tl_trace *tr, struct tl_text *text,
 		     const struct tl_open_opts *opts, struct tl_trace **out)
 {
-	int err = load(tr, text, opts);
+	int err = 0;
 
+	/* An XSpace protobuf (JAX's .xplane.pb): loaded as the JSON that
+	 * XProf's trace viewer makes of it. */
+	if (tl_xplane_sniff(text->p, text->len)) {
+		struct tl_text json;
+
+		err = tl_xplane_to_json(tr->path, text->p, text->len, &json);
+		tl_text_free(text);
+		*text = json;
+	}
+	if (!err)
+		err = load(tr, text, opts);
 	if (err) {
 		tr->text = NULL;	/* owned by @text, released below */
 		tl_trace_close(tr);

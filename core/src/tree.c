@@ -113,9 +113,13 @@ static bool is_host_runtime(uint8_t k)
  * "correlation" arg, that links runtime and GPU events, else "External id". */
 static int pick_linking_key(const struct tl_trace *tr)
 {
-	uint8_t *memo = calloc(tr->strs.n, 1);	/* 1 = no, 2 = yes */
+	uint8_t *memo;	/* by name: 1 = no launch, 2 = launch */
 	size_t i;
 	int r = 0;
+
+	if (tr->xprof)
+		return 1;	/* XProf: a launch and its GPU work share correlation_id */
+	memo = calloc(tr->strs.n, 1);
 
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];

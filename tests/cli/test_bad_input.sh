@@ -27,6 +27,8 @@ printf '"a string"' >"$TMP/wrong-top.json"
 printf '' >"$TMP/empty.json"
 printf '\037\213\010\000\000\000\000\000\000\003garbage that is not deflate' >"$TMP/corrupt.json.gz"
 gzip -c "$good" | head -c 300 >"$TMP/cut.json.gz"
+head -c 700 "$ROOT/tests/fixtures/tiny.xplane.pb" >"$TMP/cut.xplane.pb"
+printf '\n\377\377\377\377\017' >"$TMP/bad.xplane.pb"
 printf '{"traceEvents": [{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":1,"dur":2}]}' >"$TMP/cpu-only.json"
 
 bad "truncated JSON" "truncated.json" "$TLREPLAY" breakdown -i "$TMP/truncated.json"
@@ -39,7 +41,9 @@ bad "empty traceEvents" "traceEvents is empty" "$TLREPLAY" breakdown -i "$TMP/em
 bad "missing traceEvents" "no traceEvents" "$TLREPLAY" show -i "$TMP/no-events.json" 0
 bad "empty file" "empty file" "$TLREPLAY" breakdown -i "$TMP/empty.json"
 bad "no GPU events" "no GPU events" "$TLREPLAY" breakdown -i "$TMP/cpu-only.json"
-bad "a directory" "is a directory" "$TLREPLAY" breakdown -i "$TMP"
+bad "truncated XSpace protobuf" "cut.xplane.pb: truncated XSpace protobuf" "$TLREPLAY" breakdown -i "$TMP/cut.xplane.pb"
+bad "corrupt XSpace protobuf" "bad.xplane.pb" "$TLREPLAY" breakdown -i "$TMP/bad.xplane.pb"
+bad "a directory" "is a directory" "$TLREPLAY" ops -i "$TMP"
 bad "a missing file" "No such file" "$TLREPLAY" breakdown -i "$TMP/nope.json"
 bad "unknown UID" "no event with UID 999" "$TLREPLAY" show -i "$good" 999
 bad "not a UID" "not a UID" "$TLREPLAY" show -i "$good" abc

@@ -23,7 +23,7 @@ ls "$B"/share/tlreplay/schemas/torch-*.json.gz >/dev/null 2>&1
 ok $? "bundle has a schema snapshot"
 ldd "$B/bin/tlreplay" >"$TMP/ldd" 2>&1
 ! grep -q "not found" "$TMP/ldd" && grep -q "libcjson.so.1 => $B/bin/../lib/libcjson.so.1" "$TMP/ldd" &&
-	! grep -q "libdeflate\|libz\.so" "$TMP/ldd"
+	! grep -q "libdeflate\|libz\.so\|libprotobuf-c" "$TMP/ldd"
 ok $? "bin/tlreplay: libcjson from the bundle, libdeflate and zlib linked in"
 ldd "$B/lib/libtlreplay.so.0" >"$TMP/ldd" 2>&1
 ! grep -q "not found" "$TMP/ldd" && grep -q "libdeflate.so.0 => $B/lib/libdeflate.so.0" "$TMP/ldd"
@@ -31,6 +31,9 @@ ok $? "lib/libtlreplay.so finds its libraries beside it"
 run env -i PATH=/usr/bin:/bin "$B/bin/tlreplay" --version
 [ "$RC" -eq 0 ] && grep -q "^tlreplay " "$TMP/out"
 ok $? "runs with an empty environment"
+run env -i PATH=/usr/bin:/bin "$B/bin/tlreplay" breakdown -i "$ROOT/tests/fixtures/tiny.xplane.pb" --per-device -x,
+[ "$RC" -eq 0 ] && grep -q "^1,computation_time,0.1," "$TMP/out"
+ok $? "reads a JAX .xplane.pb (protobuf-c linked in)"
 run env -i PATH=/usr/bin:/bin "$B/bin/tlreplay" ir -i "$F" 0 --no-torch
 [ "$RC" -eq 0 ] && grep -Eq '"schemas": ?"torch 1.13' "$TMP/out"
 ok $? "ir --no-torch finds the bundled snapshot"

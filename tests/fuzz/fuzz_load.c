@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "differential.h"
+#include "xplane.h"	/* tl_xplane_sniff(), from core/src */
 
 /* Enough for any gzip bomb that fits in -max_len=65536 (deflate tops out
  * near 1032:1), small enough for the RSS limit. */
@@ -93,6 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			goto out;	/* zlib cannot read it: no reference */
 		text = inflated;
 	}
+	/* An XSpace protobuf is loaded as the JSON XProf would write for it:
+	 * there is no JSON to compare with (test_xplane.c covers it). */
+	if (tl_xplane_sniff(text, len))
+		goto out;
 	if (tr && len != tl_trace_text_size(tr)) {
 		snprintf(why, sizeof(why), "%zu bytes of text by zlib, %llu by the library", len,
 			 (unsigned long long)tl_trace_text_size(tr));

@@ -10,7 +10,7 @@ fi
 BUILD=${TLREPLAY_BUILD:-$ROOT/build}
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 
-for t in test_tree test_load_errors test_intervals test_json_scan test_schema test_store test_fold test_counters; do
+for t in test_tree test_load_errors test_intervals test_json_scan test_schema test_store test_fold test_counters test_xplane; do
 	if [ -x "$BUILD/tests/$t" ]; then
 		$VG "$BUILD/tests/$t" >"$TMP/out" 2>"$TMP/err"
 		rc=$?
@@ -24,7 +24,8 @@ done
 
 T=$ROOT/tests/fixtures/mini.json
 for args in "breakdown -i $T --per-stream" "ops -i $T -j" "kernels -i $T --unique" \
-	"show -i $T 4 7" "tree -i $T" "check -i $T"; do
+	"show -i $T 4 7" "tree -i $T" "check -i $T" \
+	"breakdown -i $ROOT/tests/fixtures/tiny.xplane.pb --per-device"; do
 	# shellcheck disable=SC2086
 	$VG "$TLREPLAY" $args >"$TMP/out" 2>"$TMP/err"
 	rc=$?

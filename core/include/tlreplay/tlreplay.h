@@ -16,5 +16,6 @@
 #include <tlreplay/store.h>
 #include <tlreplay/fold.h>
 #include <tlreplay/counters.h>
+#include <tlreplay/ranks.h>
 
 #endif

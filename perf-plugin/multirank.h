@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Multi-rank inputs of breakdown, collectives and summarize: -i given
+ * several times or naming a directory, rank summary files, the ranks read
+ * several at once with progress on stderr. */
+#ifndef TLREPLAY_MULTIRANK_H
+#define TLREPLAY_MULTIRANK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli.h"
+
+struct mr_inputs {
+	const char **v;		/* -i values, in order (borrowed from argv) */
+	size_t n, cap;
+	unsigned jobs;		/* --jobs N, 0 = automatic */
+	bool keep_going;	/* --keep-going */
+};
+
+/* Record one -i value. Returns 0, or 1 after printing an error. */
+int mr_add_input(struct mr_inputs *in, const char *path);
+void mr_inputs_free(struct mr_inputs *in);
+/* --jobs N. Returns 0, or 1 after printing an error. */
+int mr_parse_jobs(const char *cmd, const char *arg, unsigned *jobs);
+/* Several inputs, a directory, or a rank summary file. */
+bool mr_is_multi(const struct mr_inputs *in);
+/* The inputs with directories replaced by their files (tl_ranks_list_dir());
+ * with no -i, the trace of $TLREPLAY_TRACE or `tlreplay open`. Free with
+ * tl_ranks_paths_free(). Returns 0, or 1 after printing an error. */
+int mr_expand(const struct mr_inputs *in, char ***paths, size_t *n);
+/* Read the ranks (progress on stderr as for one trace; inputs left out by
+ * --keep-going and ranks numbered by input order are reported there).
+ * Returns 0, or 1 after printing an error. */
+int mr_open(const struct mr_inputs *in, struct tl_rankset **out);
+/* "worker3.json" for the rank's file, for tables. */
+const char *mr_base(const char *path);
+
+/* breakdown over several ranks: one block per rank, then the spread. */
+int mr_breakdown(const struct mr_inputs *in, const struct common_opts *co, bool include_unlinked);
+
+#endif
