@@ -105,8 +105,10 @@ int tl_ranks_list_dir(const char *dir, char ***paths, size_t *n)
 		char *p;
 		struct stat st;
 
+		/* JAX writes one <host>.xplane.pb per host of a multi-host job */
 		if (nm[0] == '.' || !(ends_with(nm, ".json") || ends_with(nm, ".json.gz") ||
-				      ends_with(nm, ".jsonl")))
+				      ends_with(nm, ".jsonl") || ends_with(nm, ".xplane.pb") ||
+				      ends_with(nm, ".xplane.pb.gz")))
 			continue;
 		if (asprintf(&p, "%s/%s", dir, nm) < 0) {
 			err = -ENOMEM;
@@ -125,7 +127,8 @@ int tl_ranks_list_dir(const char *dir, char ***paths, size_t *n)
 	}
 	closedir(d);
 	if (!err && !nv)
-		err = tl_err(-ENODATA, "%s: no trace or rank summary in it (*.json, *.json.gz, *.jsonl)", dir);
+		err = tl_err(-ENODATA, "%s: no trace or rank summary in it (*.json[.gz], *.xplane.pb[.gz], *.jsonl)",
+			     dir);
 	if (err) {
 		tl_ranks_paths_free(v, nv);
 		return err == -ENOMEM ? tl_err(err, "%s: out of memory", dir) : err;

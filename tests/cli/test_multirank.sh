@@ -144,6 +144,15 @@ run tl collectives -i "$TMP/none"
 [ "$RC" -eq 1 ] && grep -q "none: no trace or rank summary in it" "$TMP/err"
 ok $? "an empty directory"
 
+# JAX multi-host: one <host>.xplane.pb per host in a directory
+mkdir "$TMP/jax"
+cp "$ROOT/tests/fixtures/tiny.xplane.pb" "$TMP/jax/host-a.xplane.pb"
+gzip -c "$ROOT/tests/fixtures/tiny.xplane.pb" >"$TMP/jax/host-b.xplane.pb.gz"
+run tl breakdown -i "$TMP/jax" -x,
+[ "$RC" -eq 0 ] && [ "$(row "$TMP/out" 0 total_time)" = "$(row "$TMP/out" 1 total_time | sed 's/^1/0/')" ] &&
+	[ "$(row "$TMP/out" 1 total_time | cut -d, -f3)" = "0.27" ] && grep -q "numbered in input order" "$TMP/err"
+ok $? "a directory of .xplane.pb and .xplane.pb.gz (JAX hosts): a block each, ranks in input order"
+
 # ---------------------------------------------------------------- SLURM example
 mkdir "$TMP/bin"
 cat >"$TMP/bin/sbatch" <<'EOF'
