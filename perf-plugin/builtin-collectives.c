@@ -417,8 +417,12 @@ int cmd_collectives(int argc, char **argv)
 		goto out;
 	}
 	if (!t->n) {
-		rc = cli_error("collectives: no NCCL/RCCL kernel in %zu rank%s", tl_rankset_n(set),
-			       tl_rankset_n(set) == 1 ? "" : "s");
+		if (tl_rankset_n(set) == 1)
+			rc = cli_error("collectives: %s: no NCCL/RCCL kernel in it",
+				       tl_rank_summary_info(tl_rankset_get(set, 0))->file);
+		else
+			rc = cli_error("collectives: no NCCL/RCCL kernel in any of the %zu ranks",
+				       tl_rankset_n(set));
 		goto out;
 	}
 	if (t->nmismatch)

@@ -140,6 +140,10 @@ cp "$F/rank0.json" "$TMP/bad/" && printf '{"traceEvents": [{"ph": "X"' >"$TMP/ba
 run tl breakdown -i "$TMP/bad"
 [ "$RC" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "rank1.json: .*truncated" "$TMP/err"
 ok $? "a directory with a broken trace: one error naming it"
+printf '{"traceEvents": [{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7}}]}' >"$TMP/nocomm.json"
+run tl collectives -i "$TMP/nocomm.json"
+[ "$RC" -eq 1 ] && [ "$(cat "$TMP/err")" = "tlreplay: collectives: $TMP/nocomm.json: no NCCL/RCCL kernel in it" ]
+ok $? "a trace without collectives: one line naming it"
 run tl collectives -i "$TMP/none"
 [ "$RC" -eq 1 ] && grep -q "none: no trace or rank summary in it" "$TMP/err"
 ok $? "an empty directory"
