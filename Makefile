@@ -165,7 +165,7 @@ $(O)/tests/libfake_cupti.so: tests/unit/fake_cupti.c core/gpu/cupti_abi.h
 
 # ------------------------------------------------------------------ tests
 
-$(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*.h tests/unit/*.h perf-plugin/chart-*.[ch] perf-plugin/sweep-chart.[ch]) $(LIB_A)
+$(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*.h tests/unit/*.h perf-plugin/chart-*.[ch] perf-plugin/sweep-chart.[ch] perf-plugin/stat-format.[ch]) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)

@@ -38,26 +38,55 @@ double welford_noise_pct(const struct welford *w)
 	return w->mean != 0 ? 100.0 * welford_stddev_mean(w) / fabs(w->mean) : 0;
 }
 
-static const struct stat_event *find(const struct stat_report *r, const char *name)
+/* What an event name counts, without its modifiers: "cycles:u" -> "cycles";
+ * on a hybrid CPU's core PMU, "cpu_atom/cycles/" -> "cycles" with the
+ * prefix "cpu_atom/", so that ratios pair events of one PMU, as perf does. */
+static void split_name(const char *n, size_t *plen, const char **base, size_t *blen)
 {
-	size_t i;
+	const char *slash = strchr(n, '/'), *shut = slash ? strchr(slash + 1, '/') : NULL;
 
+	*plen = 0;
+	*base = n;
+	if (shut) {
+		*plen = (size_t)(slash - n) + 1;
+		*base = slash + 1;
+		*blen = (size_t)(shut - *base);
+	} else {
+		*blen = strlen(n);
+	}
+	*blen = strcspn(*base, ":") < *blen ? strcspn(*base, ":") : *blen;
+}
+
+/* The counted event @name on the PMU of @like (none: no PMU prefix). */
+static const struct stat_event *find_like(const struct stat_report *r, const char *name,
+					  const char *like)
+{
+	size_t i, lp, lb, np, nb;
+	const char *lbase, *nbase;
+
+	split_name(like ? like : "", &lp, &lbase, &lb);
 	for (i = 0; i < r->nev; i++) {
-		const char *n = r->ev[i].name;
-		size_t len = strcspn(n, ":");	/* modifiers do not change what it counts */
-
-		if (strlen(name) == len && !strncmp(n, name, len) && r->ev[i].status == TL_COUNTER_COUNTED)
+		split_name(r->ev[i].name, &np, &nbase, &nb);
+		if (np == lp && (!np || !strncmp(r->ev[i].name, like, np)) && strlen(name) == nb &&
+		    !strncmp(nbase, name, nb) && r->ev[i].status == TL_COUNTER_COUNTED)
 			return &r->ev[i];
 	}
 	return NULL;
 }
 
+static const struct stat_event *find(const struct stat_report *r, const char *name)
+{
+	return find_like(r, name, NULL);
+}
+
 static bool is_any(const char *name, const char *const *set)
 {
-	size_t len = strcspn(name, ":");
+	size_t plen, len;
+	const char *base;
 
+	split_name(name, &plen, &base, &len);
 	for (; *set; set++)
-		if (strlen(*set) == len && !strncmp(name, *set, len))
+		if (strlen(*set) == len && !strncmp(base, *set, len))
 			return true;
 	return false;
 }
@@ -114,7 +143,8 @@ bool stat_metric(const struct stat_report *r, size_t i, double *value, const cha
 		*unit = "GHz";
 		return true;
 	}
-	if (is_any(e->name, (const char *const[]){ "instructions", NULL }) && (o = find(r, "cycles")) &&
+	if (is_any(e->name, (const char *const[]){ "instructions", NULL }) &&
+	    (o = find_like(r, "cycles", e->name)) &&
 	    o->value.mean > 0) {
 		*value = v / o->value.mean;
 		*unit = "insn per cycle";
@@ -122,7 +152,7 @@ bool stat_metric(const struct stat_report *r, size_t i, double *value, const cha
 	}
 	for (k = 0; k < TL_ARRAY_N(ratios); k++)
 		if (is_any(e->name, (const char *const[]){ ratios[k].miss, NULL }) &&
-		    (o = find(r, ratios[k].of)) && o->value.mean > 0) {
+		    (o = find_like(r, ratios[k].of, e->name)) && o->value.mean > 0) {
 			*value = 100 * v / o->value.mean;
 			*unit = ratios[k].unit;
 			return true;

@@ -90,6 +90,28 @@ void tl_cnt_sysfs_foreach(tl_cnt_list_fn fn, void *ctx);
 int tl_cnt_format_apply(const char *spec, uint64_t value, struct perf_event_attr *attr,
 			const char *term);
 
+/* A core PMU of a hybrid CPU: "cpu_core", "cpu_atom", and its perf type. */
+struct tl_cnt_hpmu {
+	char name[32];
+	uint32_t type;
+};
+
+/* The core PMUs of a hybrid CPU, in name order, at most @max; 0 when the
+ * CPU is not hybrid (a plain "cpu" PMU, or fewer than two cpu_* PMUs). */
+size_t tl_cnt_sysfs_hybrid(struct tl_cnt_hpmu *out, size_t max);
+
+/* On a hybrid CPU a generic hardware or cache event without a PMU counts
+ * only on the first core PMU (the kernel picks it), never while the thread
+ * runs on the other kind of core. As perf does, make one event per core PMU
+ * ("cpu_atom/cycles/", "cpu_core/cycles/", the PMU's type in config[63:32]);
+ * a group becomes one group per core PMU, its other members in the first.
+ * No change on other CPUs. Returns 0 or -ENOMEM (@l is then freed). */
+int tl_cnt_hybrid_expand(struct tl_cnt_list *l);
+/* "cpu_core/cycles/": a generic name inside a hybrid core PMU's slashes.
+ * Returns 0 (attr set), -ENOENT (not a hybrid PMU, or not a generic name). */
+int tl_cnt_hybrid_pmu_event(const char *pmu, const char *terms, size_t tlen,
+			    struct perf_event_attr *attr);
+
 /* --------------------------------------------------------------- libpfm4 */
 
 /* Encode a libpfm4 name ("inst_retired:any_p:u", "INST_RETIRED.ANY") into

@@ -189,7 +189,10 @@ static int parse_pmu_event(const struct parser *p, const char *t, size_t col,
 	snprintf(pmu, sizeof(pmu), "%.*s", (int)(slash - t), t);
 	if (tl_cnt_mods_parse(mods, strlen(mods), m, &bad))
 		return syntax(p, col + (size_t)(mods - t) + bad, "unknown modifier");
-	err = tl_cnt_sysfs_event(pmu, slash + 1, (size_t)(shut - slash - 1), ev);
+	/* "cpu_core/cycles/": a generic name on one core PMU of a hybrid CPU */
+	err = tl_cnt_hybrid_pmu_event(pmu, slash + 1, (size_t)(shut - slash - 1), &ev->attr);
+	if (err == -ENOENT)
+		err = tl_cnt_sysfs_event(pmu, slash + 1, (size_t)(shut - slash - 1), ev);
 	if (err) {	/* keep the sysfs reason, say where; no such PMU is a bad name */
 		snprintf(why, sizeof(why), "%s", tl_last_error());
 		return tl_err(err == -ENOMEM ? err : -EINVAL, "%s (event at column %zu of \"%s\")",
@@ -397,6 +400,8 @@ int tl_cnt_parse(const char *events, struct tl_cnt_list *out)
 			err = syntax(&p, p.pos, "',' expected");
 		p.pos++;
 	}
+	if (!err)
+		err = tl_cnt_hybrid_expand(out);
 	if (err)
 		tl_cnt_list_free(out);
 	return err;

@@ -411,3 +411,37 @@ void tl_cnt_sysfs_foreach(tl_cnt_list_fn fn, void *ctx)
 		pmu_foreach(pmus[i]->d_name, fn, ctx);
 	free_names(pmus, n);
 }
+
+/* Hybrid CPUs (Intel's P- and E-cores) have one core PMU per kind of core,
+ * cpu_core, cpu_atom (cpu_lowpower on newer parts), each with a "cpus" list,
+ * and no plain "cpu" PMU. */
+size_t tl_cnt_sysfs_hybrid(struct tl_cnt_hpmu *out, size_t max)
+{
+	struct dirent **pmus = NULL;
+	char path[512], val[64];
+	size_t k = 0;
+	int n, i;
+	char *end;
+
+	if (path_exists(pmu_path(path, sizeof(path), "cpu", NULL, NULL, NULL)))
+		return 0;
+	n = scan_pmus(&pmus);
+	for (i = 0; i < n && k < max; i++) {
+		const char *nm = pmus[i]->d_name;
+		unsigned long t;
+
+		if (strncmp(nm, "cpu_", 4) || strlen(nm) >= sizeof(out->name) ||
+		    !path_exists(pmu_path(path, sizeof(path), nm, "cpus", NULL, NULL)) ||
+		    read_small(pmu_path(path, sizeof(path), nm, "type", NULL, NULL), val, sizeof(val)) <= 0)
+			continue;
+		errno = 0;
+		t = strtoul(val, &end, 10);
+		if (errno || *end || t == 0 || t > UINT32_MAX)
+			continue;
+		snprintf(out[k].name, sizeof(out[k].name), "%s", nm);
+		out[k].type = (uint32_t)t;
+		k++;
+	}
+	free_names(pmus, n);
+	return k >= 2 ? k : 0;
+}

@@ -51,6 +51,18 @@ py "$TMP/err" 'len(L) == 2 and isinstance(L[0]["counter-value"], str) and L[0]["
 	abs(L[0]["per-call"] * 200 - float(L[0]["counter-value"])) < 1e-3 and
 	L[1]["event"] == "cycles" and L[1]["counter-value"] in ("<not supported>",) + tuple([L[1]["counter-value"]] if L[1]["counter-value"][0].isdigit() else [])'
 ok $? "stat -j: perf's keys and types (counter-value a string), per-call and calls"
+# A hybrid CPU (cpu_core + cpu_atom PMUs, no cpu PMU) in a stand-in sysfs:
+# generic hardware events become one per core PMU, named as perf names them
+for p in cpu_core:4 cpu_atom:10; do
+	mkdir -p "$TMP/sysfs/bus/event_source/devices/${p%:*}" &&
+		echo "${p#*:}" >"$TMP/sysfs/bus/event_source/devices/${p%:*}/type" &&
+		echo 0-3 >"$TMP/sysfs/bus/event_source/devices/${p%:*}/cpus"
+done
+run env TLREPLAY_SYSFS_ROOT="$TMP/sysfs" "$TLREPLAY" stat -i "$F" -j -e task-clock,cycles,instructions uid 0 --iters 50 --no-store
+py "$TMP/err" '[l["event"] for l in L] == ["task-clock", "cpu_atom/cycles/", "cpu_core/cycles/",
+	"cpu_atom/instructions/", "cpu_core/instructions/"] and float(L[0]["counter-value"]) > 0'
+ok $? "stat on a hybrid CPU: cycles and instructions counted on each core PMU (cpu_atom/, cpu_core/)"
+
 run tl stat -i "$F" -e task-clock -o "$TMP/stat.txt" uid 0 --iters 100
 [ "$RC" -eq 0 ] && grep -q "task-clock" "$TMP/stat.txt" && ! grep -q "task-clock" "$TMP/err"
 ok $? "stat -o FILE: the table goes to the file"

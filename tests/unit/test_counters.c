@@ -624,6 +624,68 @@ static void collect(const char *name, const char *desc, void *ctx)
 	l->len += n;
 }
 
+/* A hybrid CPU (P- and E-cores): two core PMUs and no "cpu" one. */
+static void test_hybrid(void)
+{
+	struct tl_cnt_list l;
+	struct tl_cnt_ev *e;
+	char cmd[512];
+
+	mkpmu("cpu_core");
+	put("cpu_core/type", "4\n");
+	put("cpu_core/cpus", "0-7\n");
+	mkpmu("cpu_atom");
+	put("cpu_atom/type", "10\n");
+	put("cpu_atom/cpus", "8-15\n");
+
+	ok(parse("cycles", &l) == 0 && l.ev.n == 2 && l.grp.n == 2 &&
+		   !strcmp(l.ev.v[0].name, "cpu_atom/cycles/") && !strcmp(l.ev.v[1].name, "cpu_core/cycles/") &&
+		   l.ev.v[0].attr.type == PERF_TYPE_HARDWARE &&
+		   l.ev.v[0].attr.config == (10ULL << 32 | PERF_COUNT_HW_CPU_CYCLES) &&
+		   l.ev.v[1].attr.config == (4ULL << 32 | PERF_COUNT_HW_CPU_CYCLES) &&
+		   l.ev.v[0].group == 0 && l.ev.v[1].group == 1,
+	   "hybrid: a generic event becomes one per core PMU, its type in config[63:32]");
+	tl_cnt_list_free(&l);
+
+	ok(parse("task-clock,{cycles,instructions}:u,page-faults", &l) == 0 && l.ev.n == 6 && l.grp.n == 4,
+	   "hybrid: a group of hardware events becomes a group per core PMU");
+	e = l.ev.v;
+	ok(l.ev.n == 6 && !strcmp(e[0].name, "task-clock") && !strcmp(e[1].name, "cpu_atom/cycles:u/") &&
+		   !strcmp(e[2].name, "cpu_atom/instructions:u/") && !strcmp(e[3].name, "cpu_core/cycles:u/") &&
+		   !strcmp(e[4].name, "cpu_core/instructions:u/") && !strcmp(e[5].name, "page-faults") &&
+		   e[2].attr.exclude_kernel && e[4].attr.config == (4ULL << 32 | PERF_COUNT_HW_INSTRUCTIONS) &&
+		   l.grp.v[1].braces && l.grp.v[1].first == 1 && l.grp.v[1].n == 2 && l.grp.v[2].first == 3 &&
+		   l.grp.v[2].n == 2 && e[3].group == 2 && e[5].group == 3 && e[5].attr.type == PERF_TYPE_SOFTWARE,
+	   "hybrid: names, modifiers, group bounds and software events unchanged");
+	tl_cnt_list_free(&l);
+
+	ok(parse("{cycles,page-faults}", &l) == 0 && l.ev.n == 3 && l.grp.n == 2 && l.grp.v[0].n == 2 &&
+		   !strcmp(l.ev.v[1].name, "page-faults") && l.grp.v[1].n == 1 &&
+		   !strcmp(l.ev.v[2].name, "cpu_core/cycles/"),
+	   "hybrid: a group's software member goes with the first core PMU only");
+	tl_cnt_list_free(&l);
+
+	ok(parse("cpu_core/cycles/,cpu_atom/L1-dcache-load-misses/u", &l) == 0 && l.ev.n == 2 &&
+		   l.ev.v[0].attr.type == PERF_TYPE_HARDWARE && l.ev.v[0].attr.config == 4ULL << 32 &&
+		   l.ev.v[1].attr.type == PERF_TYPE_HW_CACHE && (l.ev.v[1].attr.config >> 32) == 10 &&
+		   (l.ev.v[1].attr.config & 0xffffff) == (PERF_COUNT_HW_CACHE_L1D |
+		   PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16) &&
+		   l.ev.v[1].attr.exclude_kernel && !strcmp(l.ev.v[1].name, "cpu_atom/L1-dcache-load-misses/u"),
+	   "hybrid: cpu_core/cycles/ and cpu_atom/<cache event>/ name one core PMU");
+	tl_cnt_list_free(&l);
+
+	mkpmu("cpu");
+	ok(parse("cycles", &l) == 0 && l.ev.n == 1 && !strcmp(l.ev.v[0].name, "cycles") &&
+		   l.ev.v[0].attr.config == PERF_COUNT_HW_CPU_CYCLES,
+	   "not hybrid when a plain cpu PMU exists: cycles stays one event");
+	tl_cnt_list_free(&l);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/bus/event_source/devices/cpu_core %s/bus/event_source/devices/cpu_atom "
+		 "%s/bus/event_source/devices/cpu", sysfs_root, sysfs_root, sysfs_root);
+	if (system(cmd))
+		diag("cleanup failed: %s", cmd);
+}
+
 static void test_list(void)
 {
 	struct listing l = { 0 };
@@ -1150,6 +1212,7 @@ int main(void)
 	if (make_fake_sysfs()) {
 		test_syntax_errors();
 		test_sysfs_parse();
+		test_hybrid();
 		test_list();
 		if (counting_works(why, sizeof(why)))
 			test_sysfs_count();
