@@ -99,7 +99,7 @@ static const char *const coll_cols[] = {
 	"process_group", "index", "collective", "type", "dtype", "in_nelems", "out_nelems", "size_bytes",
 	"group_size", "ranks", "start_us", "start_skew_us", "end_skew_us", "avg_wait_us", "latency_us",
 	"sync_us", "algbw_gbps", "busbw_gbps", "slowest_rank", "first_rank", "implicit_sync",
-	"sizes_differ", "mismatch",
+	"sizes_differ", "mismatch", "algorithm", "protocol",
 };
 
 static void coll_row(struct out_fmt *o, const struct tl_coll_row *r)
@@ -107,15 +107,17 @@ static void coll_row(struct out_fmt *o, const struct tl_coll_row *r)
 	size_t i;
 
 	if (!o->json && !o->sep) {
-		char sz[32], a[16], b[16], rk[32];
+		char sz[32], a[16], b[16], rk[32], al[48];
 
 		fmt_bytes(sz, sizeof(sz), r->size_bytes);
 		fmt_bw(a, sizeof(a), r->algbw_gbps);
 		fmt_bw(b, sizeof(b), r->busbw_gbps);
 		snprintf(rk, sizeof(rk), "%zu/%d", r->nranks, r->group_size);
-		fprintf(o->f, "%12.3f %-10s %5llu %-18s %-9s %10s %7s %10.1f %10.1f %10.1f %8s %8s %5d%s\n",
+		snprintf(al, sizeof(al), "%s%s%s", *r->algorithm ? r->algorithm : "-", *r->protocol ? "/" : "",
+			 r->protocol);
+		fprintf(o->f, "%12.3f %-10s %5llu %-18s %-9s %10s %7s %10.1f %10.1f %10.1f %8s %8s %-12s %5d%s\n",
 			r->start_us / 1e3, r->pg, (unsigned long long)r->index, r->name, *r->dtype ? r->dtype : "?",
-			sz, rk, r->start_skew_us, r->latency_us, r->sync_us, a, b, r->slowest_rank,
+			sz, rk, r->start_skew_us, r->latency_us, r->sync_us, a, b, al, r->slowest_rank,
 			r->mismatch ? "  mismatch" : r->sizes_differ ? "  sizes differ" : "");
 		return;
 	}
@@ -141,7 +143,9 @@ static void coll_row(struct out_fmt *o, const struct tl_coll_row *r)
 	put_int(o, "first_rank", r->first_rank, false, false);
 	put_bool(o, "implicit_sync", r->implicit_sync, false);
 	put_bool(o, "sizes_differ", r->sizes_differ, false);
-	put_bool(o, "mismatch", r->mismatch, true);
+	put_bool(o, "mismatch", r->mismatch, false);
+	put_str(o, "algorithm", r->algorithm, false, false);
+	put_str(o, "protocol", r->protocol, false, true);
 	if (!o->json)
 		return;
 	fputs(",\"pg_ranks\":", o->f);
@@ -167,9 +171,9 @@ static void print_colls(struct out_fmt *o, const struct tl_coll_table *t, size_t
 	if (o->sep)
 		header(o, coll_cols, TL_ARRAY_N(coll_cols));
 	else if (!o->json)
-		fprintf(o->f, "%12s %-10s %5s %-18s %-9s %10s %7s %10s %10s %10s %8s %8s %5s\n", "start ms", "group",
-			"index", "collective", "dtype", "size", "ranks", "skew us", "latency us", "sync us",
-			"algbw", "busbw", "last");
+		fprintf(o->f, "%12s %-10s %5s %-18s %-9s %10s %7s %10s %10s %10s %8s %8s %-12s %5s\n", "start ms",
+			"group", "index", "collective", "dtype", "size", "ranks", "skew us", "latency us", "sync us",
+			"algbw", "busbw", "algorithm", "last");
 	for (i = 0; i < n; i++)
 		coll_row(o, &t->v[i]);
 }

@@ -204,6 +204,9 @@ static int make_row(const struct matcher *m, struct placed *parts, size_t n, dou
 		    c->type != best->type)
 			r->mismatch = true;
 	}
+	r->algorithm = r->protocol = "";
+	for (i = 0; i < n && !*r->algorithm && !*r->protocol; i++)
+		tl_coll_kernel_algo(parts[i].rec->kernel, &r->algorithm, &r->protocol);
 	r->implicit_sync = tl_coll_implicit_sync(r->type);
 	r->index = parts[0].index;
 	r->group_size = group_size_of(m, parts, n);

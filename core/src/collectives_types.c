@@ -88,6 +88,41 @@ void tl_coll_kernel_token(const char *kernel, char *buf, size_t n)
 	buf[len] = 0;
 }
 
+/* NCCL's kernels are named ncclKernel_<Coll>_<ALGO>_<PROTO>_<Op>_<type>
+ * (NCCL 2.x up to 2.18) or ncclDevKernel_<Coll>_[<Op>_<type>_]<ALGO>_<PROTO>
+ * (2.19+): the algorithm and protocol are '_'-separated upper-case tokens
+ * anywhere after the prefix, the two-token algorithms first. */
+void tl_coll_kernel_algo(const char *kernel, const char **algo, const char **proto)
+{
+	static const char *const algos[] = { "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS_TREE", "RING",
+					     "TREE", "COLLNET", "NVLS", "PAT" };
+	static const char *const protos[] = { "LL128", "LL", "SIMPLE" };
+	const char *p = NULL, *end, *t;
+	size_t i, k, len;
+
+	*algo = *proto = "";
+	if (!kernel || (!(p = strstr(kernel, "cclKernel_")) && !(p = strstr(kernel, "cclDevKernel_"))))
+		return;
+	p = strchr(p, '_') + 1;
+	end = p + strcspn(p, "(< ");
+	for (t = p; t < end; t += len + (t[len] == '_')) {
+		len = strcspn(t, "_(< ");
+		for (i = 0; i < TL_ARRAY_SIZE(algos) && !**algo; i++) {
+			k = strlen(algos[i]);
+			if (t + k <= end && !strncmp(t, algos[i], k) && (t + k == end || t[k] == '_')) {
+				*algo = algos[i];
+				len = k;
+			}
+		}
+		for (i = 0; i < TL_ARRAY_SIZE(protos) && !**proto; i++) {
+			if (len == strlen(protos[i]) && !strncmp(t, protos[i], len))
+				*proto = protos[i];
+		}
+		if (!len)
+			break;
+	}
+}
+
 enum tl_coll_type tl_coll_type_of(const char *name)
 {
 	char norm[64], tok[64];

@@ -58,9 +58,10 @@ ok $? "one trace: the single-trace breakdown, unchanged"
 # ---------------------------------------------------------------- collectives
 run tl collectives -i "$F" -x,
 [ "$RC" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 6 ] &&
-	head -1 "$TMP/out" | grep -q '^process_group,index,collective,type,dtype,in_nelems,out_nelems,size_bytes,group_size,ranks,start_us,start_skew_us,end_skew_us,avg_wait_us,latency_us,sync_us,algbw_gbps,busbw_gbps,slowest_rank,first_rank,implicit_sync,sizes_differ,mismatch$'
+	head -1 "$TMP/out" | grep -q '^process_group,index,collective,type,dtype,in_nelems,out_nelems,size_bytes,group_size,ranks,start_us,start_skew_us,end_skew_us,avg_wait_us,latency_us,sync_us,algbw_gbps,busbw_gbps,slowest_rank,first_rank,implicit_sync,sizes_differ,mismatch,algorithm,protocol$'
 ok $? "collectives -x,: header and 5 collectives"
-[ "$(row "$TMP/out" 0 0)" = "0,0,allreduce,allreduce,Float,1048576,1048576,4194304.0,3,3,0.0,30.0,2.0,16.666666666666668,104.0,104.0,37.56009615384615,50.080128205128204,2,0,True,False,False" ] &&
+[ "$(row "$TMP/out" 0 0)" = "0,0,allreduce,allreduce,Float,1048576,1048576,4194304.0,3,3,0.0,30.0,2.0,16.666666666666668,104.0,104.0,37.56009615384615,50.080128205128204,2,0,True,False,False,RING,LL" ] &&
+	[ "$(row "$TMP/out" stream:21 0 | cut -d, -f24,25)" = "RING,SIMPLE" ] &&
 	[ "$(row "$TMP/out" 0 1 | cut -d, -f3-10,12,15,19)" = "_allgather_base,allgather,BFloat16,1000,3000,6000.0,3,3,5.0,15.0,2" ] &&
 	[ "$(row "$TMP/out" stream:21 0 | cut -d, -f3,5,8,9,12,15,19)" = "all_to_all,float,1200.0,3,10.0,20.0,1" ] &&
 	[ "$(row "$TMP/out" 1 5 | cut -d, -f10,15)" = "1,10.0" ] && [ "$(row "$TMP/out" 1 6 | cut -d, -f10,12,15,19)" = "2,4.0,8.0,2" ]
@@ -87,8 +88,8 @@ ok $? "collectives --per-rank: 12 parts"
 
 run tl collectives -i "$F"
 [ "$RC" -eq 0 ] && grep -q "^5 collectives of 3 ranks, matched by process group and index (1 with no recorded process group" "$TMP/out" &&
-	grep -Eq "^ +0.000 0 +0 allreduce +Float +4.0 MiB +3/3 +30.0 +104.0 +104.0 +37.56 +50.08 +2$" "$TMP/out"
-ok $? "collectives human table"
+	grep -Eq "^ +0.000 0 +0 allreduce +Float +4.0 MiB +3/3 +30.0 +104.0 +104.0 +37.56 +50.08 +RING/LL +2$" "$TMP/out"
+ok $? "collectives human table (NCCL's algorithm/protocol from the kernel names)"
 
 run tl collectives -i "$F" -o "$TMP/c.csv" -x, --limit 2
 [ "$RC" -eq 0 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/c.csv")" -eq 3 ]

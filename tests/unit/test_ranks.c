@@ -83,6 +83,34 @@ static void test_types(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		ok(tl_coll_type_of(cases[i].name) == cases[i].type, "%s is %s", cases[i].name,
 		   tl_coll_type_name(cases[i].type));
+	{
+		static const struct {
+			const char *kernel, *algo, *proto;
+		} al[] = {
+			{ "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", "RING", "LL" },
+			{ "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "RING", "LL" },
+			{ "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "RING", "LL" },
+			{ "ncclDevKernel_AllReduce_Sum_f32_TREE_LL128(ncclDevKernelArgsStorage<4096ul>)", "TREE", "LL128" },
+			{ "ncclDevKernel_AllReduce_Sum_bf16_NVLS_TREE_SIMPLE(x)", "NVLS_TREE", "SIMPLE" },
+			{ "ncclDevKernel_AllReduce_Sum_bf16_NVLS_SIMPLE", "NVLS", "SIMPLE" },
+			{ "ncclKernel_AllReduce_COLLNET_DIRECT_SIMPLE_Sum_half(ncclWorkElem)", "COLLNET_DIRECT", "SIMPLE" },
+			{ "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "RING",
+			  "SIMPLE" },
+			{ "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "", "" },
+			{ "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", "", "" },
+			{ "void vllm::cross_device_reduce_1stage<float, 8>(RING_LL)", "", "" },
+			{ "RING_LL", "", "" },
+		};
+		const char *a, *p;
+
+		for (i = 0; i < sizeof(al) / sizeof(al[0]); i++) {
+			tl_coll_kernel_algo(al[i].kernel, &a, &p);
+			ok(!strcmp(a, al[i].algo) && !strcmp(p, al[i].proto), "%s: algorithm '%s', protocol '%s' (got '%s', '%s')",
+			   al[i].kernel, al[i].algo, al[i].proto, a, p);
+		}
+		tl_coll_kernel_algo(NULL, &a, &p);
+		ok(!*a && !*p, "no kernel name: no algorithm");
+	}
 	ok(tl_coll_busbw_factor(TL_COLL_ALLREDUCE, 8) == 2.0 * 7 / 8 &&
 	   tl_coll_busbw_factor(TL_COLL_ALLGATHER, 8) == 7.0 / 8 &&
 	   tl_coll_busbw_factor(TL_COLL_REDUCESCATTER, 4) == 3.0 / 4 &&

@@ -102,6 +102,18 @@ TL_API const char *tl_coll_type_name(enum tl_coll_type type);
 TL_API enum tl_coll_type tl_coll_type_of(const char *name);
 
 /**
+ * @brief NCCL's algorithm and protocol as the kernel's name spells them
+ *        ("ncclKernel_AllReduce_RING_LL_Sum_float(...)": "RING", "LL";
+ *        "ncclDevKernel_AllGather_RING_LL(...)"; newer NCCL's
+ *        "ncclDevKernel_AllReduce_Sum_f32_TREE_LL128"). RCCL's
+ *        "ncclDevKernel_Generic" and other kernels say neither.
+ * @param[out] algo "RING", "TREE", "COLLNET_DIRECT", "COLLNET_CHAIN",
+ *        "COLLNET", "NVLS", "NVLS_TREE", "PAT", or "" (static strings).
+ * @param[out] proto "LL", "LL128", "SIMPLE", or "".
+ */
+TL_API void tl_coll_kernel_algo(const char *kernel, const char **algo, const char **proto);
+
+/**
  * @brief TraceLens's implicit-synchronisation collectives (allreduce,
  *        allgather, reducescatter, alltoall): every rank must arrive before
  *        any finishes, so start skew is time lost waiting.
@@ -282,7 +294,7 @@ TL_API unsigned tl_rankset_jobs(const struct tl_rankset *set);
 
 /**
  * @brief The inputs in a directory: files ending in .json, .json.gz or
- *        .jsonl (not hidden), sorted with digit runs compared as numbers
+ *        .jsonl, or .xplane.pb[.gz] (not hidden), sorted with digit runs compared as numbers
  *        ("rank2" before "rank10").
  * @param[out] paths malloc'ed array of malloc'ed "DIR/NAME" strings; free
  *             with tl_ranks_paths_free().
@@ -347,6 +359,8 @@ struct tl_coll_row {
 	int slowest_rank;	/**< the last to arrive (latest start: the others wait for it) */
 	int first_rank;		/**< the first to arrive (earliest start); ties: the lowest rank */
 	struct tl_coll_part *parts;	/**< nranks parts, by rank */
+	const char *algorithm;	/**< NCCL's algorithm from the kernel name ("RING", "TREE"...), "" */
+	const char *protocol;	/**< NCCL's protocol from the kernel name ("LL", "LL128", "SIMPLE"), "" */
 };
 
 struct tl_coll_table {
