@@ -67,7 +67,15 @@ int cmd_open(int argc, char **argv)
 		free(state);
 		return cli_error("open: one trace at a time");
 	}
-	abs = realpath(argv[1], NULL);
+	{
+		const char *one = cli_dir_trace(argv[1]);	/* a JAX profile directory: its trace */
+
+		if (!one) {
+			free(state);
+			return 1;
+		}
+		abs = realpath(one, NULL);
+	}
 	if (!abs) {
 		rc = cli_error("open: %s: %s", argv[1], strerror(errno));
 		goto out;

@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "builtin.h"
+#include "multirank.h"
 
 int cli_error(const char *fmt, ...)
 {
@@ -107,15 +108,66 @@ static char *read_state(void)
 	return n ? strdup(line) : NULL;
 }
 
+/* The single traces found in directories, kept for the process's life. */
+static char **dir_traces;
+static size_t ndir_traces;
+
+static void free_dir_traces(void)
+{
+	size_t i;
+
+	for (i = 0; i < ndir_traces; i++)
+		free(dir_traces[i]);
+	free(dir_traces);
+}
+
+const char *cli_dir_trace(const char *path)
+{
+	struct stat st;
+	char **paths = NULL, **v;
+	size_t n = 0, i, k = 0;
+	const char *r = path;
+
+	if (!path || stat(path, &st) || !S_ISDIR(st.st_mode) || tl_ranks_list_dir(path, &paths, &n))
+		return path;	/* not a directory, or none in it: the loader says so */
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(paths[i]);
+
+		if (len < 6 || strcmp(paths[i] + len - 6, ".jsonl"))	/* rank summaries are not traces */
+			k = i + 1;
+	}
+	if (n == 1 && k == 1) {
+		v = realloc(dir_traces, (ndir_traces + 1) * sizeof(*v));
+		if (!v) {
+			cli_error("out of memory");
+			r = NULL;
+		} else {
+			if (!ndir_traces)
+				atexit(free_dir_traces);
+			dir_traces = v;
+			dir_traces[ndir_traces++] = paths[0];
+			paths[0] = NULL;
+			r = dir_traces[ndir_traces - 1];
+		}
+	} else if (n > 1) {
+		cli_error("%s: is a directory of %zu traces or rank summaries (%s, %s%s): name one with -i, "
+			  "or give the directory to breakdown, collectives or summarize (a rank each)",
+			  path, n, mr_base(paths[0]), mr_base(paths[1]), n > 2 ? ", ..." : "");
+		r = NULL;
+	}
+	tl_ranks_paths_free(paths, n);
+	return r;
+}
+
 const char *cli_trace_path(const char *opt_i)
 {
 	static char *saved;
 	const char *env = getenv("TLREPLAY_TRACE");
 
 	if (opt_i)
-		return opt_i;
+		return cli_dir_trace(opt_i);
 	if (env && *env)
-		return env;
+		return cli_dir_trace(env);
 	if (!saved)
 		saved = read_state();
 	if (saved)

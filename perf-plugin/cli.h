@@ -43,6 +43,11 @@ struct common_opts;
 /* Trace to use: -i value if given, else $TLREPLAY_TRACE, else the one saved
  * by `tlreplay open`. Returns NULL (after printing why) if there is none. */
 const char *cli_trace_path(const char *opt_i);
+/* A directory that holds exactly one trace (JAX writes plugins/profile/RUN/
+ * HOST.xplane.pb) stands for that trace: its path (owned by the CLI until
+ * exit); any other path comes back as given. NULL (after printing why) for
+ * a directory of several traces, which only the multi-rank commands take. */
+const char *cli_dir_trace(const char *path);
 /* Load a trace with progress on stderr when it is a terminal. */
 int cli_load(const char *path, struct tl_trace **out);
 /* The trace of -i (else $TLREPLAY_TRACE, else `tlreplay open`), loaded with

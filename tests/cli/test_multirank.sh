@@ -158,6 +158,21 @@ run tl breakdown -i "$TMP/jax" -x,
 	[ "$(row "$TMP/out" 1 total_time | cut -d, -f3)" = "0.27" ] && grep -q "numbered in input order" "$TMP/err"
 ok $? "a directory of .xplane.pb and .xplane.pb.gz (JAX hosts): a block each, ranks in input order"
 
+# A directory with one trace stands for it (JAX's plugins/profile/RUN/HOST.xplane.pb)
+mkdir -p "$TMP/run1"
+cp "$ROOT/tests/fixtures/tiny.xplane.pb" "$TMP/run1/host.xplane.pb"
+tl breakdown -i "$ROOT/tests/fixtures/tiny.xplane.pb" --per-device -x, >"$TMP/a" 2>/dev/null
+run tl breakdown -i "$TMP/run1" --per-device -x,
+[ "$RC" -eq 0 ] && [ -s "$TMP/a" ] && cmp -s "$TMP/a" "$TMP/out" &&
+	tl kernels -i "$TMP/run1" -x, >/dev/null 2>&1 &&
+	XDG_STATE_HOME=$TMP/state tl open "$TMP/run1" >/dev/null 2>&1 &&
+	grep -q "/run1/host.xplane.pb$" "$TMP/state/tlreplay/current-trace"
+ok $? "a directory of one trace stands for it: breakdown --per-device, kernels, open"
+run tl ops -i "$F"
+[ "$RC" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+	grep -q "ranks: is a directory of 3 traces or rank summaries (node-b_rank_7.json, rank0.json, ...): name one with -i, or give the directory to breakdown, collectives or summarize" "$TMP/err"
+ok $? "a one-trace command on a directory of ranks: one line saying what to do"
+
 # ---------------------------------------------------------------- SLURM example
 mkdir "$TMP/bin"
 cat >"$TMP/bin/sbatch" <<'EOF'
