@@ -168,6 +168,10 @@ run tl breakdown -i "$TMP/run1" --per-device -x,
 	XDG_STATE_HOME=$TMP/state tl open "$TMP/run1" >/dev/null 2>&1 &&
 	grep -q "/run1/host.xplane.pb$" "$TMP/state/tlreplay/current-trace"
 ok $? "a directory of one trace stands for it: breakdown --per-device, kernels, open"
+run tl breakdown -i "$TMP/run1" --per-device
+[ "$RC" -eq 0 ] && grep -q "^device 1 (tinyhost /device:GPU:0): 4 GPU events$" "$TMP/out" &&
+	grep -q "^device 2 (tinyhost /device:GPU:1): " "$TMP/out"
+ok $? "JAX per-device blocks: XProf's pid (TraceLens's gpu_pid) and the GPU it names"
 run tl ops -i "$F"
 [ "$RC" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
 	grep -q "ranks: is a directory of 3 traces or rank summaries (node-b_rank_7.json, rank0.json, ...): name one with -i, or give the directory to breakdown, collectives or summarize" "$TMP/err"
