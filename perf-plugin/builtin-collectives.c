@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "coll-chart.h"
 #include "multirank.h"
 
 enum view { V_COLL, V_SUMMARY, V_STRAGGLERS, V_PER_RANK };
@@ -361,10 +362,12 @@ int cmd_collectives(int argc, char **argv)
 		{ "per-rank", no_argument, NULL, 'P' },
 		{ "jobs", required_argument, NULL, 'J' },
 		{ "keep-going", no_argument, NULL, 'K' },
+		{ "chart", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mr_inputs in = { 0 };
+	const char *chart = NULL;
 	struct common_opts co = { 0 };
 	struct out_fmt o = { 0 };
 	struct tl_rankset *set = NULL;
@@ -397,6 +400,7 @@ int cmd_collectives(int argc, char **argv)
 				goto out;
 			break;
 		case 'K': in.keep_going = true; break;
+		case 'C': chart = optarg; break;
 		case 'h': rc = cmd_help_for("collectives"); goto out;
 		default: rc = cmd_usage_error("collectives"); goto out;
 		}
@@ -433,6 +437,13 @@ int cmd_collectives(int argc, char **argv)
 		fprintf(stderr, "tlreplay: warning: at %zu of %zu collectives the ranks disagree on the type or "
 			"dtype: the profiles may not start at the same collective (-j shows each rank's part)\n",
 			t->nmismatch, t->n);
+	if (chart) {
+		char sub[512];
+
+		snprintf(sub, sizeof(sub), "%s%s", in.n ? in.v[0] : "", in.n > 1 ? " ..." : "");
+		if (coll_chart_write(chart, t, in.n ? sub : NULL))
+			goto out;
+	}
 	if (out_open(&o, co.output))
 		goto out;
 	o.sep = co.sep;

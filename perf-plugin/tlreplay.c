@@ -87,6 +87,8 @@ static const char usage_collectives[] =
 	"                               and bandwidth statistics, by total latency\n"
 	"        --stragglers           one row per rank: how often it arrived last, time it waited\n"
 	"        --per-rank             one row per rank's part of each collective (for plotting)\n"
+	"        --chart FILE           also draw them (.svg, or .png through rsvg-convert): a\n"
+	"                               timeline per rank, the waits, bandwidth by message size\n"
 	"        --jobs N               read N ranks at once (default: the cores, within memory)\n"
 	"        --keep-going           leave out ranks that cannot be read, with a warning\n"
 	"    -h, --help                 this help\n";

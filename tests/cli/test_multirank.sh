@@ -95,6 +95,35 @@ run tl collectives -i "$F" -o "$TMP/c.csv" -x, --limit 2
 [ "$RC" -eq 0 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/c.csv")" -eq 3 ]
 ok $? "collectives -o FILE --limit 2"
 
+run tl collectives -i "$F" -x, --chart "$TMP/coll.svg"
+[ "$RC" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 6 ] && "$PYTHON" - "$TMP/coll.svg" <<'PYEOF'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+rects = root.iter(ns + "rect")
+cls = [r.get("class", "") for r in root.iter(ns + "rect")]
+texts = [t.text or "" for t in root.iter(ns + "text")]
+dots = list(root.iter(ns + "circle"))
+# 12 parts (3 + 3 + 3 + 1 + 2), each with its transfer; those that waited also pale;
+# one bar per rank in each half of the waits panel; a dot per collective with a size
+ok = (cls.count("bar xfer") == 12 and 1 <= cls.count("bar wait") <= 12 and
+      cls.count("bar waited") == 3 and cls.count("bar last") == 3 and cls.count("last") >= 1 and
+      len(dots) == 5 and "rank 2" in texts and "allreduce" in texts and "broadcast" in texts and
+      any(t.startswith("5 collectives of 3 ranks") for t in texts))
+sys.exit(0 if ok else 1)
+PYEOF
+ok $? "collectives --chart FILE.svg: the timeline (a bar per rank's part), waits per rank, bandwidth dots; the table still printed"
+if command -v rsvg-convert >/dev/null 2>&1; then
+	run tl collectives -i "$F" --chart "$TMP/coll.png" -o "$TMP/c.txt"
+	[ "$RC" -eq 0 ] && [ "$(head -c 8 "$TMP/coll.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]
+	ok $? "collectives --chart FILE.png through rsvg-convert"
+else
+	skip "rsvg-convert not installed (librsvg2-bin)"
+fi
+run tl collectives -i "$F" --chart "$TMP/nodir/c.svg"
+[ "$RC" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "nodir/c.svg" "$TMP/err" && [ ! -s "$TMP/out" ]
+ok $? "collectives --chart into a missing directory: one error, no table"
+
 run tl collectives -i "$F" --summary --stragglers
 [ "$RC" -eq 1 ] && grep -q "exclusive" "$TMP/err"
 ok $? "one view at a time"

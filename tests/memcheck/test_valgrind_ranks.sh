@@ -23,7 +23,7 @@ fi
 
 for args in "breakdown -i $F -j" "collectives -i $F -j" "collectives -i $F --summary" \
 	"collectives -i $F --stragglers -x," "summarize -i $F -o $TMP/sum" "collectives -i $TMP/sum --per-rank" \
-	"breakdown -i $F -i $TMP/sum/rank-1.tlrank.jsonl"; do
+	"breakdown -i $F -i $TMP/sum/rank-1.tlrank.jsonl" "collectives -i $F --chart $TMP/c.svg"; do
 	# shellcheck disable=SC2086
 	$VG "$TLREPLAY" $args >"$TMP/out" 2>"$TMP/err"
 	rc=$?
