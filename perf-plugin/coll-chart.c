@@ -40,79 +40,52 @@ static const char *pale(enum tl_coll_type t)
 	return type_color[t < TL_COLL_NTYPES ? t : TL_COLL_UNKNOWN][1];
 }
 
-/* What the chart needs per rank, in rank order. */
+/* A lane per rank, in rank order: its part of tl_coll_stragglers(), so that
+ * the chart's waits are the --stragglers table's. */
 struct lane {
 	int rank;
-	double wait_us;		/* summed over its collectives */
-	unsigned last, n;	/* arrived last; collectives it took part in */
+	double wait_us;		/* over the implicit-sync collectives */
+	uint64_t last;		/* times it arrived last */
 };
 
-static int cmp_int(const void *a, const void *b)
+static int cmp_lane(const void *a, const void *b)
 {
-	int x = *(const int *)a, y = *(const int *)b;
+	const struct lane *x = a, *y = b;
 
-	return (x > y) - (x < y);
+	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The ranks of @t, sorted, with their waits. NULL when out of memory. */
+/* NULL after printing why. */
 static struct lane *lanes_of(const struct tl_coll_table *t, size_t *nl)
 {
-	size_t i, k, n = 0, cap = 0;
-	int *r = NULL, *tmp;
+	struct tl_coll_rank_stats *st = NULL;
 	struct lane *l = NULL;
+	size_t i;
+	int err = tl_coll_stragglers(t, &st);
 
-	for (i = 0; i < t->n; i++)
-		for (k = 0; k < t->v[i].nranks; k++) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 64;
-				tmp = realloc(r, cap * sizeof(*r));
-				if (!tmp)
-					goto out;
-				r = tmp;
-			}
-			r[n++] = t->v[i].parts[k].rank;
-		}
-	if (r)
-		qsort(r, n, sizeof(*r), cmp_int);
-	for (i = k = 0; i < n; i++)	/* unique */
-		if (!k || r[k - 1] != r[i])
-			r[k++] = r[i];
-	*nl = k;
-	l = calloc(k ? k : 1, sizeof(*l));
-	if (!l)
-		goto out;
-	for (i = 0; i < k; i++)
-		l[i].rank = r[i];
-	for (i = 0; i < t->n; i++) {
-		const struct tl_coll_row *row = &t->v[i];
-
-		for (k = 0; k < row->nranks; k++) {
-			const int *hit = bsearch(&row->parts[k].rank, r, *nl, sizeof(*r), cmp_int);
-			struct lane *ln = &l[hit - r];
-
-			ln->wait_us += row->parts[k].wait_us;
-			ln->n++;
-			ln->last += row->parts[k].rank == row->slowest_rank && row->nranks > 1;
-		}
+	if (err) {
+		cli_lib_error(err);
+		return NULL;
 	}
-out:
-	free(r);
+	l = calloc(st->n ? st->n : 1, sizeof(*l));
+	if (!l) {
+		cli_error("chart: out of memory");
+	} else {
+		for (i = 0; i < st->n; i++)
+			l[i] = (struct lane){ st->v[i].rank, st->v[i].total_wait_us, st->v[i].times_last };
+		qsort(l, st->n, sizeof(*l), cmp_lane);
+		*nl = st->n;
+	}
+	tl_coll_rank_stats_free(st);
 	return l;
 }
 
 static size_t lane_of(const struct lane *l, size_t nl, int rank)
 {
-	size_t lo = 0, hi = nl;
+	struct lane key = { .rank = rank };
+	const struct lane *hit = bsearch(&key, l, nl, sizeof(*l), cmp_lane);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (l[mid].rank < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return hit ? (size_t)(hit - l) : 0;
 }
 
 /* Lane height: 22 px for a few ranks, down to 4 px for hundreds. */
@@ -241,7 +214,7 @@ static double waits(FILE *f, double y, const struct lane *l, size_t nl, size_t n
 
 	for (i = 0; i < nl; i++) {
 		wmax = l[i].wait_us > wmax ? l[i].wait_us : wmax;
-		lmax = l[i].last > lmax ? l[i].last : lmax;
+		lmax = (double)l[i].last > lmax ? (double)l[i].last : lmax;
 	}
 	nice_ticks(wmax, &step, &end);
 	nice_ticks(lmax, &lstep, &lend);
@@ -357,10 +330,13 @@ int coll_chart_write(const char *path, const struct tl_coll_table *t, const char
 	char *body = NULL, *doc = NULL;
 	size_t blen = 0, dlen = 0, nl = 0;
 	struct lane *l = lanes_of(t, &nl);
-	FILE *f = l ? open_memstream(&body, &blen) : NULL;
+	FILE *f = NULL;
 	double y;
 	int ret = 1;
 
+	if (!l)
+		goto out;
+	f = open_memstream(&body, &blen);
 	if (!f) {
 		ret = cli_error("chart: out of memory");
 		goto out;

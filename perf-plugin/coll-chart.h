@@ -4,8 +4,8 @@
  *      while the rank waits for the last one to arrive, solid once every
  *      rank is in (the transfer), coloured by collective type; the rank
  *      that arrived last is outlined;
- *   2. per rank: the time it spent waiting in collectives and how often it
- *      was the one the others waited for (arrived last);
+ *   2. per rank: the time it spent waiting and how often it was the one the
+ *      others waited for (arrived last), as tl_coll_stragglers() counts them;
  *   3. bus bandwidth against message size, one dot per collective.
  * Drawn with the sweep chart's SVG primitives (chart-svg.h); PNG through
  * rsvg-convert. */
