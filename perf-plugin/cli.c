@@ -108,55 +108,90 @@ static char *read_state(void)
 	return n ? strdup(line) : NULL;
 }
 
-/* The single traces found in directories, kept for the process's life. */
-static char **dir_traces;
-static size_t ndir_traces;
+/* Directories that stand for their one trace, each listed once per process
+ * (mr_is_multi() asks before the trace is opened). */
+struct dir_one {
+	char *dir, *trace;
+};
+static struct dir_one *dir_ones;
+static size_t ndir_ones;
 
-static void free_dir_traces(void)
+static void free_dir_ones(void)
 {
 	size_t i;
 
-	for (i = 0; i < ndir_traces; i++)
-		free(dir_traces[i]);
-	free(dir_traces);
+	for (i = 0; i < ndir_ones; i++) {
+		free(dir_ones[i].dir);
+		free(dir_ones[i].trace);
+	}
+	free(dir_ones);
 }
 
-const char *cli_dir_trace(const char *path)
+/* Takes @trace; NULL after printing why. */
+static const char *remember_dir(const char *dir, char *trace)
+{
+	struct dir_one *v = realloc(dir_ones, (ndir_ones + 1) * sizeof(*v));
+	char *d = strdup(dir);
+
+	if (!v || !d) {
+		free(d);
+		free(trace);
+		if (v)
+			dir_ones = v;
+		cli_error("out of memory");
+		return NULL;
+	}
+	if (!ndir_ones)
+		atexit(free_dir_ones);
+	dir_ones = v;
+	dir_ones[ndir_ones++] = (struct dir_one){ d, trace };
+	return trace;
+}
+
+static bool summary_name(const char *p)
+{
+	size_t n = strlen(p);
+
+	return n >= 6 && !strcmp(p + n - 6, ".jsonl");
+}
+
+/* cli_dir_trace(), saying why only when @say. */
+static const char *dir_trace(const char *path, bool say)
 {
 	struct stat st;
-	char **paths = NULL, **v;
-	size_t n = 0, i, k = 0;
+	char **paths = NULL;
+	size_t n = 0, i;
 	const char *r = path;
 
+	for (i = 0; path && i < ndir_ones; i++)
+		if (!strcmp(dir_ones[i].dir, path))
+			return dir_ones[i].trace;
 	if (!path || stat(path, &st) || !S_ISDIR(st.st_mode) || tl_ranks_list_dir(path, &paths, &n))
 		return path;	/* not a directory, or none in it: the loader says so */
-	for (i = 0; i < n; i++) {
-		size_t len = strlen(paths[i]);
-
-		if (len < 6 || strcmp(paths[i] + len - 6, ".jsonl"))	/* rank summaries are not traces */
-			k = i + 1;
-	}
-	if (n == 1 && k == 1) {
-		v = realloc(dir_traces, (ndir_traces + 1) * sizeof(*v));
-		if (!v) {
-			cli_error("out of memory");
-			r = NULL;
-		} else {
-			if (!ndir_traces)
-				atexit(free_dir_traces);
-			dir_traces = v;
-			dir_traces[ndir_traces++] = paths[0];
-			paths[0] = NULL;
-			r = dir_traces[ndir_traces - 1];
-		}
+	if (n == 1 && !summary_name(paths[0])) {
+		r = remember_dir(path, paths[0]);
+		paths[0] = NULL;
 	} else if (n > 1) {
-		cli_error("%s: is a directory of %zu traces or rank summaries (%s, %s%s): name one with -i, "
-			  "or give the directory to breakdown, collectives or summarize (a rank each)",
-			  path, n, mr_base(paths[0]), mr_base(paths[1]), n > 2 ? ", ..." : "");
+		if (say)
+			cli_error("%s: is a directory of %zu traces or rank summaries (%s, %s%s): name one with -i, "
+				  "or give the directory to breakdown, collectives or summarize (a rank each)",
+				  path, n, mr_base(paths[0]), mr_base(paths[1]), n > 2 ? ", ..." : "");
 		r = NULL;
 	}
 	tl_ranks_paths_free(paths, n);
 	return r;
+}
+
+const char *cli_dir_trace(const char *path)
+{
+	return dir_trace(path, true);
+}
+
+bool cli_is_trace_dir(const char *path)
+{
+	const char *t = dir_trace(path, false);
+
+	return t && t != path;
 }
 
 const char *cli_trace_path(const char *opt_i)

@@ -48,6 +48,8 @@ const char *cli_trace_path(const char *opt_i);
  * exit); any other path comes back as given. NULL (after printing why) for
  * a directory of several traces, which only the multi-rank commands take. */
 const char *cli_dir_trace(const char *path);
+/* Whether @path is such a directory of one trace (says nothing). */
+bool cli_is_trace_dir(const char *path);
 /* Load a trace with progress on stderr when it is a terminal. */
 int cli_load(const char *path, struct tl_trace **out);
 /* The trace of -i (else $TLREPLAY_TRACE, else `tlreplay open`), loaded with

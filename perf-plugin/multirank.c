@@ -64,26 +64,10 @@ static bool is_summary_file(const char *p)
 	return n > 0 && tl_rank_summary_sniff(buf, (size_t)n);
 }
 
-/* Whether a directory holds exactly one trace (not a rank summary): it then
- * stands for that trace (cli_dir_trace), as a JAX profile directory does. */
-static bool is_one_trace_dir(const char *dir)
-{
-	char **paths = NULL;
-	size_t n = 0, len;
-	bool one;
-
-	if (tl_ranks_list_dir(dir, &paths, &n))
-		return false;
-	len = n == 1 ? strlen(paths[0]) : 0;
-	one = n == 1 && (len < 6 || strcmp(paths[0] + len - 6, ".jsonl"));
-	tl_ranks_paths_free(paths, n);
-	return one;
-}
-
 bool mr_is_multi(const struct mr_inputs *in)
 {
 	return in->n > 1 ||
-	       (in->n == 1 && ((is_dir(in->v[0]) && !is_one_trace_dir(in->v[0])) || is_summary_file(in->v[0])));
+	       (in->n == 1 && ((is_dir(in->v[0]) && !cli_is_trace_dir(in->v[0])) || is_summary_file(in->v[0])));
 }
 
 const char *mr_base(const char *path)
