@@ -2,10 +2,7 @@
 /* tlreplay breakdown: where the GPU time went (TraceLens's gpu_timeline).
  * Several ranks (-i repeated, or a directory): multirank-breakdown.c. */
 #include <getopt.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "builtin.h"
 #include "multirank.h"
@@ -57,72 +54,6 @@ static void print_block(struct out_fmt *o, const struct tl_breakdown *bd, bool p
 	}
 }
 
-/* The names XProf gives GPU processes ("tw003 /device:GPU:0"), by pid: a
- * JAX trace's per-device blocks are numbered by pid (TraceLens's gpu_pid,
- * GPU index + 1), and the name says which GPU that is. Kineto's own names
- * ("GPU 0") add nothing, so only names holding "/device:" are kept. One pass
- * over the events. */
-struct devnames {
-	size_t n;
-	char **pid, **name;
-};
-
-static void devnames_free(struct devnames *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++) {
-		free(d->pid[i]);
-		free(d->name[i]);
-	}
-	free(d->pid);
-	free(d->name);
-	d->n = 0;
-}
-
-static void devnames_load(const struct tl_trace *tr, struct devnames *d)
-{
-	uint64_t i, n = tl_trace_nevents(tr);
-	struct tl_event_info ev;
-
-	for (i = 0; i < n; i++) {
-		cJSON *args = NULL, *nm;
-		char **p, **q;
-
-		if (tl_trace_event(tr, i, &ev) || ev.ph != 'M' || strcmp(ev.name, "process_name") || !ev.args ||
-		    !memmem(ev.args, ev.args_len, "/device:", 8) || tl_trace_event_args(tr, i, &args))
-			continue;
-		nm = cJSON_GetObjectItemCaseSensitive(args, "name");
-		p = realloc(d->pid, (d->n + 1) * sizeof(*p));
-		if (p)
-			d->pid = p;
-		q = p ? realloc(d->name, (d->n + 1) * sizeof(*q)) : NULL;
-		if (q)
-			d->name = q;
-		if (q && cJSON_IsString(nm) && strstr(nm->valuestring, "/device:")) {
-			d->pid[d->n] = strdup(ev.pid);
-			d->name[d->n] = strdup(nm->valuestring);
-			if (d->pid[d->n] && d->name[d->n])
-				d->n++;
-			else {
-				free(d->pid[d->n]);
-				free(d->name[d->n]);
-			}
-		}
-		cJSON_Delete(args);
-	}
-}
-
-static const char *devname_of(const struct devnames *d, const char *pid)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (!strcmp(d->pid[i], pid))
-			return d->name[i];
-	return NULL;
-}
-
 int cmd_breakdown(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -141,7 +72,6 @@ int cmd_breakdown(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mr_inputs in = { 0 };
-	struct devnames dn_map = { 0 };
 	struct tl_breakdown_opts bo = { .sz = sizeof(bo) };
 	struct common_opts co = { 0 };
 	struct out_fmt o = { 0 };
@@ -218,8 +148,6 @@ int cmd_breakdown(int argc, char **argv)
 		if (bo.split_recompute)
 			out_field(&o, "is_recompute", true);
 	} else if (!o.json) {
-		if (bo.group != TL_BD_GROUP_NONE)
-			devnames_load(tr, &dn_map);
 		fprintf(o.f, "GPU time breakdown of %s (%s GPU events%s)\n", tl_trace_path(tr),
 			bo.include_unlinked ? "all" : "linked",
 			bo.group == TL_BD_GROUP_DEVICE	 ? ", per device"
@@ -232,10 +160,15 @@ int cmd_breakdown(int argc, char **argv)
 		if (!o.sep && !o.json) {
 			fputc('\n', o.f);
 			if (bd->device) {
-				const char *dn = devname_of(&dn_map, bd->device);
+				/* a JAX trace's blocks are numbered by pid (TraceLens's gpu_pid,
+				 * GPU index + 1): its XProf name says which GPU that is;
+				 * Kineto's own ("GPU 0") adds nothing */
+				char dn[256];
+				bool named = !tl_trace_process_name(tr, bd->device, dn, sizeof(dn)) &&
+					     strstr(dn, "/device:");
 
-				fprintf(o.f, "device %s%s%s%s%s", bd->device, dn ? " (" : "", dn ? dn : "",
-					dn ? ")" : "", bd->stream ? ", " : "");
+				fprintf(o.f, "device %s%s%s%s%s", bd->device, named ? " (" : "", named ? dn : "",
+					named ? ")" : "", bd->stream ? ", " : "");
 			}
 			if (bd->stream)
 				fprintf(o.f, "stream %s", bd->stream);
@@ -250,7 +183,6 @@ int cmd_breakdown(int argc, char **argv)
 	}
 	rc = out_close(&o, false);
 out:
-	devnames_free(&dn_map);
 	tl_breakdown_free(set);
 	tl_trace_close(tr);
 	mr_inputs_free(&in);

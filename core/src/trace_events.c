@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading events back out of a loaded trace. */
+#include <stdio.h>
+
 #include "json_scan.h"
 #include "trace_internal.h"
 
@@ -110,6 +112,39 @@ int tl_trace_event(const struct tl_trace *tr, uint64_t uid, struct tl_event_info
 	o->stream = (e->flags & EV_HAS_STREAM) ? e->stream : TL_NOID;
 	o->device = (e->flags & EV_HAS_DEVICE) ? e->device : TL_NOID;
 	return 0;
+}
+
+bool tl_meta_name(const struct tl_trace *tr, const struct tl_ev *e, char *buf, size_t n)
+{
+	size_t len;
+	const char *a = tl_ev_args(tr, e, &len);
+	cJSON *j, *v;
+	bool ok = false;
+
+	if (!a)
+		return false;
+	j = cJSON_ParseWithLength(a, len);
+	v = cJSON_GetObjectItemCaseSensitive(j, "name");
+	if (cJSON_IsString(v)) {
+		snprintf(buf, n, "%s", v->valuestring);
+		ok = true;
+	}
+	cJSON_Delete(j);
+	return ok;
+}
+
+int tl_trace_process_name(const struct tl_trace *tr, const char *pid, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < tr->nev; i++) {
+		const struct tl_ev *e = &tr->ev[i];
+
+		if (e->kind == TL_KIND_METADATA && e->pid && !strcmp(tl_ev_name(tr, e), "process_name") &&
+		    !strcmp(tl_tok_display_c(tr, e->pid), pid) && tl_meta_name(tr, e, buf, size))
+			return 0;
+	}
+	return -ENOENT;
 }
 
 int tl_trace_event_args(const struct tl_trace *tr, uint64_t uid, struct cJSON **out)

@@ -112,6 +112,9 @@ const char *tl_ev_name(const struct tl_trace *tr, const struct tl_ev *e);
 const char *tl_tok_display(struct tl_trace *tr, uint32_t tok);
 const char *tl_tok_display_c(const struct tl_trace *tr, uint32_t tok);
 int tl_trace_prepare_display(struct tl_trace *tr);
+/* The "name" of a metadata event's args (process_name, thread_name) into
+ * @buf; false if it has none. */
+bool tl_meta_name(const struct tl_trace *tr, const struct tl_ev *e, char *buf, size_t n);
 
 /* Raw args text of an event (NULL if none). */
 static inline const char *tl_ev_args(const struct tl_trace *tr, const struct tl_ev *e, size_t *len)

@@ -31,26 +31,6 @@ enum {
 	THR_CPU_OP = 2,
 };
 
-/* The "name" string of a metadata event's args, into @buf. */
-static bool meta_name(const struct tl_trace *tr, const struct tl_ev *e, char *buf, size_t n)
-{
-	size_t len;
-	const char *a = tl_ev_args(tr, e, &len);
-	cJSON *j, *v;
-	bool ok = false;
-
-	if (!a)
-		return false;
-	j = cJSON_ParseWithLength(a, len);
-	v = cJSON_GetObjectItemCaseSensitive(j, "name");
-	if (cJSON_IsString(v)) {
-		snprintf(buf, n, "%s", v->valuestring);
-		ok = true;
-	}
-	cJSON_Delete(j);
-	return ok;
-}
-
 /* The integer value of top-level key @key in an args object (a number, or a
  * string of digits as XProf writes integers past 2^53). */
 static bool args_int(const char *a, size_t len, const char *key, int64_t *out)
@@ -157,7 +137,7 @@ int tl_xplane_classify(struct tl_trace *tr)
 		uint32_t f = 0;
 
 		if (e->kind != TL_KIND_METADATA || strcmp(n, "process_name") || !e->pid ||
-		    !meta_name(tr, e, name, sizeof(name)))
+		    !tl_meta_name(tr, e, name, sizeof(name)))
 			continue;
 		if (strstr(name, "/device:GPU"))
 			f = PROC_GPU;
@@ -174,7 +154,7 @@ int tl_xplane_classify(struct tl_trace *tr)
 		uint32_t pf = 0, t = 0;
 
 		if (e->kind != TL_KIND_METADATA || strcmp(tl_strtab_get(&tr->strs, e->name), "thread_name") ||
-		    !e->pid || !e->tid || !meta_name(tr, e, name, sizeof(name)))
+		    !e->pid || !e->tid || !tl_meta_name(tr, e, name, sizeof(name)))
 			continue;
 		tl_kmap_get(&procs, 0, e->pid, &pf);
 		if ((pf & PROC_GPU) && !strncmp(name, "Stream #", 8)) {

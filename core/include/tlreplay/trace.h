@@ -151,6 +151,15 @@ TL_API int tl_trace_event(const struct tl_trace *tr, uint64_t uid, struct tl_eve
  */
 TL_API int tl_trace_event_args(const struct tl_trace *tr, uint64_t uid, struct cJSON **out);
 
+/**
+ * @brief The name a "process_name" metadata event gives process @p pid
+ *        (printed as tl_event_info.pid prints it): Kineto's "GPU 0",
+ *        XProf's "tw003 /device:GPU:0".
+ * @param buf receives the name, truncated to @p size - 1 bytes.
+ * @return 0; -ENOENT if no metadata event names that process.
+ */
+TL_API int tl_trace_process_name(const struct tl_trace *tr, const char *pid, char *buf, size_t size);
+
 /** Counts of events by kind, for summaries and health checks. */
 TL_API void tl_trace_kind_counts(const struct tl_trace *tr, uint64_t counts[TL_KIND_COUNT]);
 
