@@ -7,8 +7,8 @@
  * without a new version; the count catches a file cut short. */
 #include <math.h>
 #include <stdio.h>
-#include <zlib.h>
 
+#include "file_read.h"
 #include "ranks_internal.h"
 
 #define SUMMARY_KEY "tlreplay_rank_summary"
@@ -506,34 +506,14 @@ out:
 
 int tl_rank_summary_read(const char *path, struct tl_rank_summary **out)
 {
-	gzFile gz;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int n, err;
+	struct tl_text t;
+	int err;
 
 	*out = NULL;
-	gz = gzopen(path, "rb");	/* plain files are read as they are */
-	if (!gz)
-		return tl_err(errno ? -errno : -ENOMEM, "%s: %s", path, strerror(errno ? errno : ENOMEM));
-	for (;;) {
-		if (tl_grow((void **)&buf, &cap, len + 65536 + 1, 1)) {
-			gzclose(gz);
-			free(buf);
-			return tl_err(-ENOMEM, "%s: out of memory", path);
-		}
-		n = gzread(gz, buf + len, 65536);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	if (n < 0) {
-		gzclose(gz);
-		free(buf);
-		return tl_err(-EBADMSG, "%s: corrupt gzip stream", path);
-	}
-	gzclose(gz);
-	buf[len] = 0;
-	err = tl_rank_summary_parse(buf, len, path, out);
-	free(buf);
+	err = tl_text_read(path, &t);	/* gzip or plain, as traces are read */
+	if (err)
+		return err;
+	err = tl_rank_summary_parse(t.p, t.len, path, out);
+	tl_text_free(&t);
 	return err;
 }
