@@ -103,13 +103,14 @@ int tl_cnt_hybrid_pmu_event(const char *pmu, const char *terms, size_t tlen,
 			    struct perf_event_attr *attr)
 {
 	struct tl_cnt_hpmu hp[MAX_HYBRID];
-	size_t n = tl_cnt_sysfs_hybrid(hp, MAX_HYBRID), i;
+	size_t n, i;
 	char name[64];
 
-	if (tlen >= sizeof(name))
+	if (strncmp(pmu, "cpu_", 4) || tlen >= sizeof(name))	/* only core PMUs are hybrid: no sysfs scan */
 		return -ENOENT;
 	memcpy(name, terms, tlen);
 	name[tlen] = '\0';
+	n = tl_cnt_sysfs_hybrid(hp, MAX_HYBRID);
 	for (i = 0; i < n; i++) {
 		if (strcmp(hp[i].name, pmu))
 			continue;

@@ -32,15 +32,6 @@ static struct {
 
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 
-/* POSIX's way to turn dlsym()'s void * into a function pointer. */
-static bool sym(void *dl, const char *name, void *fnp)
-{
-	void *p = dlsym(dl, name);
-
-	memcpy(fnp, &p, sizeof(p));
-	return p != NULL;
-}
-
 /* Loaded once and never unloaded: libpfm4 keeps its tables in globals. */
 static void pfm_load(void)
 {
@@ -54,12 +45,12 @@ static void pfm_load(void)
 		snprintf(pfm.why, sizeof(pfm.why), "libpfm4 could not be loaded (%s)", dlerror());
 		return;
 	}
-	if (!sym(dl, "pfm_initialize", &pfm.initialize) ||
-	    !sym(dl, "pfm_strerror", &pfm.strerror) ||
-	    !sym(dl, "pfm_get_os_event_encoding", &pfm.encode) ||
-	    !sym(dl, "pfm_get_pmu_info", &pfm.pmu_info) ||
-	    !sym(dl, "pfm_get_event_next", &pfm.event_next) ||
-	    !sym(dl, "pfm_get_event_info", &pfm.event_info)) {
+	if (!tl_dlsym(dl, "pfm_initialize", &pfm.initialize) ||
+	    !tl_dlsym(dl, "pfm_strerror", &pfm.strerror) ||
+	    !tl_dlsym(dl, "pfm_get_os_event_encoding", &pfm.encode) ||
+	    !tl_dlsym(dl, "pfm_get_pmu_info", &pfm.pmu_info) ||
+	    !tl_dlsym(dl, "pfm_get_event_next", &pfm.event_next) ||
+	    !tl_dlsym(dl, "pfm_get_event_info", &pfm.event_info)) {
 		snprintf(pfm.why, sizeof(pfm.why), "%s is not libpfm4 (%s)", lib, dlerror());
 		dlclose(dl);
 		return;

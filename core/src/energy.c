@@ -60,15 +60,6 @@ struct nvml_lib {
 static struct nvml_lib *libs;
 static pthread_mutex_t libs_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* POSIX's way to turn dlsym()'s void * into a function pointer. */
-static bool sym(void *dl, const char *name, void *fnp)
-{
-	void *p = dlsym(dl, name);
-
-	memcpy(fnp, &p, sizeof(p));
-	return p != NULL;
-}
-
 static const char *nvml_error(const struct nvml_api *api, nvml_ret r)
 {
 	static _Thread_local char buf[32];
@@ -106,15 +97,15 @@ static int nvml_load(const char *path, const struct nvml_api **out)
 		err = tl_err(-ENOMEM, "out of memory");
 		goto out;
 	}
-	if (!sym(dl, "nvmlInit_v2", &lib->api.init))
+	if (!tl_dlsym(dl, "nvmlInit_v2", &lib->api.init))
 		missing = "nvmlInit_v2";
-	else if (!sym(dl, "nvmlShutdown", &lib->api.shutdown))
+	else if (!tl_dlsym(dl, "nvmlShutdown", &lib->api.shutdown))
 		missing = "nvmlShutdown";
-	else if (!sym(dl, "nvmlDeviceGetCount_v2", &lib->api.count))
+	else if (!tl_dlsym(dl, "nvmlDeviceGetCount_v2", &lib->api.count))
 		missing = "nvmlDeviceGetCount_v2";
-	else if (!sym(dl, "nvmlDeviceGetHandleByIndex_v2", &lib->api.handle))
+	else if (!tl_dlsym(dl, "nvmlDeviceGetHandleByIndex_v2", &lib->api.handle))
 		missing = "nvmlDeviceGetHandleByIndex_v2";
-	else if (!sym(dl, "nvmlDeviceGetTotalEnergyConsumption", &lib->api.energy))
+	else if (!tl_dlsym(dl, "nvmlDeviceGetTotalEnergyConsumption", &lib->api.energy))
 		missing = "nvmlDeviceGetTotalEnergyConsumption";
 	if (missing) {
 		err = tl_err(-ENOENT, "NVML is not available: %s has no %s (NVML too old, "
@@ -123,8 +114,8 @@ static int nvml_load(const char *path, const struct nvml_api **out)
 		lib = NULL;
 		goto out;
 	}
-	sym(dl, "nvmlDeviceGetName", &lib->api.name);
-	sym(dl, "nvmlErrorString", &lib->api.error_string);
+	tl_dlsym(dl, "nvmlDeviceGetName", &lib->api.name);
+	tl_dlsym(dl, "nvmlErrorString", &lib->api.error_string);
 	strcpy(lib->path, path);
 	lib->next = libs;
 	libs = lib;

@@ -4,6 +4,7 @@
 #ifndef TL_UTIL_H
 #define TL_UTIL_H
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -95,6 +96,16 @@ double tl_now(void);
 static inline int tl_cmp_double(double a, double b)
 {
 	return (a > b) - (a < b);
+}
+
+/* POSIX's way to turn dlsym()'s void * into a function pointer: stores the
+ * symbol @name of @dl through @fnp; false if it is missing. */
+static inline bool tl_dlsym(void *dl, const char *name, void *fnp)
+{
+	void *p = dlsym(dl, name);
+
+	memcpy(fnp, &p, sizeof(p));
+	return p != NULL;
 }
 
 #endif
