@@ -285,10 +285,7 @@ static int complete(struct tl_trace *tr, struct tl_rank_summary *s, struct tl_co
 	if (err)
 		return err;
 	if (!r->name) {
-		if (strstr(r->kernel, "cross_device_reduce"))
-			snprintf(buf, sizeof(buf), "allreduce");
-		else
-			tl_coll_kernel_token(r->kernel, buf, sizeof(buf));
+		tl_coll_kernel_token(r->kernel, buf, sizeof(buf));
 		r->name = tl_rs_cstr(s, *buf ? buf : "unknown");
 		r->name_src = TL_COLL_SRC_KERNEL;
 		if (!r->name)

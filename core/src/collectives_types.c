@@ -4,6 +4,7 @@
  * and the NCCL/RCCL kernel names, normalised. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <strings.h>
 
 #include "ranks_internal.h"
@@ -72,6 +73,10 @@ void tl_coll_kernel_token(const char *kernel, char *buf, size_t n)
 
 	if (n)
 		buf[0] = 0;
+	if (n && strstr(kernel, "cross_device_reduce")) {	/* vLLM's custom allreduce, as TraceLens infers it */
+		snprintf(buf, n, "allreduce");
+		return;
+	}
 	for (i = 0; i < TL_ARRAY_SIZE(marks) && !p; i++) {
 		p = strstr(kernel, marks[i]);
 		if (p)
@@ -131,8 +136,6 @@ enum tl_coll_type tl_coll_type_of(const char *name)
 
 	if (!name || !*name)
 		return TL_COLL_UNKNOWN;
-	if (strstr(name, "cross_device_reduce"))
-		return TL_COLL_ALLREDUCE;	/* vLLM's custom allreduce, as TraceLens infers it */
 	tl_coll_kernel_token(name, tok, sizeof(tok));
 	if (*tok)
 		name = tok;

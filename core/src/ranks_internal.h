@@ -45,7 +45,8 @@ void tl_rs_sort_coll(struct tl_rank_summary *s);
 int tl_coll_extract(struct tl_trace *tr, struct tl_rank_summary *s);
 
 /* collectives_types.c: a collective name from the kernel's name
- * ("AllReduce" of ncclKernel_AllReduce_RING_LL_Sum_float), into buf. */
+ * ("AllReduce" of ncclKernel_AllReduce_RING_LL_Sum_float; "allreduce" for
+ * vLLM's cross_device_reduce kernels), into buf. */
 void tl_coll_kernel_token(const char *kernel, char *buf, size_t n);
 /* dtype names equal up to case and a "c10::" prefix. */
 bool tl_dtype_same(const char *a, const char *b);

@@ -175,6 +175,7 @@ int tl_xplane_classify(struct tl_trace *tr)
 		size_t alen;
 		const char *a;
 		int64_t corr;
+		bool has_corr = false;
 		long pid;
 
 		if (e->ph != 'X' || e->kind != TL_KIND_OTHER)
@@ -194,7 +195,7 @@ int tl_xplane_classify(struct tl_trace *tr)
 				e->stream = (int32_t)((t >> 4) - 1);
 				e->flags |= EV_HAS_STREAM;
 			}
-		} else if ((pf & PROC_HOST) && args_int(a, alen, "correlation_id", &corr)) {
+		} else if ((pf & PROC_HOST) && (has_corr = args_int(a, alen, "correlation_id", &corr))) {
 			e->kind = TL_KIND_RUNTIME;
 		} else if ((t & 3) == THR_CPU_OP) {
 			e->kind = TL_KIND_CPU_OP;
@@ -202,7 +203,7 @@ int tl_xplane_classify(struct tl_trace *tr)
 		} else {
 			continue;
 		}
-		if (!args_int(a, alen, "correlation_id", &corr))
+		if (!has_corr && !args_int(a, alen, "correlation_id", &corr))	/* a GPU event's */
 			continue;
 		/* The launch and its GPU work share the correlation id. XProf has no
 		 * External id; giving it the same value lets the linker pair them
