@@ -355,30 +355,6 @@ static int batch_extra(int c, const char *arg, void *ctx)
 	return 1;
 }
 
-static cJSON *read_ir(const char *path)
-{
-	size_t len;
-	char *buf = cli_read_file(path, true, &len);
-	cJSON *doc;
-
-	if (!buf) {
-		cli_error("%s: %s", path, errno == EBADMSG ? "corrupt or truncated gzip" : strerror(errno));
-		return NULL;
-	}
-	doc = cJSON_ParseWithLength(buf, len);
-	if (!doc) {
-		const char *at = cJSON_GetErrorPtr();
-
-		cli_error("%s: not valid JSON (at byte %ld)", path, at && at >= buf ? (long)(at - buf) : -1L);
-	} else if (!cJSON_IsArray(doc)) {
-		cli_error("%s: not a replay IR file (expected a JSON list of entries)", path);
-		cJSON_Delete(doc);
-		doc = NULL;
-	}
-	free(buf);
-	return doc;
-}
-
 /* Identities of the traces the entries of an IR file came from (source.trace),
  * computed once per trace, so that batch results fold into their trace. */
 struct trace_ids {
@@ -443,7 +419,7 @@ int cmd_replay(int argc, char **argv)
 		return cli_error("replay: which IR file? usage: tlreplay replay IR.json");
 	if (perf_ctl_setup(&pc, o.ro.control))
 		return 1;
-	doc = read_ir(argv[optind]);
+	doc = replay_read_ir(argv[optind]);
 	if (!doc) {
 		perf_ctl_close(&pc);
 		return 1;

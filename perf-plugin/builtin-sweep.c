@@ -161,19 +161,8 @@ static int load_ops(struct sweep_opts *o, const char *ir_path, struct tl_trace *
 	struct ir_tally t;
 
 	if (ir_path) {
-		size_t len;
-		char *buf = cli_read_file(ir_path, true, &len);
-
-		if (!buf)
-			return cli_error("sweep: %s: %s", ir_path, errno == EBADMSG ? "corrupt gzip" : strerror(errno));
-		*ops = cJSON_ParseWithLength(buf, len);
-		free(buf);
-		if (!cJSON_IsArray(*ops)) {
-			cJSON_Delete(*ops);
-			*ops = NULL;
-			return cli_error("sweep: %s is not a replay IR file (a JSON list of entries)", ir_path);
-		}
-		return 0;
+		*ops = replay_read_ir(ir_path);
+		return *ops ? 0 : 1;
 	}
 	if (cli_open_trace(&o->co, tr))
 		return 1;

@@ -494,3 +494,27 @@ const char *kernel_verdict(const cJSON *entry, const cJSON *reply)
 	}
 	return all_in && all_back ? "MATCH" : all_in ? "SUBSET" : "MISMATCH";
 }
+
+cJSON *replay_read_ir(const char *path)
+{
+	size_t len;
+	char *buf = cli_read_file(path, true, &len);
+	cJSON *doc;
+
+	if (!buf) {
+		cli_error("%s: %s", path, errno == EBADMSG ? "corrupt or truncated gzip" : strerror(errno));
+		return NULL;
+	}
+	doc = cJSON_ParseWithLength(buf, len);
+	if (!doc) {
+		const char *at = cJSON_GetErrorPtr();
+
+		cli_error("%s: not valid JSON (at byte %ld)", path, at && at >= buf ? (long)(at - buf) : -1L);
+	} else if (!cJSON_IsArray(doc)) {
+		cli_error("%s: not a replay IR file (expected a JSON list of entries)", path);
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	free(buf);
+	return doc;
+}

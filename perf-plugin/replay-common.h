@@ -81,6 +81,10 @@ struct region_hooks {
 /* The tl_region_fn for @hooks (a struct region_hooks). */
 int replay_region_cb(enum tl_region ev, void *hooks);
 
+/* An IR file (.json or .json.gz): its list of entries, or NULL after
+ * printing why (unreadable, not JSON, not a list). */
+cJSON *replay_read_ir(const char *path);
+
 /* One op of a trace, ready to replay: the trace, a worker, the IR entry. */
 struct uid_job {
 	struct tl_trace *tr;
