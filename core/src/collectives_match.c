@@ -29,6 +29,8 @@ struct matcher {
 	struct placed *pl;
 	size_t npl;
 	double *off_us;		/* by rank index: base time - the smallest base, in us */
+	int64_t base_ns;	/* the smallest base time */
+	int *pg_size;		/* by pg id: the first size pg_config gives it over the ranks, 0 */
 	int world_size;
 };
 
@@ -58,6 +60,7 @@ static int place(struct matcher *m)
 	m->pl = malloc((total + 1) * sizeof(*m->pl));
 	if (!m->off_us || !m->pl)
 		return -ENOMEM;
+	m->base_ns = base;
 	for (i = 0; i < set->n; i++)
 		m->off_us[i] = (double)(set->v[i]->info.base_time_ns - base) / 1000.0;
 	for (i = 0; i < set->n; i++) {
@@ -75,11 +78,20 @@ static int place(struct matcher *m)
 	}
 	m->npl = k;
 	m->use_seq = malloc((m->pgs.n + 1) * sizeof(*m->use_seq));
+	m->pg_size = calloc(m->pgs.n + 1, sizeof(*m->pg_size));
 	ordinal = calloc(m->pgs.n + 1, sizeof(*ordinal));
-	if (!m->use_seq || !ordinal) {
+	if (!m->use_seq || !m->pg_size || !ordinal) {
 		free(ordinal);
 		return -ENOMEM;
 	}
+	for (i = 0; i < set->n; i++)	/* the first rank that gives a size wins */
+		for (j = 0; j < set->v[i]->pgs.n; j++) {
+			const struct tl_pg_info *g = &set->v[i]->pgs.v[j];
+			uint32_t id = tl_strtab_find(&m->pgs, g->name, strlen(g->name));
+
+			if (id != UINT32_MAX && !m->pg_size[id] && g->size > 0)
+				m->pg_size[id] = g->size;
+		}
 	for (i = 0; i < m->pgs.n; i++)
 		m->use_seq[i] = true;
 	for (k = 0; k < m->npl; k++)
@@ -97,22 +109,17 @@ static int place(struct matcher *m)
 	return 0;
 }
 
-/* The group size of a row: recorded, else pg_config's, else the world. */
+/* The group size of a row (its parts share one process group): recorded,
+ * else pg_config's, else the world. */
 static int group_size_of(const struct matcher *m, const struct placed *parts, size_t n)
 {
-	size_t i, j, k;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (parts[i].rec->group_size > 0)
 			return parts[i].rec->group_size;
-	for (i = 0; i < m->set->n; i++) {
-		const struct tl_rank_summary *s = m->set->v[i];
-
-		for (j = 0; j < s->pgs.n; j++)
-			for (k = 0; k < n; k++)
-				if (s->pgs.v[j].size > 0 && !strcmp(s->pgs.v[j].name, parts[k].rec->pg))
-					return s->pgs.v[j].size;
-	}
+	if (n && m->pg_size[parts[0].pg] > 0)
+		return m->pg_size[parts[0].pg];
 	if (m->world_size > 0)
 		return m->world_size;
 	return (int)n;
@@ -273,7 +280,6 @@ int tl_collectives(const struct tl_rankset *set, const struct tl_coll_opts *opts
 	struct tl_kmap rows;
 	size_t k, start, nrows = 0;
 	double t0 = INFINITY;
-	int64_t min_base = INT64_MAX;
 	int err;
 
 	TL_UNUSED(opts);
@@ -289,9 +295,6 @@ int tl_collectives(const struct tl_rankset *set, const struct tl_coll_opts *opts
 		err = -ENOMEM;
 		goto out;
 	}
-	for (k = 0; k < set->n; k++)
-		if (set->v[k]->info.base_time_ns < min_base)
-			min_base = set->v[k]->info.base_time_ns;
 	for (k = 0; k < m.npl; k++) {
 		struct placed *p = &m.pl[k];
 		uint32_t row;
@@ -307,7 +310,7 @@ int tl_collectives(const struct tl_rankset *set, const struct tl_coll_opts *opts
 		t0 = fmin(t0, p->rec->ts + m.off_us[p->rank]);
 	}
 	t->nranks = set->n;
-	t->t0_ns = m.npl ? (double)min_base + t0 * 1000.0 : 0;
+	t->t0_ns = m.npl ? (double)m.base_ns + t0 * 1000.0 : 0;
 	if (!nrows)
 		goto out;
 	t->v = calloc(nrows, sizeof(*t->v));
@@ -329,6 +332,7 @@ out:
 	tl_kmap_free(&rows);
 	tl_strtab_free(&m.pgs);
 	free(m.use_seq);
+	free(m.pg_size);
 	free(m.pl);
 	free(m.off_us);
 	if (err) {
