@@ -103,6 +103,95 @@ static int read_store(struct tl_fold *f, const char *const *stores, size_t n, co
 	return 0;
 }
 
+int fold_into(const struct common_opts *co, struct tl_trace *tr, const char **stores, size_t nstores)
+{
+	struct tl_fold_result res = { .sz = sizeof(res) };
+	struct tl_fold_opts fo = { .sz = sizeof(fo) };
+	struct out_fmt o = { 0 };
+	struct tl_trace *own = NULL;
+	struct tl_fold *f = NULL;
+	const char *path, *dflt[1];
+	gzFile gz = NULL;
+	bool failed = true;
+	int rc = 1, err;
+
+	path = tr ? tl_trace_path(tr) : cli_trace_path(co->input);
+	if (!path)
+		return 1;
+	if (!nstores && (dflt[0] = tl_store_default_path())) {
+		stores = dflt;
+		nstores = 1;
+	}
+	if (!nstores)
+		return cli_error("fold: no results store: give --store FILE or set TLREPLAY_STORE");
+	if (is_input(path, co->output))
+		return cli_error("fold: -o %s is the input trace: fold writes a new trace and never "
+				 "modifies its input", co->output);
+
+	/* the store first: its errors show before a big trace is loaded */
+	fo.trace_path = path;
+	fo.store = stores[0];
+	err = tl_fold_new(&fo, &f);
+	if (err) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	if (read_store(f, stores, nstores, path))
+		goto out;
+	if (out_open(&o, co->output))
+		goto out;
+	if (!tr && cli_open_trace(co, &own))
+		goto out;
+	tr = tr ? tr : own;
+	if (o.f != stdout && ends_with(co->output, ".gz")) {
+		int fd = dup(fileno(o.f));
+
+		gz = fd >= 0 ? gzdopen(fd, "wb6") : NULL;
+		if (!gz) {
+			if (fd >= 0)
+				close(fd);
+			cli_error("%s: cannot start gzip output", co->output);
+			goto out;
+		}
+		gzbuffer(gz, 1u << 20);
+	}
+	err = tl_fold_write(f, tr, gz ? gz_write : file_write, gz ? (void *)gz : (void *)o.f, &res);
+	if (err) {
+		rc = cli_lib_error(err);
+		if (err == -ENODATA && res.mismatched && !co->capture)
+			fprintf(stderr, "tlreplay: results recorded with --capture DIR need the same "
+				"--capture DIR here\n");
+		goto out;
+	}
+	if (res.mismatched)
+		fprintf(stderr, "tlreplay: warning: %llu results left out: their uid is not their op "
+			"in this trace%s\n", (unsigned long long)res.mismatched,
+			co->capture ? "" : " (recorded with --capture DIR? fold with it too)");
+	if (gz) {
+		err = gzclose(gz);
+		gz = NULL;
+		if (err != Z_OK) {
+			cli_error("%s: write failed: %s", co->output,
+				  err == Z_ERRNO ? strerror(errno) : "gzip error");
+			goto out;
+		}
+	}
+	failed = false;
+out:
+	if (gz)
+		gzclose(gz);
+	if (o.f)
+		rc = out_close(&o, failed) || failed ? 1 : 0;
+	if (!rc)
+		fprintf(stderr, "tlreplay: folded %llu results (%llu ops, %llu kernels, %llu counter "
+			"events) into %s\n", (unsigned long long)res.used,
+			(unsigned long long)res.ops, (unsigned long long)res.kernels,
+			(unsigned long long)res.counter_events, co->output);
+	tl_trace_close(own);
+	tl_fold_free(f);
+	return rc;
+}
+
 int cmd_fold(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -113,17 +202,10 @@ int cmd_fold(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tl_fold_result res = { .sz = sizeof(res) };
 	struct common_opts co = { 0 };
-	struct tl_fold_opts fo = { .sz = sizeof(fo) };
-	struct out_fmt o = { 0 };
-	struct tl_trace *tr = NULL;
-	struct tl_fold *f = NULL;
-	const char *path, *stores[64];
+	const char *stores[64];
 	size_t nstores = 0;
-	gzFile gz = NULL;
-	bool failed = true;
-	int c, rc = 1, err;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:h", lopts, NULL)) != -1) {
@@ -145,76 +227,5 @@ int cmd_fold(int argc, char **argv)
 	if (!co.output)
 		return cli_error("fold: -o OUT is required (fold writes a new trace; the input is never "
 				 "modified)");
-	path = cli_trace_path(co.input);
-	if (!path)
-		return 1;
-	if (!nstores && (stores[0] = tl_store_default_path()))
-		nstores = 1;
-	if (!nstores)
-		return cli_error("fold: no results store: give --store FILE or set TLREPLAY_STORE");
-	if (is_input(path, co.output))
-		return cli_error("fold: -o %s is the input trace: fold writes a new trace and never "
-				 "modifies its input", co.output);
-
-	/* the store first: its errors show before a big trace is loaded */
-	fo.trace_path = path;
-	fo.store = stores[0];
-	err = tl_fold_new(&fo, &f);
-	if (err) {
-		rc = cli_lib_error(err);
-		goto out;
-	}
-	if (read_store(f, stores, nstores, path))
-		goto out;
-	if (out_open(&o, co.output))
-		goto out;
-	if (cli_open_trace(&co, &tr))
-		goto out;
-	if (o.f != stdout && ends_with(co.output, ".gz")) {
-		int fd = dup(fileno(o.f));
-
-		gz = fd >= 0 ? gzdopen(fd, "wb6") : NULL;
-		if (!gz) {
-			if (fd >= 0)
-				close(fd);
-			cli_error("%s: cannot start gzip output", co.output);
-			goto out;
-		}
-		gzbuffer(gz, 1u << 20);
-	}
-	err = tl_fold_write(f, tr, gz ? gz_write : file_write, gz ? (void *)gz : (void *)o.f, &res);
-	if (err) {
-		rc = cli_lib_error(err);
-		if (err == -ENODATA && res.mismatched && !co.capture)
-			fprintf(stderr, "tlreplay: results recorded with --capture DIR need the same "
-				"--capture DIR here\n");
-		goto out;
-	}
-	if (res.mismatched)
-		fprintf(stderr, "tlreplay: warning: %llu results left out: their uid is not their op "
-			"in this trace%s\n", (unsigned long long)res.mismatched,
-			co.capture ? "" : " (recorded with --capture DIR? fold with it too)");
-	if (gz) {
-		err = gzclose(gz);
-		gz = NULL;
-		if (err != Z_OK) {
-			cli_error("%s: write failed: %s", co.output,
-				  err == Z_ERRNO ? strerror(errno) : "gzip error");
-			goto out;
-		}
-	}
-	failed = false;
-out:
-	if (gz)
-		gzclose(gz);
-	if (o.f)
-		rc = out_close(&o, failed) || failed ? 1 : 0;
-	if (!rc)
-		fprintf(stderr, "tlreplay: folded %llu results (%llu ops, %llu kernels, %llu counter "
-			"events) into %s\n", (unsigned long long)res.used,
-			(unsigned long long)res.ops, (unsigned long long)res.kernels,
-			(unsigned long long)res.counter_events, co.output);
-	tl_trace_close(tr);
-	tl_fold_free(f);
-	return rc;
+	return fold_into(&co, NULL, stores, nstores);
 }

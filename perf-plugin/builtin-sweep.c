@@ -591,17 +591,16 @@ static void print_summary(const struct collect *c)
 
 /* ------------------------------------------------------------------ the command */
 
-static int fold_results(const struct sweep_opts *o, const char *trace, const char *store)
+/* Fold into -o: the trace already loaded when the ops came from it, else
+ * the one the IR's entries name. */
+static int fold_results(const struct sweep_opts *o, struct tl_trace *tr, const char *trace, const char *store)
 {
-	char *argv[] = { "fold", "-i", (char *)trace, "-o", (char *)o->folded, "--store", (char *)store, NULL };
+	struct common_opts co = o->co;
+	const char *stores[] = { store };
 
-	if (o->co.capture) {
-		char *argv2[] = { "fold", "-i", (char *)trace, "-o", (char *)o->folded, "--store", (char *)store,
-				  "--capture", (char *)o->co.capture, NULL };
-
-		return cmd_fold(9, argv2);
-	}
-	return cmd_fold(7, argv);
+	co.input = trace;
+	co.output = o->folded;
+	return fold_into(&co, tr, stores, 1);
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -665,7 +664,7 @@ int cmd_sweep(int argc, char **argv)
 				cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ops, 0), "source"), "trace"));
 		if (!trace)
 			rc = cli_error("sweep: -o: which trace to fold into? (give -i TRACE)");
-		else if (fold_results(&o, trace, s.store))
+		else if (fold_results(&o, tr, trace, s.store))
 			rc = 1;
 	}
 out:

@@ -22,6 +22,11 @@ int cmd_replay(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
+/* fold's work: the results of @stores (none: the default store) into a copy
+ * of the trace of @co (-i, --capture) written to co->output. @tr: that trace
+ * already loaded with co->capture merged (the caller keeps it), or NULL to
+ * load it. Returns 0, or 1 after printing why. */
+int fold_into(const struct common_opts *co, struct tl_trace *tr, const char **stores, size_t nstores);
 int cmd_sweep(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
