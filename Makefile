@@ -4,6 +4,7 @@
 #   make check           build and run every test (unit, CLI, conformance, fuzz smoke)
 #   make demo            make a sample trace and analyse it
 #   make bench           performance benchmark (big; not part of check)
+#   make gpu-check       the folder to carry to a GPU machine: sh $(O)/gpu-check/run.sh there
 #   make install         install under $(DESTDIR)$(PREFIX)    (uninstall: the reverse)
 #
 # Variables: V=1 (show commands), O=dir (build dir), SANITIZER=address|undefined,
@@ -87,7 +88,7 @@ GPU_FAKES := $(if $(HAVE_CUDA_HEADERS),$(O)/tests/libfake_cupti.so $(O)/tests/li
 GPU_CFLAGS = $(LIB_CFLAGS) $(addprefix -isystem ,$(CUDA_INCS))
 FAKE_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARNINGS) -fPIC -shared
 
-.PHONY: all check test demo bench install uninstall clean unit-tests fuzz bundle
+.PHONY: all check test demo bench install uninstall clean unit-tests fuzz bundle gpu-check
 .DEFAULT_GOAL := all
 
 all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay $(GPU_LIB)
@@ -178,7 +179,7 @@ $(O)/tests/test_gpu: $(GPU_LIB) $(GPU_FAKES)
 
 # Each test is a TAP producer; prove runs them all. Tests that need the real
 # traces in ../shared print "# SKIP" when it is absent.
-check: all unit-tests fuzz bundle
+check: all unit-tests fuzz bundle gpu-check
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
 		TLREPLAY_CFLAGS="$(SANFLAGS)" \
 		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/conformance/*.sh \
@@ -258,6 +259,16 @@ $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlre
 	$(Q)install -m 644 gdb/tlreplay.py $(BUNDLE)/share/tlreplay/gdb/
 	$(Q)install -m 644 $(GDB_PKG) $(BUNDLE)/share/tlreplay/gdb/tlreplay_gdb/
 	$(Q)install -m 755 gdb/tlreplay-gdb.sh $(BUNDLE)/bin/tlreplay-gdb
+
+# ------------------------------------------------------------------ GPU check
+# One folder to carry to a bare GPU machine: the bundle, the H100 traces of
+# $(SHARED), the check (bench/gpu-check) and its stand-ins for the dry run
+# that make check does here (tests/replay/test_gpu_check.sh).
+GPU_CHECK := $(O)/gpu-check
+
+gpu-check: bundle $(GPU_FAKES) $(O)/tests/libfake_nvml.so
+	$(call say,GEN,$(GPU_CHECK))
+	$(Q)sh bench/gpu-check/prepare.sh $(BUNDLE) $(O) $(SHARED) $(GPU_CHECK)
 
 # ------------------------------------------------------------------ install
 

@@ -204,6 +204,12 @@ static void print_result(FILE *f, const struct replay_opts *ro, const cJSON *ent
 		fmt_us(b, sizeof(b), num(entry, "gpu_time_us"));
 		fprintf(f, "  trace  %s on the GPU: replay/trace = %.2f\n", b,
 			s.median / num(entry, "gpu_time_us"));
+		if (num(reply, "kernel_us") > 0) {
+			/* the kernels alone, as the trace counts them: no launch gaps */
+			fmt_us(b, sizeof(b), num(reply, "kernel_us"));
+			fprintf(f, "  gpu    %s in the replay's kernels (one profiled call): replay/trace = %.2f\n",
+				b, num(reply, "kernel_us") / num(entry, "gpu_time_us"));
+		}
 	} else {
 		fmt_us(b, sizeof(b), num(entry, "gpu_time_us"));
 		fprintf(f, "  trace  %s on the GPU (not comparable with a %s replay)\n", b, ro->device);
@@ -258,8 +264,8 @@ static void print_result_json(FILE *f, const struct replay_opts *ro, const cJSON
 			cJSON_AddStringToObject(o, "kernels_vs_trace", verdict);
 	}
 	{
-		static const char *const keep[] = { "kind", "error", "result", "args", "kernels", "init",
-						     "warnings", "op" };
+		static const char *const keep[] = { "kind", "error", "result", "args", "kernels",
+						     "kernel_us", "init", "warnings", "op" };
 		size_t k;
 
 		for (k = 0; k < TL_ARRAY_N(keep); k++)

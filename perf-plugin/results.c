@@ -97,6 +97,7 @@ cJSON *result_record(const char *command, const struct replay_opts *ro, const st
 		cJSON_AddNumberToObject(t, "min", s.min);
 		cJSON_AddNumberToObject(t, "max", s.max);
 		copy_key(rec, "kernels", reply, "kernels");
+		copy_key(rec, "kernel_us", reply, "kernel_us");
 		if (kernel_verdict(entry, reply))
 			cJSON_AddStringToObject(rec, "kernels_vs_trace", kernel_verdict(entry, reply));
 	}

@@ -1840,13 +1840,15 @@ class Session:
                 flush = self._flush_buffer(device, warn) if is_cuda and flush_l2 else None
                 gpu_reply, gpu_backend = self._gpu_metrics(gpu_names, req, device, call, written, flush,
                                                            gpu_calls, warn)
-            kernels = []
+            kernels, kernel_us = [], None
             if is_cuda and req.get("record_kernels"):
-                kernels = self._record_kernels(call, device, warn)
+                kernels, kernel_us = self._record_kernels(call, device, warn)
         reply = {"id": rid, "status": "ok", "times_us": [round(t, 4) for t in times],
                  "iters": len(times) * sample_calls, "device": str(device), "op": op_desc,
                  "args": arg_desc, "result": result_desc, "kernels": kernels, "init": init_msgs,
                  "seed": seed}
+        if kernel_us is not None:
+            reply["kernel_us"] = round(kernel_us, 4)
         if sample_calls > 1:
             reply["sample_calls"] = sample_calls
         if gpu_reply is not None:
@@ -1987,35 +1989,55 @@ class Session:
 
     @staticmethod
     def _record_kernels(call, device, warn):
+        """The kernels one call launches, under torch.profiler over two calls: (names in launch
+        order, their GPU time per call in us or None). The time is the sum of the kernels'
+        durations, as the trace's gpu_time_us; of the second call when both launched the same
+        kernels (the first may pay for lazy loading), else the mean of the two."""
         try:
             from torch.profiler import profile, ProfilerActivity
             with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
                 call()
                 call()
                 torch.cuda.synchronize(device)
-            names = []
-            cpu_side = []
+            found, cpu_side = [], []
             for ev in prof.events():
                 dtype = getattr(ev, "device_type", None)
                 if dtype is not None and str(dtype).endswith("CUDA"):
-                    names.append(ev.name)
+                    found.append((ev.name, _event_us(ev)))
                 else:
                     for k in getattr(ev, "kernels", None) or []:
-                        cpu_side.append(getattr(k, "name", str(k)))
-            if not names:
-                names = cpu_side
+                        cpu_side.append((getattr(k, "name", str(k)), _number(getattr(k, "duration", None))))
+            if not found:
+                found = cpu_side
+            names = [n for n, _us in found]
+            durs = [us for _n, us in found]
             half = len(names) // 2
             if names and len(names) % 2 == 0 and names[:half] == names[half:]:
-                return names[:half]
+                second = durs[half:]
+                return names[:half], (sum(second) if None not in second else None)
+            total = sum(durs) / 2.0 if durs and None not in durs else None
             seen, out = set(), []
             for n in names:
                 if n not in seen:
                     seen.add(n)
                     out.append(n)
-            return out
+            return out, total
         except Exception as exc:
             warn("kernel recording failed: %s" % one_line(exc))
-            return []
+            return [], None
+
+
+def _number(x):
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def _event_us(ev):
+    """A profiler event's duration in us (FunctionEvent.time_range), None when it has none."""
+    tr = getattr(ev, "time_range", None)
+    try:
+        return _number(tr.elapsed_us()) if tr is not None else None
+    except Exception:
+        return None
 
 
 class _NullContext:
@@ -2205,6 +2227,8 @@ def standalone_replay(args):
                         obj[key] = entry[key]
                 obj.update({"args": reply.get("args"), "result": reply.get("result"),
                             "kernels": reply.get("kernels"), "init": reply.get("init")})
+                if reply.get("kernel_us") is not None:
+                    obj["kernel_us"] = reply["kernel_us"]
             else:
                 if reply.get("kind"):
                     obj["kind"] = reply["kind"]

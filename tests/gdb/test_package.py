@@ -19,7 +19,9 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "gdb"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 
+import taptest  # noqa: E402
 from tlreplay_gdb import cursor, frames, groups, libtl, locate, runner, schemas, tensors, tlproc  # noqa: E402
 from tlreplay_gdb.session import BreakGroup, Session, UserError  # noqa: E402
 
@@ -632,52 +634,5 @@ class TestSession(unittest.TestCase):
         self.assertIn("aten::addmm", "\n".join(lines))
 
 
-# ------------------------------------------------------------------ TAP
-
-class TapResult(unittest.TestResult):
-    def __init__(self):
-        super().__init__()
-        self.n = 0
-
-    def _line(self, ok, test, extra=""):
-        self.n += 1
-        print("%s %d - %s%s" % ("ok" if ok else "not ok", self.n, test.id().split(".", 1)[1],
-                                extra))
-        sys.stdout.flush()
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self._line(True, test)
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self._line(False, test)
-        self._diag(self.failures[-1][1])
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self._line(False, test)
-        self._diag(self.errors[-1][1])
-
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason)
-        self._line(True, test, " # SKIP %s" % reason)
-
-    @staticmethod
-    def _diag(text):
-        for line in text.rstrip().splitlines():
-            print("# " + line)
-
-
-def main():
-    if "--tap" in sys.argv:
-        suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-        res = TapResult()
-        suite.run(res)
-        print("1..%d" % res.n)
-        return 0 if res.wasSuccessful() else 1
-    unittest.main(verbosity=1)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(taptest.main(sys.modules[__name__]))

@@ -32,6 +32,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 WORKER = os.path.join(ROOT, "core", "replay", "tlreplay_worker.py")
 PY = sys.executable
+sys.path.insert(0, os.path.dirname(HERE))
+
+import taptest  # noqa: E402
 
 import torch  # noqa: E402  (the TAP wrapper skips when torch is missing)
 
@@ -1246,133 +1249,12 @@ class TestMoeRouting(unittest.TestCase):
 
 # ---------------------------------------------------------------------------- CUDA glue, with a fake torch.cuda
 
-class FakeEvent:
-    log = []
-
-    def __init__(self, enable_timing=False):
-        assert enable_timing
-        self.t = None
-
-    def record(self, stream=None):
-        self.t = time.perf_counter()
-        FakeEvent.log.append("record")
-
-    def elapsed_time(self, end):
-        assert self.t is not None and end.t is not None, "event not recorded"
-        return (end.t - self.t) * 1000.0
+from fake_torch_cuda import (FakeEvent, FakeGraph, FakeKernelEvent, FakeProfile,  # noqa: E402
+                             FakeCuda as _FakeCuda)
 
 
-class FakeProps:
-    name = "Fake GPU"
-    total_memory = 80 << 30
-    major, minor = 9, 0
-    multi_processor_count = 132
-
-    def __init__(self, l2=50 << 20):
-        if l2 is not None:
-            self.L2_cache_size = l2
-
-
-class FakeStream:
-    def wait_stream(self, other):
-        pass
-
-
-class FakeGraph:
-    def __init__(self):
-        self.replays = 0
-
-    def replay(self):
-        self.replays += 1
-
-
-class FakeKernelEvent:
-    def __init__(self, name, device_type):
-        self.name = name
-        self.device_type = device_type
-        self.kernels = []
-
-
-class FakeProfile:
-    def __init__(self, activities=None):
-        self.activities = activities
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def events(self):
-        cuda = torch.autograd.DeviceType.CUDA
-        cpu = torch.autograd.DeviceType.CPU
-        return [FakeKernelEvent("aten::relu", cpu), FakeKernelEvent("void relu_kernel<float>(...)", cuda),
-                FakeKernelEvent("cudaLaunchKernel", cpu), FakeKernelEvent("aten::relu", cpu),
-                FakeKernelEvent("void relu_kernel<float>(...)", cuda)]
-
-
-class _Null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-class FakeCuda:
-    """Pretends torch has one CUDA device; tensors are still built on the CPU."""
-
-    def __init__(self, l2=50 << 20, sync_raises=False):
-        from unittest import mock
-        self.syncs = 0
-        self.graphs = []
-        cuda = W.torch.cuda
-        real_build = W.Session._build
-        real_flush = W.Session._flush_buffer
-
-        def sync(device=None):
-            self.syncs += 1
-            if sync_raises:
-                raise RuntimeError("CUDA error: an illegal memory access was encountered")
-
-        def new_graph():
-            g = FakeGraph()
-            self.graphs.append(g)
-            return g
-
-        self.patches = [
-            mock.patch.object(cuda, "is_available", lambda: True),
-            mock.patch.object(cuda, "device_count", lambda: 1),
-            mock.patch.object(cuda, "current_device", lambda: 0),
-            mock.patch.object(cuda, "device", lambda idx: _Null()),
-            mock.patch.object(cuda, "synchronize", sync),
-            mock.patch.object(cuda, "Event", FakeEvent),
-            mock.patch.object(cuda, "get_device_properties", lambda idx: FakeProps(l2)),
-            mock.patch.object(cuda, "Stream", lambda device=None: FakeStream()),
-            mock.patch.object(cuda, "current_stream", lambda device=None: FakeStream()),
-            mock.patch.object(cuda, "stream", lambda s: _Null()),
-            mock.patch.object(cuda, "CUDAGraph", new_graph),
-            mock.patch.object(cuda, "graph", lambda g: _Null()),
-            mock.patch.object(cuda, "empty_cache", lambda: None),
-            mock.patch.object(cuda, "mem_get_info", lambda idx=None: (1000, 5000), create=True),
-            mock.patch.object(cuda, "memory_reserved", lambda idx=None: 300),
-            mock.patch.object(cuda, "memory_allocated", lambda idx=None: 100),
-            mock.patch.object(torch.profiler, "profile", FakeProfile),
-            mock.patch.object(W.Session, "_build",
-                              lambda s, spec, device, warn: real_build(s, spec, torch.device("cpu"), warn)),
-            mock.patch.object(W.Session, "_flush_buffer",
-                              lambda s, device, warn: real_flush(s, torch.device("cpu"), warn)),
-        ]
-
-    def __enter__(self):
-        for p in self.patches:
-            p.start()
-        return self
-
-    def __exit__(self, *exc):
-        for p in reversed(self.patches):
-            p.stop()
-        return False
+def FakeCuda(**kw):
+    return _FakeCuda(W, **kw)
 
 
 class TestCudaGlue(unittest.TestCase):
@@ -1439,8 +1321,30 @@ class TestCudaGlue(unittest.TestCase):
 
     def test_kernel_names(self):
         with FakeCuda():
-            names = W.Session._record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
+            names, us = W.Session._record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
         self.assertEqual(names, ["void relu_kernel<float>(...)"])
+        self.assertEqual(us, 2.25)  # the second call's kernels: the first may load modules lazily
+
+    def test_kernel_time_when_the_calls_differ(self):
+        class Uneven(FakeProfile):
+            def events(self):
+                cuda = torch.autograd.DeviceType.CUDA
+                return [FakeKernelEvent("k1", cuda, 3.0), FakeKernelEvent("k2", cuda, 1.0),
+                        FakeKernelEvent("k1", cuda, 2.0)]
+
+        class NoTimes(FakeProfile):
+            def events(self):
+                ev = FakeKernelEvent("k1", torch.autograd.DeviceType.CUDA)
+                ev.time_range = None
+                return [ev, ev]
+
+        from unittest import mock
+        with FakeCuda(), mock.patch.object(torch.profiler, "profile", Uneven):
+            names, us = W.Session._record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
+        self.assertEqual((names, us), (["k1", "k2"], 3.0))  # the mean of the two calls
+        with FakeCuda(), mock.patch.object(torch.profiler, "profile", NoTimes):
+            names, us = W.Session._record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
+        self.assertEqual((names, us), (["k1"], None))
 
     def test_flush_buffer_size(self):
         warns = []
@@ -1459,8 +1363,10 @@ class TestCudaGlue(unittest.TestCase):
             r = self.session.replay(REQ(entry, device="cuda", iters=7))
             self.assertEqual((r["status"], r["device"], len(r["times_us"])), ("ok", "cuda:0", 7), r)
             self.assertEqual(r["kernels"], [])
+            self.assertNotIn("kernel_us", r)
             r = self.session.replay(REQ(entry, device="cuda", iters=7, flush_l2=True, record_kernels=True))
             self.assertEqual(r["kernels"], ["void relu_kernel<float>(...)"])
+            self.assertEqual(r["kernel_us"], 2.25)
             r = self.session.replay(REQ(entry, device="cuda:0", iters=30, warmup=2, cuda_graph=True))
             self.assertEqual((r["status"], r["iters"], r["sample_calls"], len(r["times_us"])), ("ok", 30, 30, 1))
             r = self.session.replay(REQ(entry, device="cuda", iters=5, cuda_graph=True, flush_l2=True))
@@ -2071,74 +1977,5 @@ class TestStandalone(unittest.TestCase):
         self.assertTrue(any(l.startswith("aten::addmm(") for l in lines))
 
 
-# ---------------------------------------------------------------------------- TAP
-
-class TapResult(unittest.TestResult):
-    def __init__(self, stream):
-        super().__init__()
-        self.stream = stream
-        self.n = 0
-        self.emitted = set()
-
-    def stopTest(self, test):
-        super().stopTest(test)
-        if test.id() not in self.emitted:  # only failed subtests: no addSuccess/addFailure came
-            self._emit(False, test)
-
-    def _emit(self, ok, test, directive=""):
-        self.n += 1
-        self.emitted.add(test.id())
-        name = test.id()
-        name = name[len("__main__."):] if name.startswith("__main__.") else name
-        self.stream.write("%s %d - %s%s\n" % ("ok" if ok else "not ok", self.n, name, directive))
-        self.stream.flush()
-
-    def _diag(self, err, test):
-        for line in self._exc_info_to_string(err, test).splitlines():
-            self.stream.write("# %s\n" % line)
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self._emit(True, test)
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self._emit(False, test)
-        self._diag(err, test)
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self._emit(False, test)
-        self._diag(err, test)
-
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason)
-        self._emit(True, test, " # SKIP %s" % reason)
-
-    def addExpectedFailure(self, test, err):
-        super().addExpectedFailure(test, err)
-        self._emit(True, test, " # TODO expected failure")
-
-    def addUnexpectedSuccess(self, test):
-        super().addUnexpectedSuccess(test)
-        self._emit(False, test)
-
-    def addSubTest(self, test, subtest, err):
-        super().addSubTest(test, subtest, err)
-        if err is not None:
-            self._diag(err, subtest)
-
-
-def main():
-    if "--tap" in sys.argv:
-        sys.argv.remove("--tap")
-        suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-        result = TapResult(sys.stdout)
-        suite.run(result)
-        sys.stdout.write("1..%d\n" % result.n)
-        return 0 if result.wasSuccessful() else 1
-    unittest.main(module=__name__, verbosity=1)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(taptest.main(sys.modules[__name__]))

@@ -7,6 +7,7 @@
  *
  *   gpu__time_duration.sum                            1234.5 nsecond (counter)
  *   dram__bytes_read.sum                              4096   byte    (counter)
+ *   smsp__inst_executed.sum                           1e6    inst    (counter)
  *   sm__throughput.avg.pct_of_peak_sustained_elapsed  42.5   %       (throughput)
  *   any other name: CUPTI_ERROR_INVALID_METRIC_NAME
  *
@@ -36,6 +37,7 @@ static const struct {
 } metrics[] = {
 	{ "gpu__time_duration.sum", "nsecond", TLG_HOST_COUNTER, 1234.5 },
 	{ "dram__bytes_read.sum", "byte", TLG_HOST_COUNTER, 4096 },
+	{ "smsp__inst_executed.sum", "inst", TLG_HOST_COUNTER, 1e6 },
 	{ "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", TLG_HOST_THROUGHPUT, 42.5 },
 };
 #define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))

@@ -5,6 +5,9 @@ three distinct argument sets (the fourth through aten::linear).
     python3 addmm_model.py              run it (under gdb: break at::_ops::addmm::call)
     python3 addmm_model.py TRACE.json   run it under the profiler and write the trace
 
+$ADDMM_MODEL_DEVICE (default cpu) puts the tensors on another device, e.g. cuda for the GPU
+check (bench/gpu-check); the profiler then records the GPU's activity too.
+
 The trace is what torch.profiler(record_shapes=True) writes when this torch
 has Kineto. Debian's torch 1.13 has not: its profiler writes a legacy trace
 without shapes, so then the ops are recorded through a TorchDispatchMode in
@@ -21,16 +24,19 @@ import time
 import torch
 
 
+DEVICE = os.environ.get("ADDMM_MODEL_DEVICE", "cpu")
+
+
 def model():
     torch.manual_seed(0)
-    b = torch.randn(4)
-    w = torch.randn(16, 4)
-    x = torch.randn(8, 16)
+    b = torch.randn(4, device=DEVICE)
+    w = torch.randn(16, 4, device=DEVICE)
+    x = torch.randn(8, 16, device=DEVICE)
     y = torch.addmm(b, x, w)            # call 1: (4) (8,16) (16,4)
     y = torch.addmm(b, x, w)            # call 2: the same arguments
-    x2 = torch.randn(2, 16)
+    x2 = torch.randn(2, 16, device=DEVICE)
     z = torch.addmm(b, x2, w)           # call 3: (4) (2,16) (16,4)
-    w2 = torch.randn(4, 16)
+    w2 = torch.randn(4, 16, device=DEVICE)
     v = torch.nn.functional.linear(x2, w2, b)       # call 4: mat2 is w2.t(), strides (1, 16)
     return y.sum() + z.sum() + v.sum()
 
@@ -92,7 +98,8 @@ def record(path):
 def profile(path):
     from torch.profiler import ProfilerActivity, profile as prof_ctx
 
-    with prof_ctx(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if DEVICE.startswith("cuda") else [])
+    with prof_ctx(activities=acts, record_shapes=True) as prof:
         model()
     prof.export_chrome_trace(path)
     with open(path) as f:

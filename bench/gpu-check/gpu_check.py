@@ -1,0 +1,1064 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The GPU check: every GPU path of tlreplay, run in one go on a bare GPU machine.
+
+    sh run.sh [-o OUT] [options]          (run.sh picks the Python; see --help)
+
+`make gpu-check` assembles the folder this script sits in: the relocatable bundle (tlreplay/),
+the H100 traces (traces/), the schema snapshot generator, a small torch program for the gdb
+check, and stand-ins (standin/) for a dry run on a machine without a GPU. On the GPU machine
+nothing is installed: the bundle runs as it is and the replays use the machine's Python and
+torch. The phases, in order of importance (each is skipped, and says so, when the time budget
+runs out):
+
+  env       the GPU, driver, torch and the bundle: does tlreplay run at all
+  schemas   a torch 2.x schema snapshot (scripts/gen_schema_snapshot.py)
+  ir        `tlreplay ir --launchers --unique` of every trace (schemas of the live torch)
+  replay    every group replayed on cuda: ok / failed / unavailable, kernel names against the
+            trace's (MATCH / SUBSET / MISMATCH), replay time / trace time
+  flush     the replay again with --flush-l2
+  graph     the groups under 10 us of trace time again with --cuda-graph
+  counters  `tlreplay stat -e nvgpu/M/` of three single-kernel ops against `ncu --metrics`
+  energy    `tlreplay stat -e nvml/energy-gpu0/` against nvidia-smi's energy counter, read
+            at the same region boundaries (perf's --control protocol)
+  gdb       `tlreplay here` at at::_ops::addmm::call in a CUDA torch program, when gdb exists
+
+OUT receives report.md, report.json, the snapshot torch-X.Y.json.gz and raw.tar.gz (every
+command's output), at most two folders deep and a few files, so that a remote runner can bring
+it all back. With --stand-ins the same phases run against the stand-ins (fake torch.cuda, fake
+libcuda/CUPTI/NVML, fake ncu and nvidia-smi): the report then says on its first line that no
+number in it was measured on a GPU.
+
+Standard library only: it runs with any Python 3.8+.
+"""
+import argparse
+import csv
+import datetime
+import gzip
+import io
+import json
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# ops whose replay time the targets judge separately (GEMM and convolution groups)
+GEMM_CONV = re.compile(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm|addmv|mv|dot|"
+                       r"conv\w*|convolution\w*|cudnn_convolution\w*|_convolution\w*)$")
+CORE_NAMESPACES = ("aten", "prims")
+GRAPH_BELOW_US = 10.0   # --cuda-graph pass: groups with less trace GPU time per call than this
+WITHIN = 0.10           # "within 10%"
+TARGETS = {"ok_share": 0.95, "kernels_share": 0.95, "gemm_within_share": 0.80}
+
+# the metrics compared with ncu: a time, a count of instructions (exact for a deterministic
+# kernel), bytes from DRAM (with a cold L2 on both sides) and a throughput ratio
+NCU_METRICS = ["gpu__time_duration.sum", "smsp__inst_executed.sum", "dram__bytes_read.sum",
+               "sm__throughput.avg.pct_of_peak_sustained_elapsed"]
+# op choice for the counter comparison: one per class, single-kernel in the trace
+COUNTER_CLASSES = [
+    ("gemm", re.compile(r"^aten::(addmm|mm|bmm|linear|matmul|baddbmm)$")),
+    ("normalization/softmax", re.compile(r"^aten::(_softmax|softmax|native_layer_norm|layer_norm|_log_softmax)$")),
+    ("elementwise", re.compile(r"^aten::(gelu|add|mul|sub|div|silu|relu|tanh|sigmoid|add_|mul_)$")),
+]
+
+
+class CheckError(Exception):
+    """A problem that stops the whole check (bad options, a bundle that does not run)."""
+
+
+# ----------------------------------------------------------------------------- statistics
+
+def percentile(values, q):
+    """The q-th percentile (0..100) with linear interpolation between ranks (numpy's default);
+    None for no values."""
+    v = sorted(values)
+    if not v:
+        return None
+    if len(v) == 1:
+        return v[0]
+    pos = (len(v) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def ratio_stats(ratios):
+    """Distribution of replay/trace ratios: n, median, p10, p90, share within 10% of 1."""
+    r = [x for x in ratios if x is not None and x > 0]
+    if not r:
+        return {"n": 0}
+    within = sum(1 for x in r if abs(x - 1.0) <= WITHIN + 1e-12)  # 1.1 is within 10%
+    return {"n": len(r), "median": percentile(r, 50), "p10": percentile(r, 10),
+            "p90": percentile(r, 90), "within_10pct": within / len(r), "within_n": within}
+
+
+def op_namespace(op):
+    return op.split("::", 1)[0] if "::" in op else ""
+
+
+def is_core(op):
+    return op_namespace(op) in CORE_NAMESPACES or op_namespace(op) == ""
+
+
+def trace_time_us(entry):
+    """The trace's GPU time of one call of the group: the group's mean when the IR has it
+    (group_gpu_time_us / count), else the representative call's gpu_time_us."""
+    g, c = entry.get("group_gpu_time_us"), entry.get("count")
+    if isinstance(g, (int, float)) and isinstance(c, (int, float)) and c > 0 and g > 0:
+        return g / c
+    t = entry.get("gpu_time_us")
+    return t if isinstance(t, (int, float)) and t > 0 else None
+
+
+def kernel_verdict(entry, result):
+    """MATCH (the same set of kernel names), SUBSET (the replay ran only kernels the trace has),
+    MISMATCH, or None when either side has no kernel names. As tlreplay's own verdict."""
+    tk = [k.get("name") for k in entry.get("kernels") or [] if isinstance(k, dict)]
+    rk = [k for k in result.get("kernels") or [] if isinstance(k, str)]
+    if not tk or not rk:
+        return None
+    all_in = all(k in tk for k in rk)
+    all_back = all(k in rk for k in tk)
+    return "MATCH" if all_in and all_back else "SUBSET" if all_in else "MISMATCH"
+
+
+def summarize_pass(entries, results):
+    """Counts and ratio distributions of one replay pass. entries: the IR list; results: index ->
+    the `tlreplay replay -j` object of that entry (missing: not attempted)."""
+    counts = {"groups": len(entries), "attempted": 0, "ok": 0, "failed": 0, "unavailable": 0}
+    core = {"groups": 0, "ok": 0}
+    verdicts = {"MATCH": 0, "SUBSET": 0, "MISMATCH": 0, "none": 0}
+    core_verdicts = dict(verdicts)
+    ev, kt, ev_gc, kt_gc = [], [], [], []
+    for i, e in enumerate(entries):
+        op = e.get("op_name", "")
+        r = results.get(i)
+        if is_core(op):
+            core["groups"] += 1
+        if r is None:
+            continue
+        counts["attempted"] += 1
+        st = r.get("status", "failed")
+        counts[st if st in counts else "failed"] += 1
+        if st != "ok":
+            continue
+        if is_core(op):
+            core["ok"] += 1
+        v = r.get("kernels_vs_trace") or kernel_verdict(e, r) or "none"
+        verdicts[v] += 1
+        if is_core(op):
+            core_verdicts[v] += 1
+        t = trace_time_us(e)
+        if t:
+            gc = bool(GEMM_CONV.match(op))
+            if isinstance(r.get("median_us"), (int, float)):
+                ev.append(r["median_us"] / t)
+                if gc:
+                    ev_gc.append(r["median_us"] / t)
+            if isinstance(r.get("kernel_us"), (int, float)) and r["kernel_us"] > 0:
+                kt.append(r["kernel_us"] / t)
+                if gc:
+                    kt_gc.append(r["kernel_us"] / t)
+    return {"counts": counts, "core": core, "kernels": verdicts, "core_kernels": core_verdicts,
+            "event_ratio": ratio_stats(ev), "kernel_ratio": ratio_stats(kt),
+            "gemm_conv_event_ratio": ratio_stats(ev_gc), "gemm_conv_kernel_ratio": ratio_stats(kt_gc)}
+
+
+def judge(summary):
+    """The issue's targets against the plain pass: [(name, measured share, target, passed)]."""
+    out = []
+    core = summary["core"]
+    if core["groups"]:
+        share = core["ok"] / core["groups"]
+        out.append(("non-custom groups that replay ok", share, TARGETS["ok_share"],
+                    share >= TARGETS["ok_share"]))
+    kv = summary["core_kernels"]
+    judged = kv["MATCH"] + kv["SUBSET"] + kv["MISMATCH"]
+    if judged:
+        share = (kv["MATCH"] + kv["SUBSET"]) / judged
+        out.append(("kernel names MATCH or SUBSET (non-custom, ok, with names)", share,
+                    TARGETS["kernels_share"], share >= TARGETS["kernels_share"]))
+    g = summary["gemm_conv_event_ratio"]
+    if g.get("n"):
+        out.append(("GEMM/conv replay time within 10% of the trace's", g["within_10pct"],
+                    TARGETS["gemm_within_share"], g["within_10pct"] >= TARGETS["gemm_within_share"]))
+    return out
+
+
+# ----------------------------------------------------------------------------- ncu output
+
+def parse_ncu_csv(text):
+    """Rows of `ncu --csv` (a log file or stdout): [{"id", "kernel", "metric", "unit", "value"}].
+    Lines before the header (==PROF== messages, the program's own output) are skipped; numbers
+    may carry thousands separators. Raises ValueError when no header is found."""
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines)
+                  if '"Metric Name"' in ln and '"Metric Value"' in ln), None)
+    if start is None:
+        raise ValueError("no ncu CSV header (\"Metric Name\", \"Metric Value\") in the output")
+    body = [ln for ln in lines[start:] if ln.startswith('"')]
+    rows = []
+    reader = csv.DictReader(io.StringIO("\n".join(body)))
+    kcol = next((c for c in ("Kernel Name", "Function Name", "Name") if c in (reader.fieldnames or [])), None)
+    if kcol is None:
+        raise ValueError("ncu CSV without a kernel name column: %s" % ",".join(reader.fieldnames or []))
+    for row in reader:
+        raw = (row.get("Metric Value") or "").replace(",", "").strip()
+        try:
+            value = float(raw)
+        except ValueError:
+            value = None
+        rows.append({"id": row.get("ID"), "kernel": row.get(kcol, ""), "metric": row.get("Metric Name", ""),
+                     "unit": row.get("Metric Unit", ""), "value": value})
+    return rows
+
+
+def _norm_kernel(name):
+    return re.sub(r"\s+", "", name or "")
+
+
+def _base_kernel(name):
+    """The function's name alone: 'void at::native::foo<...>(...)' -> 'at::native::foo'."""
+    s = re.sub(r"^void\s+", "", (name or "").strip()).replace("(anonymous namespace)", "{anon}")
+    depth, out = 0, []
+    for ch in s:
+        if ch in "<(":
+            if depth == 0 and ch == "(":
+                break
+            depth += 1
+            continue
+        if ch in ">)":
+            depth = max(depth - 1, 0)
+            continue
+        if depth == 0:
+            out.append(ch)
+    return "".join(out).strip()
+
+
+def ncu_per_call(rows, op_kernels, metric):
+    """The value of one call of the op from ncu's per-kernel rows: the rows of the op's kernels
+    (by full name, else by function name: ncu and CUPTI print templates differently), summed per
+    call for .sum counters, averaged for ratios. None when no row of the op's kernels is there.
+    Returns (value, kernel instances used, calls seen)."""
+    full = {_norm_kernel(k) for k in op_kernels}
+    base = {_base_kernel(k) for k in op_kernels}
+    mine = [r for r in rows if r["metric"] == metric and r["value"] is not None]
+    picked = [r for r in mine if _norm_kernel(r["kernel"]) in full]
+    if not picked:
+        picked = [r for r in mine if _base_kernel(r["kernel"]) in base]
+    if not picked:
+        return None, 0, 0
+    k = max(len(op_kernels), 1)
+    calls = max(len(picked) // k, 1)
+    total = sum(r["value"] for r in picked)
+    if metric.endswith(".sum"):
+        return total / calls, len(picked), calls
+    return total / len(picked), len(picked), calls
+
+
+# ----------------------------------------------------------------------------- running things
+
+class Runner:
+    """Runs commands with a log of each in WORK, a deadline from the time budget, and the
+    environment of the check (real GPU or stand-ins)."""
+
+    def __init__(self, work, env, deadline):
+        self.work = work
+        self.env = env
+        self.deadline = deadline
+        self.n = 0
+        self.commands = []
+
+    def left(self):
+        return self.deadline - time.monotonic()
+
+    def run(self, name, argv, timeout=None, stdin=None, cwd=None, pass_fds=()):
+        """(returncode or None when killed at the deadline, stdout text, stderr text)."""
+        self.n += 1
+        limit = max(1.0, min(timeout or 1e9, self.left()))
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run(argv, env=self.env, cwd=cwd, input=stdin, capture_output=True, text=True,
+                               timeout=limit, pass_fds=pass_fds, start_new_session=True)
+            rc, out, err = p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired as exc:
+            rc = None
+            out = _text(exc.stdout)
+            err = _text(exc.stderr) + "\n[gpu-check: stopped after %.0f s]\n" % limit
+        except OSError as exc:
+            rc, out, err = 127, "", "%s: %s\n" % (argv[0], exc.strerror)
+        self._log(name, argv, rc, out, err, time.monotonic() - t0)
+        return rc, out, err
+
+    def stream_json(self, name, argv, on_line, timeout=None):
+        """Run argv, handing each JSON line of its stdout to on_line as it comes; killed at the
+        deadline (the lines so far are kept). Returns (returncode or None, stderr text)."""
+        self.n += 1
+        limit = max(1.0, min(timeout or 1e9, self.left()))
+        t0 = time.monotonic()
+        errpath = os.path.join(self.work, "%02d-%s.err" % (self.n, name))
+        outpath = os.path.join(self.work, "%02d-%s.out" % (self.n, name))
+        with open(errpath, "w") as errf, open(outpath, "w") as outf:
+            try:
+                p = subprocess.Popen(argv, env=self.env, stdout=subprocess.PIPE, stderr=errf,
+                                     start_new_session=True)
+            except OSError as exc:
+                errf.write("%s: %s\n" % (argv[0], exc.strerror))
+                self.commands.append({"name": name, "argv": argv, "rc": 127, "seconds": 0})
+                return 127, "%s: %s" % (argv[0], exc.strerror)
+            buf = b""
+            killed = False
+            while True:
+                wait = t0 + limit - time.monotonic()
+                if wait <= 0:
+                    _kill(p)
+                    killed = True
+                    break
+                r, _w, _x = select.select([p.stdout], [], [], min(wait, 1.0))
+                if not r:
+                    continue
+                chunk = os.read(p.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    text = line.decode("utf-8", "replace")
+                    outf.write(text + "\n")
+                    try:
+                        obj = json.loads(text)
+                    except ValueError:
+                        continue
+                    on_line(obj)
+            rc = None if killed else p.wait()
+            if killed:
+                p.wait()
+                errf.write("\n[gpu-check: stopped after %.0f s; the results so far are kept]\n" % limit)
+        self.commands.append({"name": name, "argv": argv, "rc": rc, "seconds": round(time.monotonic() - t0, 1)})
+        with open(errpath) as f:
+            return rc, f.read()
+
+    def _log(self, name, argv, rc, out, err, secs):
+        base = os.path.join(self.work, "%02d-%s" % (self.n, name))
+        with open(base + ".out", "w") as f:
+            f.write(out or "")
+        with open(base + ".err", "w") as f:
+            f.write("$ %s\n" % " ".join(shlex.quote(a) for a in argv))
+            f.write(err or "")
+        self.commands.append({"name": name, "argv": argv, "rc": rc, "seconds": round(secs, 1)})
+
+
+def _text(b):
+    if b is None:
+        return ""
+    return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
+
+
+def _kill(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def first_line(text, limit=300):
+    for ln in (text or "").splitlines():
+        if ln.strip():
+            return ln.strip()[:limit]
+    return ""
+
+
+# ----------------------------------------------------------------------------- the phases
+
+class Check:
+    def __init__(self, opts):
+        self.o = opts
+        self.t_start = time.monotonic()
+        self.deadline = self.t_start + opts.budget
+        self.report = {"mode": "stand-ins" if opts.stand_ins else "gpu",
+                       "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                       "budget_s": opts.budget, "phases": {}}
+        self.work = tempfile.mkdtemp(prefix="tlreplay-gpu-check.")
+        self.env = self._environment()
+        self.run = Runner(self.work, self.env, self.deadline)
+        self.entries = []       # the merged IR
+        self.sources = []       # (trace name, trace path) per entry
+        self.results = {}       # pass -> index -> result
+
+    # -- set-up
+    def _environment(self):
+        o = self.o
+        env = dict(os.environ)
+        env.pop("PYTHONHOME", None)
+        env["TLREPLAY_STORE"] = os.path.join(self.work, "results.jsonl")
+        env["TLREPLAY_PYTHON"] = o.python
+        env["HOME"] = env.get("HOME") or self.work
+        env["PYTHONUNBUFFERED"] = "1"
+        if o.stand_ins:
+            s = o.stand_ins
+            env["PATH"] = s + os.pathsep + env.get("PATH", "")
+            env["TLREPLAY_CUPTI_LIB"] = os.path.join(s, "libfake_cupti.so")
+            env["TLREPLAY_CUDA_LIB"] = os.path.join(s, "libfake_cuda.so")
+            env["TLREPLAY_NVML_LIB"] = os.path.join(s, "libfake_nvml.so")
+            env["FAKE_CUPTI_PASSES"] = "2"
+        return env
+
+    def phase(self, name, fn, need_s=5, needs=None, cap_s=None):
+        """Run one phase unless skipped; need_s: the least budget worth starting it with;
+        needs: the phase whose results it uses; cap_s: the most it may take of the budget."""
+        t0 = time.monotonic()
+        rec = self.report["phases"].setdefault(name, {})
+        dep = self.report["phases"].get(needs, {}) if needs else {}
+        if name in self.o.skip:
+            rec.update(status="skipped", why="--skip %s" % name)
+        elif needs and dep.get("status") != "ok":
+            rec.update(status="skipped", why="needs the %s phase, which %s" % (
+                needs, "was skipped" if dep.get("status") == "skipped" else "failed"))
+        elif self.run.left() < need_s:
+            rec.update(status="skipped", why="time budget spent (%.0f s of %d s used)" % (
+                time.monotonic() - self.t_start, self.o.budget))
+        else:
+            if cap_s:
+                self.run.deadline = min(self.deadline, t0 + cap_s)
+            try:
+                fn(rec)
+                rec.setdefault("status", "ok")
+            except CheckError as exc:
+                rec.update(status="failed", why=str(exc))
+            except Exception as exc:  # a bug of the check itself: keep going, say where
+                rec.update(status="failed", why="gpu_check.py: %s: %s" % (type(exc).__name__, exc))
+            finally:
+                self.run.deadline = self.deadline
+        rec["seconds"] = round(time.monotonic() - t0, 1)
+        sys.stderr.write("gpu-check: %-8s %s (%.0f s)%s\n" % (name, rec["status"], rec["seconds"],
+                                                            ": " + rec["why"] if rec.get("why") else ""))
+
+    def tl(self, *args):
+        return [self.o.tlreplay] + list(args)
+
+    # -- env
+    def p_env(self, rec):
+        rc, out, err = self.run.run("version", self.tl("--version"), timeout=30)
+        if rc != 0:
+            raise CheckError("the bundle's tlreplay does not run here: %s" % (first_line(err) or "exit %s" % rc))
+        rec["tlreplay"] = out.strip()
+        probe = ("import json, sys\n"
+                 "d = {'python': sys.executable, 'python_version': sys.version.split()[0]}\n"
+                 "try:\n"
+                 "    import torch\n"
+                 "    d.update(torch=torch.__version__, torch_cuda=torch.version.cuda,\n"
+                 "             cuda_available=torch.cuda.is_available())\n"
+                 "    if torch.cuda.is_available():\n"
+                 "        p = torch.cuda.get_device_properties(0)\n"
+                 "        d.update(gpu=p.name, sms=p.multi_processor_count, memory=p.total_memory,\n"
+                 "                 capability='%d.%d' % (p.major, p.minor), l2=getattr(p, 'L2_cache_size', None))\n"
+                 "except Exception as e:\n"
+                 "    d['torch_error'] = '%s: %s' % (type(e).__name__, e)\n"
+                 "print(json.dumps(d))\n")
+        rc, out, err = self.run.run("torch", [self.o.python, "-c", probe], timeout=120)
+        try:
+            rec["python"] = json.loads(out.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            raise CheckError("%s cannot run the torch probe: %s" % (self.o.python, first_line(err)))
+        if rec["python"].get("torch_error"):
+            raise CheckError("%s: torch does not import: %s" % (self.o.python, rec["python"]["torch_error"]))
+        if not rec["python"].get("cuda_available"):
+            raise CheckError("torch %s in %s sees no CUDA device" % (rec["python"].get("torch"), self.o.python))
+        rc, out, err = self.run.run("nvidia-smi", ["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
+                                                   "--format=csv,noheader"], timeout=30)
+        rec["nvidia_smi"] = out.strip() if rc == 0 else "(nvidia-smi: %s)" % (first_line(err) or rc)
+        for tool in ("ncu", "gdb", "nvcc"):
+            rec[tool] = shutil.which(tool, path=self.env.get("PATH")) or None
+        if self.o.stand_ins:
+            rec["stand_ins"] = self.o.stand_ins
+
+    # -- schemas
+    def p_schemas(self, rec):
+        torch_v = self.report["phases"].get("env", {}).get("python", {}).get("torch", "")
+        m = re.match(r"(\d+)\.(\d+)", torch_v or "")
+        if not m:
+            raise CheckError("torch's version is unknown (the env phase failed)")
+        name = "torch-%s.%s.json.gz" % m.groups()
+        dest = os.path.join(self.o.out, name)
+        rc, out, err = self.run.run("schemas", [self.o.python, os.path.join(HERE, "gen_schema_snapshot.py"), dest],
+                                    timeout=300)
+        if rc != 0:
+            raise CheckError("gen_schema_snapshot.py failed: %s" % first_line(err))
+        with gzip.open(dest, "rt") as f:
+            doc = json.load(f)
+        rec.update(file=name, torch=doc.get("torch"), schemas=len(doc.get("schemas") or []),
+                   bytes=os.path.getsize(dest))
+        if rec["schemas"] < 100:
+            raise CheckError("the snapshot holds only %d schemas" % rec["schemas"])
+
+    # -- ir
+    def p_ir(self, rec):
+        rec["traces"] = []
+        for path in self.o.traces:
+            name = os.path.basename(path).replace(".json.gz", "").replace(".json", "")
+            irp = os.path.join(self.work, "ir-%s.json" % name)
+            rc, out, err = self.run.run("ir-" + name[:40], self.tl("ir", "-i", path, "--launchers", "--unique",
+                                                                   "-o", irp), timeout=300)
+            t = {"trace": name, "path": path}
+            if rc != 0 or not os.path.exists(irp):
+                t.update(status="failed", why=first_line(err))
+            else:
+                with open(irp) as f:
+                    ents = json.load(f)
+                t.update(status="ok", groups=len(ents), note=first_line(err))
+                for e in ents:
+                    self.entries.append(e)
+                    self.sources.append((name, path))
+            rec["traces"].append(t)
+        if not self.entries:
+            raise CheckError("no IR entry from any trace")
+        with open(os.path.join(self.work, "all.ir.json"), "w") as f:
+            json.dump(self.entries, f)
+        rec["groups"] = len(self.entries)
+
+    # -- replay passes
+    def _replay(self, rec, key, extra, indices=None):
+        if not self.entries:
+            raise CheckError("no IR (the ir phase failed)")
+        if indices is None:
+            indices = list(range(len(self.entries)))
+        sub = [self.entries[i] for i in indices]
+        irp = os.path.join(self.work, "%s.ir.json" % key)
+        with open(irp, "w") as f:
+            json.dump(sub, f)
+        got = {}
+
+        def take(obj):
+            i = obj.get("index")
+            if isinstance(i, int) and 0 <= i < len(indices):
+                got[indices[i]] = obj
+
+        argv = self.tl("replay", irp, "-j", "--device", "cuda", "-r", str(self.o.iters), "--warmup",
+                       str(self.o.warmup), "--timeout", "120", "--no-store") + extra
+        rc, err = self.run.stream_json("replay-" + key, argv, take)
+        self.results[key] = got
+        rec["argv"] = " ".join(shlex.quote(a) for a in argv[1:])
+        rec["rc"] = rc
+        if rc is None:
+            rec["why"] = "stopped at the time budget after %d of %d groups" % (len(got), len(sub))
+        elif rc not in (0, 1):
+            rec["why"] = first_line(err)
+        part = summarize_pass([self.entries[i] for i in indices], {k: got[indices[k]] for k in range(len(indices))
+                                                                    if indices[k] in got})
+        rec["summary"] = part
+        if not got:
+            raise CheckError("no result: %s" % (first_line(err) or "exit %s" % rc))
+
+    def p_replay(self, rec):
+        self._replay(rec, "plain", [])
+        rec["targets"] = [{"name": n, "measured": m, "target": t, "passed": p}
+                          for n, m, t, p in judge(rec["summary"])]
+
+    def p_flush(self, rec):
+        self._replay(rec, "flush", ["--flush-l2"])
+
+    def p_graph(self, rec):
+        plain = self.results.get("plain", {})
+        idx = [i for i, e in enumerate(self.entries)
+               if (trace_time_us(e) or 1e9) < GRAPH_BELOW_US and plain.get(i, {}).get("status") == "ok"]
+        rec["groups_under_10us"] = len(idx)
+        if not idx:
+            rec.update(status="skipped", why="no group under %g us replayed ok" % GRAPH_BELOW_US)
+            return
+        self._replay(rec, "graph", ["--cuda-graph"], idx)
+        # the same groups without a graph, for the comparison
+        rec["same_groups_plain"] = summarize_pass([self.entries[i] for i in idx],
+                                                  {k: plain[i] for k, i in enumerate(idx) if i in plain})
+
+    # -- counters against ncu
+    def _pick_ops(self):
+        plain = self.results.get("plain", {})
+        picked = []
+        for label, rx in COUNTER_CLASSES:
+            for i, e in enumerate(self.entries):
+                r = plain.get(i)
+                if (r and r.get("status") == "ok" and rx.match(e.get("op_name", "")) and
+                        len(e.get("kernels") or []) == 1 and r.get("kernels") and e.get("uid") is not None):
+                    picked.append((label, i))
+                    break
+        return picked
+
+    def p_counters(self, rec):
+        ops = self._pick_ops()
+        if not ops:
+            raise CheckError("no single-kernel GEMM, normalization or elementwise group replayed ok")
+        ncu = shutil.which("ncu", path=self.env.get("PATH"))
+        rec["ops"] = []
+        for label, i in ops:
+            e = self.entries[i]
+            trace_name, trace_path = self.sources[i]
+            uid = str(e["uid"])
+            row = {"class": label, "op": e["op_name"], "uid": e["uid"], "trace": trace_name,
+                   "kernels": self.results["plain"][i].get("kernels"), "metrics": []}
+            events = ",".join("nvgpu/%s/" % m for m in NCU_METRICS)
+            rc, out, err = self.run.run("stat-%s" % label.split("/")[0], self.tl(
+                "stat", "-j", "-e", events, "--device", "cuda", "--flush-l2", "--iters", "5", "--warmup", "2",
+                "--no-store", "-i", trace_path, "uid", uid), timeout=300)
+            mine = {}
+            for ln in (out + "\n" + err).splitlines():
+                try:
+                    obj = json.loads(ln)
+                except ValueError:
+                    continue
+                ev = obj.get("event", "")
+                m = re.fullmatch(r"nvgpu/(.+)/", ev)
+                if m:
+                    mine[m.group(1)] = obj
+            if rc != 0:
+                row["tlreplay_error"] = first_line(err)
+            ncu_rows, ncu_err = [], None
+            if ncu is None:
+                ncu_err = "ncu is not on PATH"
+            else:
+                log = os.path.join(self.work, "ncu-%s.csv" % label.split("/")[0])
+                rc2, out2, err2 = self.run.run("ncu-%s" % label.split("/")[0], [
+                    ncu, "--csv", "--log-file", log, "--metrics", ",".join(NCU_METRICS),
+                    "--target-processes", "all", "--cache-control", "all", "--clock-control", "none",
+                    "--print-kernel-base", "demangled"] + self.tl(
+                    "uid", "-i", trace_path, uid, "--device", "cuda", "-r", "2", "--warmup", "0", "--no-store"),
+                    timeout=300)
+                try:
+                    with open(log) as f:
+                        ncu_rows = parse_ncu_csv(f.read())
+                except (OSError, ValueError) as exc:
+                    ncu_err = "ncu (exit %s): %s; %s" % (rc2, exc, first_line(err2) or first_line(out2))
+            for m in NCU_METRICS:
+                t = mine.get(m, {})
+                cell = {"metric": m}
+                v = t.get("counter-value")
+                try:
+                    cell["tlreplay"] = float(v)
+                except (TypeError, ValueError):
+                    cell["tlreplay"] = None
+                    cell["tlreplay_why"] = t.get("why") or v or "no output"
+                cell["unit"] = t.get("unit")
+                if ncu_rows:
+                    nv, n_inst, calls = ncu_per_call(ncu_rows, row["kernels"], m)
+                    cell.update(ncu=nv, ncu_instances=n_inst, ncu_calls=calls)
+                    if nv is None:
+                        cell["ncu_why"] = "no ncu row of the op's kernel"
+                else:
+                    cell.update(ncu=None, ncu_why=ncu_err)
+                if cell.get("tlreplay") is not None and cell.get("ncu"):
+                    cell["diff"] = (cell["tlreplay"] - cell["ncu"]) / cell["ncu"]
+                row["metrics"].append(cell)
+            rec["ops"].append(row)
+
+    # -- energy against nvidia-smi
+    def _smi_energy_mj(self):
+        try:
+            p = subprocess.run(["nvidia-smi", "--query-gpu=total_energy_consumption", "--format=csv,noheader,nounits",
+                                "-i", "0"], env=self.env, capture_output=True, text=True, timeout=10)
+            return float(p.stdout.strip().splitlines()[0])
+        except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+            return None
+
+    def p_energy(self, rec):
+        plain = self.results.get("plain", {})
+        # the longest-running ok GEMM group keeps the GPU busy: energy well above idle
+        best = None
+        for i, e in enumerate(self.entries):
+            r = plain.get(i)
+            if r and r.get("status") == "ok" and e.get("uid") is not None and GEMM_CONV.match(e.get("op_name", "")):
+                if best is None or (r.get("median_us") or 0) > (plain[best].get("median_us") or 0):
+                    best = i
+        if best is None:
+            raise CheckError("no GEMM group replayed ok")
+        e = self.entries[best]
+        trace_name, trace_path = self.sources[best]
+        ctl_r, ctl_w = os.pipe()
+        ack_r, ack_w = os.pipe()
+        argv = self.tl("stat", "-j", "-e", "nvml/energy-gpu0/", "--device", "cuda", "--min-time", "3",
+                       "--iters", "100", "--warmup", "5", "--no-store", "--control", "fd:%d,%d" % (ctl_w, ack_r),
+                       "-i", trace_path, "uid", str(e["uid"]))
+        readings = []
+        t0 = time.monotonic()
+        p = subprocess.Popen(argv, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             pass_fds=(ctl_w, ack_r), start_new_session=True)
+        os.close(ctl_w)
+        os.close(ack_r)
+        buf = b""
+        try:
+            while time.monotonic() - t0 < min(120, self.run.left()):
+                r, _w, _x = select.select([ctl_r], [], [], 1.0)
+                if not r:
+                    if p.poll() is not None:
+                        break
+                    continue
+                chunk = os.read(ctl_r, 256)
+                if not chunk:
+                    break
+                buf += chunk
+                while b"\n" in buf:
+                    cmd, buf = buf.split(b"\n", 1)
+                    cmd = cmd.strip(b"\0 ").decode()
+                    readings.append((cmd, self._smi_energy_mj(), time.monotonic()))
+                    os.write(ack_w, b"ack\n")
+            try:
+                out, err = p.communicate(timeout=max(5, min(60, self.run.left())))
+            except subprocess.TimeoutExpired:
+                _kill(p)
+                out, err = p.communicate()
+        finally:
+            os.close(ctl_r)
+            os.close(ack_w)
+        out, err = _text(out), _text(err)
+        self.run._log("energy", argv, p.returncode, out, err, time.monotonic() - t0)
+        rec.update(op=e["op_name"], uid=e["uid"], trace=trace_name)
+        val = None
+        for ln in (out + "\n" + err).splitlines():
+            try:
+                obj = json.loads(ln)
+            except ValueError:
+                continue
+            if obj.get("event") == "nvml/energy-gpu0/":
+                rec["tlreplay_raw"] = obj
+                try:
+                    val = float(obj.get("counter-value"))
+                except (TypeError, ValueError):
+                    rec["tlreplay_why"] = obj.get("why") or obj.get("counter-value")
+        rec["tlreplay_j"] = val
+        en = [x for x in readings if x[0] == "enable"]
+        dis = [x for x in readings if x[0] == "disable"]
+        if en and dis and en[0][1] is not None and dis[-1][1] is not None:
+            rec["nvidia_smi_j"] = (dis[-1][1] - en[0][1]) / 1000.0
+            rec["region_s"] = dis[-1][2] - en[0][2]
+        else:
+            rec["nvidia_smi_why"] = "no energy reading at the region's boundaries (%d control messages)" % len(readings)
+        if val is not None and rec.get("nvidia_smi_j"):
+            rec["diff"] = (val - rec["nvidia_smi_j"]) / rec["nvidia_smi_j"]
+        if p.returncode != 0:
+            raise CheckError("tlreplay stat exited %s: %s" % (p.returncode, first_line(err)))
+
+    # -- gdb
+    def p_gdb(self, rec):
+        gdb = shutil.which("gdb", path=self.env.get("PATH"))
+        if not gdb:
+            rec.update(status="skipped", why="gdb is not installed on this machine")
+            return
+        bundle = os.path.dirname(os.path.dirname(os.path.abspath(self.o.tlreplay)))
+        script = os.path.join(bundle, "share", "tlreplay", "gdb", "tlreplay.py")
+        lib = os.path.join(bundle, "lib", "libtlreplay.so.0")
+        if not os.path.exists(script):
+            raise CheckError("%s is not there (is --tlreplay a bundle's bin/tlreplay?)" % script)
+        model = os.path.join(HERE, "addmm_model.py")
+        trace = os.path.join(self.work, "addmm-model.json")
+        # the inferior runs the real torch: CUDA on a GPU machine; the CPU in a dry run
+        real_py = self.o.inferior_python or self.o.python
+        model_dev = "cpu" if self.o.stand_ins else "cuda"
+        env = dict(self.env, ADDMM_MODEL_DEVICE=model_dev)
+        self.run.env = env
+        try:
+            rc, out, err = self.run.run("gdb-profile", [real_py, model, trace], timeout=180)
+            if rc != 0:
+                raise CheckError("profiling the torch program failed: %s" % first_line(err))
+            genv = dict(env)
+            genv.pop("PYTHONPATH", None)
+            self.run.env = genv
+            rc, out, err = self.run.run("gdb", [
+                gdb, "-nx", "--batch", "-ex", "source " + script, "-ex", "set tlreplay program " + self.o.tlreplay,
+                "-ex", "set tlreplay library " + lib, "-ex", "set tlreplay store off",
+                "-ex", "set tlreplay python " + self.o.python, "-ex", "set tlreplay device cuda",
+                "-ex", "tlreplay open " + trace, "-ex", "set tlreplay iterations 3",
+                "-ex", "set breakpoint pending on", "-ex", "break at::_ops::addmm::call", "-ex", "run",
+                "-ex", "tlreplay here", "--args", real_py, model], timeout=300)
+        finally:
+            self.run.env = self.env
+        text = out + err
+        found = {
+            "stopped in aten::addmm": "The program is in aten::addmm" in text,
+            "live arguments read": "Live arguments (read from the program's memory)" in text,
+            "a UID picked": "Picked UID" in text,
+            "replayed on cuda": bool(re.search(r"timed calls after \d+ warm-up", text)),
+            "no Python error": not re.search(r"Traceback|Python Exception|Error occurred in Python", text),
+        }
+        rec.update(inferior_device=model_dev, checks=found)
+        m = re.search(r"^\s*time\s+median.*$", text, re.M)
+        if m:
+            rec["time_line"] = m.group(0).strip()
+        if not all(found.values()):
+            raise CheckError("gdb: %s" % ", ".join(k for k, v in found.items() if not v))
+
+    # -- the whole check
+    def main(self):
+        self.phase("env", self.p_env)
+        env_ok = self.report["phases"]["env"]["status"] == "ok"
+        if env_ok:
+            self.phase("schemas", self.p_schemas, need_s=20)
+            self.phase("ir", self.p_ir, need_s=30)
+            self.phase("replay", self.p_replay, need_s=30, needs="ir")
+            self.phase("flush", self.p_flush, need_s=30, needs="ir", cap_s=150)
+            self.phase("graph", self.p_graph, need_s=20, needs="replay", cap_s=60)
+            self.phase("counters", self.p_counters, need_s=60, needs="replay", cap_s=180)
+            self.phase("energy", self.p_energy, need_s=30, needs="replay", cap_s=60)
+            self.phase("gdb", self.p_gdb, need_s=30, cap_s=120)
+        self.report["seconds"] = round(time.monotonic() - self.t_start, 1)
+        self.report["commands"] = self.run.commands
+        self.write()
+        ok = all(p.get("status") in ("ok", "skipped") for p in self.report["phases"].values())
+        targets = self.report["phases"].get("replay", {}).get("targets") or []
+        if self.o.stand_ins:  # the stand-ins' kernels and times say nothing of the targets
+            targets = []
+        return 0 if ok and env_ok and all(t["passed"] for t in targets) else 1
+
+    def write(self):
+        out = self.o.out
+        self.report["failures"], self.report["mismatches"] = collect_details(self)
+        tmp = os.path.join(out, ".report.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump(self.report, f, indent=1, sort_keys=True)
+        os.replace(tmp, os.path.join(out, "report.json"))
+        tmp = os.path.join(out, ".report.md.tmp")
+        with open(tmp, "w") as f:
+            f.write(render_markdown(self.report))
+        os.replace(tmp, os.path.join(out, "report.md"))
+        with tarfile.open(os.path.join(out, "raw.tar.gz"), "w:gz") as tar:
+            tar.add(self.work, arcname="raw")
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- the report
+
+def _pct(x):
+    return "-" if x is None else "%.1f%%" % (100.0 * x)
+
+
+def _num(x, fmt="%.3g"):
+    return "-" if x is None else fmt % x
+
+
+def _ratio_row(label, st):
+    if not st.get("n"):
+        return "| %s | 0 | - | - | - | - |\n" % label
+    return "| %s | %d | %.2f | %.2f | %.2f | %s (%d) |\n" % (
+        label, st["n"], st["median"], st["p10"], st["p90"], _pct(st["within_10pct"]), st["within_n"])
+
+
+def render_markdown(rep):
+    ph = rep["phases"]
+    env = ph.get("env", {})
+    py = env.get("python", {})
+    lines = []
+    w = lines.append
+    if rep["mode"] == "stand-ins":
+        w("# GPU check: DRY RUN AGAINST STAND-INS, no number below was measured on a GPU\n\n")
+        w("Everything here ran on a machine without a GPU: torch.cuda was a fake (tensors on the CPU, "
+          "events timed by the host clock, the profiler reporting one fixed kernel), CUPTI, libcuda and NVML "
+          "were tlreplay's test doubles, and `ncu` and `nvidia-smi` were scripts (%s). It proves that the "
+          "check runs from end to end and that the report is assembled; kernel verdicts and ratios are "
+          "meaningless.\n\n" % env.get("stand_ins", "standin/"))
+    else:
+        w("# GPU check on %s\n\n" % (py.get("gpu") or "an unknown GPU"))
+    w("Started %s, %.0f s of a %d s budget. `%s`; Python %s (%s); torch %s (CUDA %s); %s.\n\n" % (
+        rep["started"], rep.get("seconds", 0), rep["budget_s"], env.get("tlreplay", "tlreplay ?"),
+        py.get("python_version", "?"), py.get("python", "?"), py.get("torch", "?"), py.get("torch_cuda", "?"),
+        env.get("nvidia_smi", "no nvidia-smi")))
+    if py.get("gpu"):
+        w("Device: %s, %s SMs, capability %s, %s GiB, L2 %s MiB.\n\n" % (
+            py["gpu"], py.get("sms"), py.get("capability"), _num((py.get("memory") or 0) / 2**30, "%.0f"),
+            _num((py.get("l2") or 0) / 2**20, "%.0f")))
+    w("| phase | status | seconds | note |\n|---|---|---|---|\n")
+    for name, p in ph.items():
+        w("| %s | %s | %s | %s |\n" % (name, p.get("status"), p.get("seconds"), (p.get("why") or "").replace("|", "/")))
+    w("\n")
+
+    rp = ph.get("replay", {})
+    if rp.get("summary"):
+        w("## Replay on cuda of every `--launchers --unique` group\n\n")
+        for t in ph.get("ir", {}).get("traces", []):
+            w("- %s: %s\n" % (t["trace"], "%d groups" % t["groups"] if t.get("status") == "ok"
+                              else "IR failed: %s" % t.get("why")))
+        w("\n`tlreplay %s`\n\n" % rp.get("argv", ""))
+        w("### Targets\n\n| target | measured | wanted | verdict |\n|---|---|---|---|\n")
+        for t in rp.get("targets", []):
+            verdict = "PASS" if t["passed"] else "FAIL"
+            if rep["mode"] == "stand-ins":
+                verdict = "n/a (stand-ins)"
+            w("| %s | %s | >= %s | %s |\n" % (t["name"], _pct(t["measured"]), _pct(t["target"]), verdict))
+        w("\n### Outcomes and kernel names\n\n")
+        w("| pass | groups | ok | failed | unavailable | non-custom ok | MATCH | SUBSET | MISMATCH | no names |\n")
+        w("|---|---|---|---|---|---|---|---|---|---|\n")
+        for key in ("replay", "flush", "graph"):
+            s = ph.get(key, {}).get("summary")
+            if not s:
+                continue
+            c, k, core = s["counts"], s["kernels"], s["core"]
+            w("| %s | %d | %d | %d | %d | %d/%d | %d | %d | %d | %d |\n" % (
+                key, c["attempted"], c["ok"], c["failed"], c["unavailable"], core["ok"], core["groups"],
+                k["MATCH"], k["SUBSET"], k["MISMATCH"], k["none"]))
+        w("\n### Replay time / trace time\n\n")
+        w("Trace time: the group's mean GPU time per call in the trace (the sum of its kernels). "
+          "Event time: the median of the CUDA-event-timed calls (what `tlreplay uid` reports). "
+          "Kernel time: the replay's kernels summed, from torch.profiler over one call (as the trace "
+          "counts them, without launch gaps).\n\n")
+        w("| pass, groups, measure | n | median | p10 | p90 | within 10% |\n|---|---|---|---|---|---|\n")
+        for key, label in (("replay", "plain"), ("flush", "--flush-l2"), ("graph", "--cuda-graph")):
+            s = ph.get(key, {}).get("summary")
+            if not s:
+                continue
+            w(_ratio_row("%s, all, event time" % label, s["event_ratio"]))
+            w(_ratio_row("%s, all, kernel time" % label, s["kernel_ratio"]))
+            w(_ratio_row("%s, GEMM/conv, event time" % label, s["gemm_conv_event_ratio"]))
+            w(_ratio_row("%s, GEMM/conv, kernel time" % label, s["gemm_conv_kernel_ratio"]))
+        g = ph.get("graph", {})
+        if g.get("same_groups_plain"):
+            w(_ratio_row("plain, the same groups under %g us, event time" % GRAPH_BELOW_US,
+                         g["same_groups_plain"]["event_ratio"]))
+        w("\n")
+        bad = rep.get("failures") or []
+        if bad:
+            w("### Groups that did not replay (plain pass)\n\n| trace | op | status | reason |\n|---|---|---|---|\n")
+            for b in bad[:40]:
+                w("| %s | %s | %s | %s |\n" % (b["trace"], b["op"], b["status"], (b["error"] or "").replace("|", "/")[:200]))
+            if len(bad) > 40:
+                w("\n(%d more in report.json)\n" % (len(bad) - 40))
+            w("\n")
+        mism = rep.get("mismatches") or []
+        if mism:
+            w("### Kernel-name MISMATCH (plain pass, first 15)\n\n")
+            for m in mism[:15]:
+                w("- %s (%s): trace `%s`; replay `%s`\n" % (m["op"], m["trace"], "`, `".join(m["trace_kernels"])[:300],
+                                                           "`, `".join(m["replay_kernels"])[:300]))
+            w("\n")
+
+    sc = ph.get("schemas", {})
+    if sc.get("status") == "ok":
+        w("## Schema snapshot\n\n%s: torch %s, %d schemas, %d bytes (commit it to core/replay/schemas/).\n\n" % (
+            sc["file"], sc["torch"], sc["schemas"], sc["bytes"]))
+
+    co = ph.get("counters", {})
+    if co.get("ops"):
+        w("## CUPTI metrics (`tlreplay stat -e nvgpu/M/`, per call, L2 flushed) against `ncu --metrics`\n\n")
+        w("ncu: `--cache-control all --clock-control none`, per kernel, summed per call (`.sum`) or averaged.\n\n")
+        w("| op (uid) | metric | tlreplay | ncu | diff |\n|---|---|---|---|---|\n")
+        for o in co["ops"]:
+            for m in o["metrics"]:
+                w("| %s (%s) | %s | %s | %s | %s |\n" % (
+                    o["op"], o["uid"], m["metric"],
+                    _num(m.get("tlreplay"), "%.6g") if m.get("tlreplay") is not None else "n/a: %s" % m.get("tlreplay_why"),
+                    _num(m.get("ncu"), "%.6g") if m.get("ncu") is not None else "n/a: %s" % m.get("ncu_why"),
+                    _pct(m.get("diff")) if m.get("diff") is not None else "-"))
+        w("\n")
+
+    en = ph.get("energy", {})
+    if en.get("op"):
+        w("## Energy: `nvml/energy-gpu0/` against nvidia-smi's counter over the same region\n\n")
+        w("%s (uid %s): tlreplay %s J, nvidia-smi %s J over %s s, diff %s.%s\n\n" % (
+            en["op"], en["uid"], _num(en.get("tlreplay_j"), "%.3f"), _num(en.get("nvidia_smi_j"), "%.3f"),
+            _num(en.get("region_s"), "%.2f"), _pct(en.get("diff")) if en.get("diff") is not None else "-",
+            " (%s)" % en["tlreplay_why"] if en.get("tlreplay_why") else ""))
+
+    gd = ph.get("gdb", {})
+    w("## gdb\n\n")
+    if gd.get("status") == "skipped":
+        w("Skipped: %s.\n\n" % gd.get("why"))
+    elif gd.get("checks"):
+        w("Inferior on %s, replay on cuda: %s.%s\n\n" % (
+            gd.get("inferior_device"), ", ".join("%s %s" % (k, "yes" if v else "NO") for k, v in gd["checks"].items()),
+            " `%s`" % gd["time_line"] if gd.get("time_line") else ""))
+    else:
+        w("%s\n\n" % (gd.get("why") or "not run"))
+    w("Raw outputs of every command: raw.tar.gz.\n")
+    return "".join(lines)
+
+
+def collect_details(chk):
+    """Failure and mismatch lists of the plain pass, for the report."""
+    plain = chk.results.get("plain", {})
+    fails, mism = [], []
+    for i, e in enumerate(chk.entries):
+        r = plain.get(i)
+        if r is None:
+            continue
+        trace = chk.sources[i][0]
+        if r.get("status") != "ok":
+            fails.append({"trace": trace, "op": e.get("op_name"), "uid": e.get("uid"), "status": r.get("status"),
+                          "error": first_line(r.get("error") or "")})
+        elif (r.get("kernels_vs_trace") or kernel_verdict(e, r)) == "MISMATCH":
+            mism.append({"trace": trace, "op": e.get("op_name"), "uid": e.get("uid"),
+                         "trace_kernels": [k.get("name") for k in e.get("kernels") or []],
+                         "replay_kernels": r.get("kernels") or []})
+    return fails, mism
+
+
+# ----------------------------------------------------------------------------- options
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="gpu-check", description="Run every GPU path of tlreplay and write a report.")
+    p.add_argument("-o", "--output", dest="out", default="gpu-check-out", help="output folder (default ./gpu-check-out)")
+    p.add_argument("--tlreplay", default=os.path.join(HERE, "tlreplay", "bin", "tlreplay"),
+                   help="the tlreplay to check (default: the bundle beside this script)")
+    p.add_argument("--traces", nargs="+", default=None, metavar="TRACE",
+                   help="traces (files or folders; default: traces/ beside this script)")
+    p.add_argument("--python", default=None, help="Python with torch (default $TLREPLAY_PYTHON, else python3 on PATH)")
+    p.add_argument("--inferior-python", default=None, help="Python for the gdb inferior (default --python)")
+    p.add_argument("--budget", type=int, default=450, help="seconds for the whole check (default 450)")
+    p.add_argument("-r", "--iters", type=int, default=50, help="timed calls per replay (default 50)")
+    p.add_argument("--warmup", type=int, default=5, help="warm-up calls per replay (default 5)")
+    p.add_argument("--skip", action="append", default=[], metavar="PHASE", help="skip a phase (repeatable)")
+    p.add_argument("--stand-ins", nargs="?", const=os.path.join(HERE, "standin"), default=None, metavar="DIR",
+                   help="dry run against the stand-ins in DIR (default standin/ beside this script)")
+    o = p.parse_args(argv)
+    if o.budget < 30 or o.iters < 1 or o.warmup < 0:
+        p.error("--budget must be at least 30, -r at least 1, --warmup not negative")
+    o.out = os.path.abspath(o.out)
+    o.tlreplay = os.path.abspath(o.tlreplay)
+    if not os.access(o.tlreplay, os.X_OK):
+        raise CheckError("%s: no tlreplay there (run `make gpu-check`, or give --tlreplay)" % o.tlreplay)
+    if o.stand_ins:
+        o.stand_ins = os.path.abspath(o.stand_ins)
+        if not os.path.isfile(os.path.join(o.stand_ins, "python")):
+            raise CheckError("%s: not a stand-ins folder (it has no python stand-in)" % o.stand_ins)
+        o.inferior_python = o.inferior_python or os.environ.get("STANDIN_REAL_PYTHON") or "/usr/bin/python3"
+        o.python = o.python or os.path.join(o.stand_ins, "python")
+    o.python = o.python or os.environ.get("TLREPLAY_PYTHON") or shutil.which("python3")
+    if not o.python:
+        raise CheckError("no python3 on PATH: give --python")
+    found = []
+    for t in o.traces or [os.path.join(HERE, "traces")]:
+        if os.path.isdir(t):
+            found += sorted(os.path.join(t, f) for f in os.listdir(t) if f.endswith((".json", ".json.gz")))
+        elif os.path.isfile(t):
+            found.append(t)
+        else:
+            raise CheckError("%s: no such trace or folder" % t)
+    if not found:
+        raise CheckError("no trace (.json or .json.gz) in %s" % " ".join(o.traces or [os.path.join(HERE, "traces")]))
+    o.traces = [os.path.abspath(t) for t in found]
+    if os.path.exists(o.out) and not os.path.isdir(o.out):
+        raise CheckError("%s: exists and is not a folder" % o.out)
+    os.makedirs(o.out, exist_ok=True)
+    return o
+
+
+def main(argv=None):
+    try:
+        opts = parse_args(sys.argv[1:] if argv is None else argv)
+        chk = Check(opts)
+        rc = chk.main()
+    except CheckError as exc:
+        sys.stderr.write("gpu-check: %s\n" % exc)
+        return 2
+    except OSError as exc:
+        sys.stderr.write("gpu-check: %s: %s\n" % (exc.filename or "", exc.strerror))
+        return 2
+    sys.stderr.write("gpu-check: report in %s (report.md, report.json, raw.tar.gz)\n" % opts.out)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+#!/bin/sh
+# The GPU check (make gpu-check, bench/gpu-check): its arithmetic and parsing (the unittest file
+# next to this one), then the dry run of the whole folder against the stand-ins (fake torch.cuda,
+# fake CUPTI/CUDA/NVML, fake ncu and nvidia-smi) on the BERT H100 trace: every phase runs, the
+# report says it came from stand-ins, its numbers are those of the replays and of the fakes; and
+# the bad inputs: no tlreplay, an output that is a file, a missing trace, a broken trace.
+. "$(dirname "$0")/../taplib.sh"
+BUILD=${TLREPLAY_BUILD:-$ROOT/build}
+GC=$BUILD/gpu-check
+T=$SHARED/traces/TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz
+
+"$PYTHON" "$ROOT/tests/replay/test_gpu_check.py" >"$TMP/unit" 2>&1
+st=$?
+ok $st "gpu_check.py: statistics, targets, ncu CSV, kernel matching, report (unit tests)"
+[ $st -eq 0 ] || diag "$(tail -n 30 "$TMP/unit")"
+
+# bad inputs: one line naming the thing, exit 2, nothing written
+run sh "$GC/run.sh" --tlreplay /nonexistent/tlreplay -o "$TMP/o1"
+[ "$RC" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '/nonexistent/tlreplay: no tlreplay there' "$TMP/err" &&
+	[ ! -e "$TMP/o1" ]
+ok $? "no tlreplay: one line naming it, exit 2"
+: >"$TMP/afile"
+run sh "$GC/run.sh" --stand-ins -o "$TMP/afile" --traces "$ROOT/tests/fixtures/mini.json"
+[ "$RC" -eq 2 ] && grep -q "afile: exists and is not a folder" "$TMP/err"
+ok $? "an output that is a file: refused"
+run sh "$GC/run.sh" --stand-ins -o "$TMP/o2" --traces "$TMP/nope.json.gz"
+[ "$RC" -eq 2 ] && grep -q "nope.json.gz: no such trace or folder" "$TMP/err" && [ ! -e "$TMP/o2" ]
+ok $? "a missing trace: named, exit 2"
+
+if ! "$PYTHON" -c 'import torch' >/dev/null 2>&1; then
+	skip "$PYTHON has no torch: no dry run"
+	done_testing
+fi
+if [ ! -f "$T" ]; then
+	skip "no ../shared (the BERT H100 trace): no dry run"
+	done_testing
+fi
+case "${TLREPLAY_CFLAGS:-}" in
+*-fsanitize*) nogdb="--skip gdb" ;;	# a sanitized libtlreplay cannot load into gdb
+*) nogdb= ;;
+esac
+# a truncated trace beside the good one: its IR fails, the rest goes on
+head -c 20000 "$ROOT/tests/fixtures/mini.json" >"$TMP/broken.json"
+printf '{"traceEvents": [{"ph": "X", "name": ' >"$TMP/broken.json"
+OUT=$TMP/gc
+# shellcheck disable=SC2086
+STANDIN_REAL_PYTHON=$PYTHON sh "$GC/run.sh" --stand-ins -o "$OUT" --traces "$T" "$TMP/broken.json" -r 3 --warmup 1 \
+	$nogdb >"$TMP/out" 2>"$TMP/err"
+RC=$?
+[ "$RC" -eq 0 ] && [ -s "$OUT/report.md" ] && [ -s "$OUT/report.json" ] && [ -s "$OUT/raw.tar.gz" ]
+ok $? "dry run: exit 0, report.md, report.json, raw.tar.gz"
+[ "$RC" -eq 0 ] || diag "$(cat "$TMP/err")"
+head -n 1 "$OUT/report.md" | grep -q '^# GPU check: DRY RUN AGAINST STAND-INS, no number below was measured on a GPU$'
+ok $? "the report's first line says it came from stand-ins"
+grep -q '| non-custom groups that replay ok | .* | n/a (stand-ins) |' "$OUT/report.md"
+ok $? "targets are not judged on stand-ins"
+
+"$TLREPLAY" ir -i "$T" --launchers --unique -o "$TMP/bert.ir.json" 2>/dev/null
+n=$("$PYTHON" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$TMP/bert.ir.json")
+"$PYTHON" - "$OUT/report.json" "$n" "$nogdb" >"$TMP/py" 2>&1 <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+ph = rep["phases"]
+want = ["env", "schemas", "ir", "replay", "counters", "energy", "flush", "graph", "gdb"]
+assert sorted(ph) == sorted(want), list(ph)
+for k in want:
+    if k == "gdb" and sys.argv[3]:
+        assert ph[k]["status"] == "skipped", ph[k]
+        continue
+    assert ph[k]["status"] == "ok", (k, ph[k])
+assert rep["mode"] == "stand-ins"
+traces = ph["ir"]["traces"]
+assert traces[0]["status"] == "ok" and traces[0]["groups"] == n, traces
+assert traces[1]["status"] == "failed" and "broken.json" in traces[1]["why"], traces[1]
+c = ph["replay"]["summary"]["counts"]
+assert c["groups"] == c["attempted"] == n and c["ok"] + c["failed"] + c["unavailable"] == n, c
+assert c["ok"] >= n - 2, c
+# the fake profiler names one relu kernel: every verdict is MISMATCH, and says so
+k = ph["replay"]["summary"]["kernels"]
+assert k["MISMATCH"] == c["ok"], k
+assert ph["flush"]["summary"]["counts"]["attempted"] == n
+g = ph["graph"]
+assert g["summary"]["counts"]["attempted"] == g["groups_under_10us"] > 0, g
+# counters: three ops, four metrics; both sides are the fakes' values
+ops = ph["counters"]["ops"]
+assert [o["class"] for o in ops] == ["gemm", "normalization/softmax", "elementwise"], ops
+fake = {"gpu__time_duration.sum": 1234.5, "smsp__inst_executed.sum": 1e6, "dram__bytes_read.sum": 4096,
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed": 42.5}
+for o in ops:
+    assert [m["metric"] for m in o["metrics"]] == list(fake), o
+    for m in o["metrics"]:
+        assert m["tlreplay"] == fake[m["metric"]] and m["ncu"] == fake[m["metric"]] and m["diff"] == 0, m
+        assert m["ncu_instances"] == 4, m       # the init kernel is not counted
+# energy: the fake NVML moves 5000 mJ a read; the fake nvidia-smi is 100 W of wall time
+e = ph["energy"]
+assert e["tlreplay_j"] == 5.0, e
+assert 2.5 < e["region_s"] < 60 and abs(e["nvidia_smi_j"] - 100 * e["region_s"]) < 0.2 * 100 * e["region_s"], e
+s = ph["schemas"]
+assert s["file"].startswith("torch-1.") and s["schemas"] > 1000, s
+assert all(isinstance(x["rc"], int) or x["rc"] is None for x in rep["commands"])
+print("report.json ok")
+PY
+st=$?
+ok $st "report.json: every phase, the counts of the IR and the replays, the fakes' counter and energy values"
+[ $st -eq 0 ] || diag "$(cat "$TMP/py")"
+
+"$PYTHON" -c 'import gzip,json,sys; d=json.load(gzip.open(sys.argv[1])); assert d["schemas"] and d["torch"].startswith("1.")' \
+	"$OUT"/torch-1.*.json.gz
+ok $? "the schema snapshot is written to OUT and reads back"
+tar -tzf "$OUT/raw.tar.gz" >"$TMP/raw" && grep -q 'raw/.*replay-plain.out' "$TMP/raw" && grep -q 'raw/ncu-gemm.csv' "$TMP/raw"
+ok $? "raw.tar.gz holds every command's output"
+if [ -z "$nogdb" ] && command -v gdb >/dev/null 2>&1; then
+	grep -q '^Inferior on cpu, replay on cuda: stopped in aten::addmm yes, live arguments read yes' "$OUT/report.md"
+	ok $? "gdb: tlreplay here at at::_ops::addmm::call, replayed through the stand-ins"
+else
+	skip "gdb is not usable here"
+fi
+# the dry run's work folder is gone
+! ls -d "${TMPDIR:-/tmp}"/tlreplay-gpu-check.* 2>/dev/null | grep -q .
+ok $? "no work folder left behind"
+
+# --skip and the phases that need another
+run sh "$GC/run.sh" --stand-ins -o "$TMP/gc2" --traces "$T" --skip replay --skip gdb --skip schemas -r 1 --warmup 0
+"$PYTHON" -c '
+import json, sys
+ph = json.load(open(sys.argv[1]))["phases"]
+assert ph["replay"]["why"] == "--skip replay", ph["replay"]
+for k in ("counters", "energy", "graph"):
+    assert ph[k]["status"] == "skipped" and ph[k]["why"] == "needs the replay phase, which was skipped", ph[k]
+assert ph["flush"]["status"] == "ok"
+' "$TMP/gc2/report.json" && [ "$RC" -eq 0 ]
+ok $? "--skip replay: the phases that need it are skipped and say why"
+done_testing
