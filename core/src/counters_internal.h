@@ -128,8 +128,14 @@ void tl_cnt_pfm_foreach(tl_cnt_list_fn fn, void *ctx, size_t max);
 
 /* Levenshtein distance, ASCII case-insensitive. */
 size_t tl_cnt_edit_distance(const char *a, const char *b);
-/* Up to 3 known names close to @name, as "a, b, c" in @buf ("" if none). */
-void tl_cnt_suggest(const char *name, char *buf, size_t size);
+/* Something that lists known names: tl_cnt_generic_foreach, tl_cnt_sysfs_foreach. */
+typedef void (*tl_cnt_names_fn)(tl_cnt_list_fn fn, void *ctx);
+/* Up to 3 names close to @name among those @src[0..nsrc) list (the first
+ * seen wins ties), as "a, b, c" in @buf ("" if none). The callers name the
+ * listers, so that the sysfs resolver can suggest names without this file
+ * depending on it in turn. */
+void tl_cnt_suggest(const char *name, const tl_cnt_names_fn *src, size_t nsrc, char *buf,
+		    size_t size);
 
 /* ------------------------------------------------------------ opening */
 

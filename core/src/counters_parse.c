@@ -145,8 +145,9 @@ static int unknown(const struct parser *p, const char *name, size_t col)
 {
 	char near[400];
 	const char *nopfm = tl_cnt_pfm_unavailable();
+	static const tl_cnt_names_fn known[] = { tl_cnt_generic_foreach, tl_cnt_sysfs_foreach };
 
-	tl_cnt_suggest(name, near, sizeof(near));
+	tl_cnt_suggest(name, known, TL_ARRAY_SIZE(known), near, sizeof(near));
 	return tl_err(-EINVAL, "unknown event '%s' at column %zu of \"%s\"%s%s%s%s%s", name, col + 1,
 		      p->s, near[0] ? "; did you mean: " : "", near, near[0] ? "?" : "",
 		      nopfm ? "; PMU-specific names are unknown: " : "", nopfm ? nopfm : "");
@@ -405,18 +406,4 @@ int tl_cnt_parse(const char *events, struct tl_cnt_list *out)
 	if (err)
 		tl_cnt_list_free(out);
 	return err;
-}
-
-void tl_cnt_list_free(struct tl_cnt_list *l)
-{
-	size_t i;
-
-	if (!l)
-		return;
-	for (i = 0; i < l->ev.n; i++) {
-		free(l->ev.v[i].name);
-		free(l->ev.v[i].unit);
-	}
-	tl_vec_free(&l->ev);
-	tl_vec_free(&l->grp);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* "Did you mean": the known names closest to a mistyped event, by edit
- * distance over perf's generic names and the sysfs PMU events. */
+ * distance over the names the caller's listers give (perf's generic names,
+ * then the sysfs PMU events). */
 #include <ctype.h>
 #include <stdio.h>
 
@@ -81,7 +82,8 @@ static void consider(const char *name, const char *desc, void *ctx)
 	s->dist[i] = d;
 }
 
-void tl_cnt_suggest(const char *name, char *buf, size_t size)
+void tl_cnt_suggest(const char *name, const tl_cnt_names_fn *src, size_t nsrc, char *buf,
+		    size_t size)
 {
 	struct suggest s;
 	size_t len = 0, i, n = strlen(name);
@@ -90,8 +92,8 @@ void tl_cnt_suggest(const char *name, char *buf, size_t size)
 	s.typed = name;
 	/* a third of the name, at least one edit and at most four */
 	s.limit = n / 3 < 1 ? 1 : n / 3 > 4 ? 4 : n / 3;
-	tl_cnt_generic_foreach(consider, &s);
-	tl_cnt_sysfs_foreach(consider, &s);
+	for (i = 0; i < nsrc; i++)
+		src[i](consider, &s);
 	buf[0] = '\0';
 	for (i = 0; i < s.n && len < size; i++)
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", s.best[i]);

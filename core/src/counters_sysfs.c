@@ -252,8 +252,11 @@ static int apply_term(const char *pmu, const struct term *t, struct tl_cnt_ev *e
 	err = read_small(pmu_path(path, sizeof(path), pmu, "format", t->name, NULL), spec,
 			 sizeof(spec));
 	if (err < 0) {
+		static const tl_cnt_names_fn known[] = { tl_cnt_generic_foreach,
+							 tl_cnt_sysfs_foreach };
+
 		format_names(pmu, names, sizeof(names));
-		tl_cnt_suggest(t->name, near, sizeof(near));
+		tl_cnt_suggest(t->name, known, TL_ARRAY_SIZE(known), near, sizeof(near));
 		return tl_err(-EINVAL, "PMU '%s' has no term or event '%s' (terms: %s%sconfig, "
 			      "config1, config2)%s%s%s", pmu, t->name, names, names[0] ? ", " : "",
 			      near[0] ? "; did you mean: " : "", near, near[0] ? "?" : "");

@@ -515,6 +515,7 @@ static void test_syntax_errors(void)
 
 static void test_suggestions(void)
 {
+	static const tl_cnt_names_fn known[] = { tl_cnt_generic_foreach, tl_cnt_sysfs_foreach };
 	struct tl_counters *c = NULL;
 	char buf[200];
 
@@ -525,11 +526,11 @@ static void test_suggestions(void)
 		   has(tl_last_error(), "unknown event 'instrctions' at column 12") &&
 		   has(tl_last_error(), "did you mean: instructions"),
 	   "typo: %s", tl_last_error());
-	tl_cnt_suggest("L1-dcache-load-mises", buf, sizeof(buf));
+	tl_cnt_suggest("L1-dcache-load-mises", known, TL_ARRAY_SIZE(known), buf, sizeof(buf));
 	ok(!strncmp(buf, "L1-dcache-load-misses", 21), "cache name typo: %s", buf);
-	tl_cnt_suggest("taskclock", buf, sizeof(buf));
+	tl_cnt_suggest("taskclock", known, TL_ARRAY_SIZE(known), buf, sizeof(buf));
 	ok(!strncmp(buf, "task-clock", 10), "missing dash: %s", buf);
-	tl_cnt_suggest("zzzzzzzzzzzzzzzzz", buf, sizeof(buf));
+	tl_cnt_suggest("zzzzzzzzzzzzzzzzz", known, TL_ARRAY_SIZE(known), buf, sizeof(buf));
 	ok(buf[0] == '\0', "nothing close: no suggestion");
 	ok(tl_counters_open("cylces:u", NULL, &c) == -EINVAL && has(tl_last_error(), "'cylces'") &&
 		   has(tl_last_error(), "cycles"),
