@@ -205,28 +205,3 @@ void tl_fold_free(struct tl_fold *f)
 	free(f->folded_at);
 	free(f);
 }
-
-int tl_fold(struct tl_trace *tr, const cJSON *const *records, size_t n,
-	    const struct tl_fold_opts *opts, tl_fold_write_fn write, void *ctx,
-	    struct tl_fold_result *res)
-{
-	struct tl_fold_opts o = { .sz = sizeof(o) };
-	struct tl_fold *f = NULL;
-	size_t i;
-	int err;
-
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	o.sz = sizeof(o);
-	if (!o.trace_id && !o.trace_path)
-		o.trace_path = tl_trace_path(tr);
-	err = tl_fold_new(&o, &f);
-	for (i = 0; !err && i < n; i++)
-		err = tl_fold_add(f, records[i]);
-	if (!err)
-		err = tl_fold_write(f, tr, write, ctx, res);
-	else if (res && f)
-		tl_fold_stats(f, res);
-	tl_fold_free(f);
-	return err;
-}

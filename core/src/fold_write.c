@@ -5,7 +5,8 @@
  * event with args is found through its args offset; one without is reached
  * by skipping elements from the nearest earlier event with args; the end of
  * traceEvents was recorded at load time. So a GB trace is copied at the
- * speed of the writer, without a JSON tree of it. */
+ * speed of the writer, without a JSON tree of it. tl_fold_write() drives the
+ * other parts; tl_fold() is all of fold in one call. */
 #include <stdio.h>
 
 #include <tlreplay/store.h>
@@ -553,5 +554,32 @@ out:
 	tl_vec_free(&ops);
 	cJSON_Delete(summary);
 	free(cev);
+	return err;
+}
+
+/* The one-call fold: here rather than beside tl_fold_new() in fold.c, which
+ * would otherwise depend on this file while this one depends on it. */
+int tl_fold(struct tl_trace *tr, const cJSON *const *records, size_t n,
+	    const struct tl_fold_opts *opts, tl_fold_write_fn write, void *ctx,
+	    struct tl_fold_result *res)
+{
+	struct tl_fold_opts o = { .sz = sizeof(o) };
+	struct tl_fold *f = NULL;
+	size_t i;
+	int err;
+
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	o.sz = sizeof(o);
+	if (!o.trace_id && !o.trace_path)
+		o.trace_path = tl_trace_path(tr);
+	err = tl_fold_new(&o, &f);
+	for (i = 0; !err && i < n; i++)
+		err = tl_fold_add(f, records[i]);
+	if (!err)
+		err = tl_fold_write(f, tr, write, ctx, res);
+	else if (res && f)
+		tl_fold_stats(f, res);
+	tl_fold_free(f);
 	return err;
 }
