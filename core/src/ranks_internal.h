@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Rank summaries and rank sets (ranks.h): what one rank's trace reduces to,
- * shared by the builder (rank_summary.c, collectives_extract.c), the file
- * format (rank_summary_io.c), the parallel loader (ranks_load.c) and the
- * cross-rank analyses (ranks_breakdown.c, collectives_match.c). */
+ * shared by the object (rank_summary.c), the builder (rank_summary_build.c,
+ * collectives_extract.c), the file format (rank_summary_io.c), the parallel
+ * loader (ranks_load.c) and the cross-rank analyses (ranks_breakdown.c,
+ * collectives_match.c). */
 #ifndef TL_RANKS_INTERNAL_H
 #define TL_RANKS_INTERNAL_H
 
@@ -30,7 +31,7 @@ struct tl_rankset {
 	unsigned jobs;
 };
 
-/* rank_summary.c */
+/* rank_summary.c: the object */
 int tl_rs_new(struct tl_rank_summary **out);
 /* (p, n) interned in the summary; NULL on ENOMEM. */
 const char *tl_rs_str(struct tl_rank_summary *s, const char *p, size_t n);
