@@ -61,7 +61,7 @@ extern const size_t fl_mm_nrules;
 extern const struct fl_rule fl_elem_rules[];
 extern const size_t fl_elem_nrules;
 
-/* ------------------------------------------------------------------ helpers (ir_flops.c) */
+/* ------------------------------------------------------------------ helpers (ir_flops_args.c) */
 
 /* A number: JSON number, bool, or a cJSON_Raw number. */
 bool fl_num(const cJSON *v, double *out);
