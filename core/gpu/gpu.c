@@ -2,9 +2,9 @@
 /* The public API of libtlreplay_gpu.so (tlreplay_gpu.h): argument checks,
  * the device's context, the pass sequence, and the choice of backend. The
  * CUPTI work itself is in gpu_range.c (Range Profiler) and gpu_legacy.c
- * (Profiling API + NVPW). */
+ * (Profiling API + NVPW); errors in gpu_error.c, the metric list the
+ * backends plan in gpu_metrics.c. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,58 +14,9 @@
 #define TLG_MAX_METRICS 256
 #define TLG_MAX_NAME 256
 
-static _Thread_local char last_error[1024];
-
-int tlg_fail(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-const char *tlg_error(void)
-{
-	return last_error;
-}
-
 int tlg_abi_version(void)
 {
 	return TLG_ABI_VERSION;
-}
-
-void tlg_metric_unsupported(struct tlg *g, int i, int err, const char *fmt, ...)
-{
-	struct tlg_metric *m = &g->m[i];
-	va_list ap;
-
-	if (m->status)
-		return;
-	m->status = err;
-	va_start(ap, fmt);
-	vsnprintf(m->why, sizeof(m->why), fmt, ap);
-	va_end(ap);
-}
-
-int tlg_collect_active(struct tlg *g)
-{
-	int i;
-
-	g->n_active = 0;
-	for (i = 0; i < g->n; i++) {
-		if (g->m[i].status)
-			continue;
-		g->active[g->n_active] = g->m[i].name;
-		g->active_idx[g->n_active] = i;
-		g->n_active++;
-	}
-	if (!g->n_active) {
-		return tlg_fail(-ENOENT, "none of the %d metric%s can be counted on %s: %s", g->n,
-				g->n == 1 ? "" : "s", g->chip, g->m[0].why);
-	}
-	return 0;
 }
 
 /* The retained primary context is made current around each CUPTI step:

@@ -31,7 +31,7 @@
 	"GPU performance counters are restricted to admin users "                      \
 	"(NVreg_RestrictProfilingToAdminUsers=1; see /proc/driver/nvidia/params)"
 
-/* Record this thread's last error and return @err (a -errno value). */
+/* Record this thread's last error and return @err (a -errno value) (gpu_error.c). */
 int tlg_fail(int err, const char *fmt, ...) TLG_PRINTF(2, 3);
 
 /* ------------------------------------------------------------ libcuda */
@@ -142,7 +142,7 @@ int tlg_load_cupti(const struct tlg_cupti **out);
 int tlg_load_nvpw(const struct tlg_cupti *cupti, const struct tlg_nvpw **out);
 int tlg_load_cuda(const struct tlg_cuda **out);
 
-/* -errno and message for a failed CUPTI / NVPW / CUDA call named @what. */
+/* -errno and message for a failed CUPTI / NVPW / CUDA call named @what (gpu_error.c). */
 int tlg_cupti_fail(const struct tlg_cupti *c, const char *what, CUptiResult r);
 int tlg_nvpw_fail(const char *what, NVPA_Status s);
 int tlg_cuda_fail(const struct tlg_cuda *cu, const char *what, CUresult r);
@@ -206,7 +206,7 @@ struct tlg_backend {
 extern const struct tlg_backend tlg_range_backend;
 extern const struct tlg_backend tlg_legacy_backend;
 
-/* Mark metric @i as not counted (first reason wins). */
+/* gpu_metrics.c: mark metric @i as not counted (first reason wins). */
 void tlg_metric_unsupported(struct tlg *g, int i, int err, const char *fmt, ...) TLG_PRINTF(4, 5);
 /* Collect the counted metrics into g->active / g->active_idx. */
 int tlg_collect_active(struct tlg *g);
