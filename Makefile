@@ -55,7 +55,7 @@ LIB_CFLAGS = $(CFLAGS_ALL) -fPIC -fvisibility=hidden
 LDLIBS_CORE := -lcjson -ldeflate -lz -lprotobuf-c -lm -lpthread
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
-CORE_SRCS := $(wildcard core/src/*.c core/replay/*.c)
+CORE_SRCS := $(wildcard core/src/*/*.c core/replay/*.c)
 # C made from core/proto/*.proto by protoc-c, at build time
 PROTO_GEN := $(patsubst core/proto/%.proto,$(O)/gen/%.pb-c.c,$(wildcard core/proto/*.proto))
 CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o) $(PROTO_GEN:.c=.o)
@@ -93,7 +93,7 @@ FAKE_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARNINGS) -fPIC -shared
 
 all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay $(GPU_LIB)
 
-$(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*.h core/replay/*.h perf-plugin/*.h)
+$(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*/*.h core/replay/*.h perf-plugin/*.h)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(if $(filter core/%,$<),$(LIB_CFLAGS),$(CFLAGS_ALL)) -c -o $@ $<
@@ -107,7 +107,7 @@ $(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
-$(O)/core/src/xplane.o: $(PROTO_GEN:.c=.h)
+$(O)/core/src/trace/xplane.o: $(PROTO_GEN:.c=.h)
 
 $(LIB_A): $(CORE_OBJS)
 	$(call say,AR,$@)
@@ -166,7 +166,7 @@ $(O)/tests/libfake_cupti.so: tests/unit/fake_cupti.c core/gpu/cupti_abi.h
 
 # ------------------------------------------------------------------ tests
 
-$(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*.h tests/unit/*.h perf-plugin/chart-*.[ch] perf-plugin/sweep-chart.[ch] perf-plugin/stat-format.[ch]) $(LIB_A)
+$(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*/*.h tests/unit/*.h perf-plugin/chart-*.[ch] perf-plugin/sweep-chart.[ch] perf-plugin/stat-format.[ch]) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
@@ -194,7 +194,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 FUZZ_SRCS := $(CORE_SRCS) $(PROTO_GEN) tests/fuzz/fuzz_load.c
 
-$(O)/fuzz/fuzz_load: $(FUZZ_SRCS) $(HEADERS) $(wildcard core/src/*.h tests/fuzz/*.h) $(PROTO_GEN:.c=.h)
+$(O)/fuzz/fuzz_load: $(FUZZ_SRCS) $(HEADERS) $(wildcard core/src/*/*.h tests/fuzz/*.h) $(PROTO_GEN:.c=.h)
 	@mkdir -p $(dir $@)
 	$(call say,FUZZ,$@)
 	$(Q)if $(FUZZ_CC) -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>/dev/null || \

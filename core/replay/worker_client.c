@@ -18,7 +18,7 @@
 #include <cjson/cJSON.h>
 #include <tlreplay/replay.h>
 
-#include "util.h"
+#include "base/base_internal.h"
 
 #define ERR_TAIL 4096
 

@@ -57,7 +57,7 @@
 
 #include <tlreplay/tlreplay.h>
 
-#include "trace_internal.h"	/* tl_kind_from_cat(), from core/src */
+#include "trace/trace_internal.h"	/* tl_kind_from_cat(), from core/src/trace */
 
 #if defined(__GNUC__)
 #define DIFF_PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "differential.h"
-#include "xplane.h"	/* tl_xplane_sniff(), from core/src */
+#include "trace/trace_internal.h"	/* tl_xplane_sniff(), from core/src/trace */
 
 /* Enough for any gzip bomb that fits in -max_len=65536 (deflate tops out
  * near 1032:1), small enough for the RSS limit. */

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "counters_internal.h"
+#include "counters/counters_internal.h"
 #include "tap.h"
 
 #define SPIN_S 0.2		/* CPU seconds a spin command burns */

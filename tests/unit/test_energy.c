@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The NVML energy counter (core/src/energy.c) without a GPU: NVML missing
+/* The NVML energy counter (core/src/counters/energy.c) without a GPU: NVML missing
  * or not NVML gives -ENOENT and a message naming the file; then, against a
  * fake NVML (tests/unit/fake_nvml.c, built as libfake_nvml.so next to this
  * program, or $FAKE_NVML_SO), a counter advancing 5000 mJ per read, an

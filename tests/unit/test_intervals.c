@@ -3,7 +3,7 @@
  * (cases after TraceLens's tests/test_subtract_intervals.py). */
 #include <string.h>
 
-#include "intervals.h"
+#include "base/base_internal.h"
 #include "tap.h"
 
 #define IV(...) ((struct tl_iv[]){ __VA_ARGS__ })

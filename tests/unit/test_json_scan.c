@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "json_scan.h"
+#include "trace/trace_internal.h"
 #include "tap.h"
 
 static bool num_eq(const char *s, double want)

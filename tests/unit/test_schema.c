@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 #include <tlreplay/tlreplay.h>
 
-#include "schema.h"
+#include "ir/ir_internal.h"
 #define TRACE_FIXTURE_SINGLE_QUOTES
 #include "trace_fixture.h"
 

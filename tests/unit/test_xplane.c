@@ -21,7 +21,7 @@
 #include <tlreplay/tlreplay.h>
 
 #include "tap.h"
-#include "xplane.h"
+#include "trace/trace_internal.h"
 #include "xplane.pb-c.h"
 
 #define ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/* base: what every other subsystem of the library shares, and nothing more:
+ * error reporting and logging, growable arrays, an arena for strings and
+ * hashing (util.c), string interning and an integer-keyed map (strtab.c),
+ * half-open time intervals (intervals.c), and reading a file, plain or gzip,
+ * into memory (file_read.c). It depends on no other subsystem and is the
+ * only header the others take from it. Nothing here is exported. */
+#ifndef TL_BASE_INTERNAL_H
+#define TL_BASE_INTERNAL_H
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tlreplay/common.h>
+
+/* ================================================================== util.c */
+
+/* Small internal helpers shared by the library: error reporting, growable
+ * arrays, an arena for strings, hashing. Nothing here is exported. */
+
+#define TL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define TL_UNUSED(x) ((void)(x))
+
+#if defined(__GNUC__)
+#define tl_likely(x) __builtin_expect(!!(x), 1)
+#define tl_unlikely(x) __builtin_expect(!!(x), 0)
+#define TL_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define tl_likely(x) (x)
+#define tl_unlikely(x) (x)
+#define TL_PRINTF(a, b)
+#endif
+
+/* Record the thread's last error message and return @err (a -errno value). */
+int tl_err(int err, const char *fmt, ...) TL_PRINTF(2, 3);
+/* Emit a diagnostic through the print callback. */
+void tl_log(enum tl_log_level lvl, const char *fmt, ...) TL_PRINTF(2, 3);
+
+/* ------------------------------------------------------------ growable array */
+
+/* Grow *ptr (of *cap elements of size esz) so that it holds at least need
+ * elements. Returns 0 or -ENOMEM (the old buffer stays valid then). */
+int tl_grow(void **ptr, size_t *cap, size_t need, size_t esz);
+
+#define TL_VEC(T)                                                              \
+	struct {                                                               \
+		T *v;                                                          \
+		size_t n, cap;                                                 \
+	}
+
+#define tl_vec_push(vec, x)                                                    \
+	(((vec)->n < (vec)->cap ||                                             \
+	  tl_grow((void **)&(vec)->v, &(vec)->cap, (vec)->n + 1,               \
+		  sizeof(*(vec)->v)) == 0)                                     \
+		 ? ((vec)->v[(vec)->n++] = (x), 0)                             \
+		 : -ENOMEM)
+
+#define tl_vec_free(vec)                                                       \
+	do {                                                                   \
+		free((vec)->v);                                                \
+		(vec)->v = NULL;                                               \
+		(vec)->n = (vec)->cap = 0;                                     \
+	} while (0)
+
+/* ------------------------------------------------------------------- arena */
+
+/* A bump allocator for data that lives as long as its owner (interned strings). */
+struct tl_arena {
+	struct tl_arena_blk *head;
+	size_t blk_size;
+};
+
+void tl_arena_init(struct tl_arena *a, size_t blk_size);
+void *tl_arena_alloc(struct tl_arena *a, size_t size, size_t align);
+char *tl_arena_strndup(struct tl_arena *a, const char *s, size_t n);
+void tl_arena_free(struct tl_arena *a);
+
+/* ------------------------------------------------------------------- hashing */
+
+static inline uint64_t tl_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Hash of a byte string: 8 bytes per step, good enough for interning. */
+uint64_t tl_hash_bytes(const void *p, size_t n);
+
+/* ------------------------------------------------------------------- misc */
+
+/* Monotonic clock in seconds. */
+double tl_now(void);
+
+/* strcmp-style comparison of two doubles for qsort. */
+static inline int tl_cmp_double(double a, double b)
+{
+	return (a > b) - (a < b);
+}
+
+/* POSIX's way to turn dlsym()'s void * into a function pointer: stores the
+ * symbol @name of @dl through @fnp; false if it is missing. */
+static inline bool tl_dlsym(void *dl, const char *name, void *fnp)
+{
+	void *p = dlsym(dl, name);
+
+	memcpy(fnp, &p, sizeof(p));
+	return p != NULL;
+}
+
+/* ================================================================ strtab.c */
+
+/* String interning (event names, categories, pids, tids) and a small
+ * open-addressing map from a 128-bit integer key to a 32-bit value. */
+
+struct tl_str {
+	const char *s;	/* NUL-terminated, in the arena */
+	uint32_t len;
+	uint32_t hash;
+};
+
+/* Id 0 is always the empty string. Ids are dense: 0..n-1. */
+struct tl_strtab {
+	struct tl_arena arena;
+	uint32_t *slots;	/* id+1, 0 = empty */
+	size_t nslots;
+	struct tl_str *strs;
+	size_t n, cap;
+};
+
+int tl_strtab_init(struct tl_strtab *t);
+void tl_strtab_free(struct tl_strtab *t);
+/* Returns the id of (s, len), adding it if new; UINT32_MAX on ENOMEM. */
+uint32_t tl_strtab_intern(struct tl_strtab *t, const char *s, size_t len);
+/* Returns the id of (s, len) or UINT32_MAX if it was never interned. */
+uint32_t tl_strtab_find(const struct tl_strtab *t, const char *s, size_t len);
+
+static inline const char *tl_strtab_get(const struct tl_strtab *t, uint32_t id)
+{
+	return t->strs[id].s;
+}
+
+static inline uint32_t tl_strtab_len(const struct tl_strtab *t, uint32_t id)
+{
+	return t->strs[id].len;
+}
+
+/* ------------------------------------------------------------------ key map */
+
+struct tl_kmap_slot {
+	uint64_t k1;
+	int64_t k2;
+	uint32_t val;
+	uint32_t used;
+};
+
+/* Map (k1, k2) -> uint32. Insert overwrites (last one wins, like a Python dict). */
+struct tl_kmap {
+	struct tl_kmap_slot *slots;
+	size_t nslots, n;
+};
+
+int tl_kmap_init(struct tl_kmap *m, size_t expected);
+void tl_kmap_free(struct tl_kmap *m);
+int tl_kmap_put(struct tl_kmap *m, uint64_t k1, int64_t k2, uint32_t val);
+/* Returns true and stores the value in *val if found. */
+bool tl_kmap_get(const struct tl_kmap *m, uint64_t k1, int64_t k2, uint32_t *val);
+
+/* ============================================================= intervals.c */
+
+/* Half-open time intervals [s, e) in microseconds. */
+
+struct tl_iv {
+	double s, e;
+};
+
+/* Sort by start and merge in place (touching intervals merge); returns the count. */
+size_t tl_iv_merge(struct tl_iv *iv, size_t n);
+/* Sum of lengths, in order. */
+double tl_iv_sum(const struct tl_iv *iv, size_t n);
+/* out = b - a, both merged and sorted; @out needs room for na + nb intervals. */
+size_t tl_iv_subtract(const struct tl_iv *a, size_t na, const struct tl_iv *b, size_t nb,
+		      struct tl_iv *out);
+/* |union| of @iv (sorted and merged in place). */
+double tl_union_len(struct tl_iv *iv, size_t n);
+
+/* ============================================================= file_read.c */
+
+/* Reading a trace file (plain or gzip) into memory. */
+
+struct tl_text {
+	const char *p;
+	size_t len;
+	size_t map_len;	/* bytes to munmap */
+	bool is_file;	/* p maps the file itself (pages can be dropped and refaulted) */
+};
+
+/* Read @path (gzip detected from the magic bytes). Errors: -ENOENT, -EACCES,
+ * -EISDIR, -ENODATA (empty), -EBADMSG (corrupt/truncated gzip), -ENOMEM. */
+int tl_text_read(const char *path, struct tl_text *out);
+/* Same from a memory buffer (copied). */
+int tl_text_from_mem(const void *buf, size_t len, const char *label, struct tl_text *out);
+/* Release resident pages of [from, to) of a file-backed text (no-op otherwise). */
+void tl_text_drop_pages(const struct tl_text *t, size_t from, size_t to);
+void tl_text_free(struct tl_text *t);
+
+#endif

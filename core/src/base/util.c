@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal helpers: logging, last-error, growable arrays, arena, hashing. */
+#include <stdio.h>
+#include <time.h>
+
+#include "base/base_internal.h"
+
+/* ------------------------------------------------------------------ logging */
+
+static void default_print(enum tl_log_level lvl, const char *msg, void *ctx);
+
+static tl_print_fn print_fn = default_print;
+static void *print_ctx;
+static _Thread_local char last_error[1024];
+
+static enum tl_log_level env_level(void)
+{
+	static int cached = -1;
+	const char *s;
+
+	if (cached >= 0)
+		return (enum tl_log_level)cached;
+	s = getenv("TLREPLAY_LOG_LEVEL");
+	cached = TL_LOG_WARN;
+	if (s) {
+		if (!strcmp(s, "error"))
+			cached = TL_LOG_ERROR;
+		else if (!strcmp(s, "info"))
+			cached = TL_LOG_INFO;
+		else if (!strcmp(s, "debug"))
+			cached = TL_LOG_DEBUG;
+	}
+	return (enum tl_log_level)cached;
+}
+
+static void default_print(enum tl_log_level lvl, const char *msg, void *ctx)
+{
+	static const char *const names[] = { "error", "warning", "info", "debug" };
+
+	TL_UNUSED(ctx);
+	if (lvl > env_level())
+		return;
+	fprintf(stderr, "libtlreplay: %s: %s\n", names[lvl], msg);
+}
+
+tl_print_fn tl_set_print(tl_print_fn fn, void *ctx)
+{
+	tl_print_fn old = print_fn;
+
+	print_fn = fn ? fn : default_print;
+	print_ctx = fn ? ctx : NULL;
+	return old;
+}
+
+void tl_log(enum tl_log_level lvl, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	print_fn(lvl, buf, print_ctx);
+}
+
+int tl_err(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	tl_log(TL_LOG_DEBUG, "%s", last_error);
+	return err;
+}
+
+const char *tl_last_error(void)
+{
+	return last_error;
+}
+
+const char *tl_version(void)
+{
+#define TL_STR2(x) #x
+#define TL_STR(x) TL_STR2(x)
+	return TL_STR(TL_VERSION_MAJOR) "." TL_STR(TL_VERSION_MINOR) "." TL_STR(TL_VERSION_PATCH);
+}
+
+/* ------------------------------------------------------------------ vectors */
+
+int tl_grow(void **ptr, size_t *cap, size_t need, size_t esz)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / esz)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	p = realloc(*ptr, ncap * esz);
+	if (!p)
+		return -ENOMEM;
+	*ptr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ arena */
+
+struct tl_arena_blk {
+	struct tl_arena_blk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+void tl_arena_init(struct tl_arena *a, size_t blk_size)
+{
+	a->head = NULL;
+	a->blk_size = blk_size ? blk_size : 64 * 1024;
+}
+
+void *tl_arena_alloc(struct tl_arena *a, size_t size, size_t align)
+{
+	struct tl_arena_blk *b = a->head;
+	size_t off;
+
+	if (b) {
+		off = (b->used + align - 1) & ~(align - 1);
+		if (off + size <= b->size) {
+			b->used = off + size;
+			return (char *)b->data + off;
+		}
+	}
+	{
+		size_t bs = size + align > a->blk_size ? size + align : a->blk_size;
+		struct tl_arena_blk *nb = malloc(sizeof(*nb) + bs);
+
+		if (!nb)
+			return NULL;
+		nb->size = bs;
+		nb->used = size;
+		/* Keep the fuller block first only if the new one is a one-off. */
+		if (bs > a->blk_size && b) {
+			nb->next = b->next;
+			b->next = nb;
+		} else {
+			nb->next = b;
+			a->head = nb;
+		}
+		return nb->data;
+	}
+}
+
+char *tl_arena_strndup(struct tl_arena *a, const char *s, size_t n)
+{
+	char *d = tl_arena_alloc(a, n + 1, 1);
+
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+void tl_arena_free(struct tl_arena *a)
+{
+	struct tl_arena_blk *b = a->head;
+
+	while (b) {
+		struct tl_arena_blk *n = b->next;
+
+		free(b);
+		b = n;
+	}
+	a->head = NULL;
+}
+
+/* ------------------------------------------------------------------ hashing */
+
+/* One multiply per 8 bytes over two independent lanes: interning hashes
+ * every event name (kernel names run to hundreds of bytes), so this is hot. */
+uint64_t tl_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0xc2b2ae3d27d4eb4fULL;
+
+	while (n >= 16) {
+		uint64_t w1, w2;
+
+		memcpy(&w1, s, 8);
+		memcpy(&w2, s + 8, 8);
+		a = (a ^ w1) * 0x9fb21c651e98df25ULL;
+		b = (b ^ w2) * 0xff51afd7ed558ccdULL;
+		a ^= a >> 29;
+		b ^= b >> 31;
+		s += 16;
+		n -= 16;
+	}
+	if (n >= 8) {
+		uint64_t w;
+
+		memcpy(&w, s, 8);
+		a = (a ^ w) * 0x9fb21c651e98df25ULL;
+		s += 8;
+		n -= 8;
+	}
+	if (n) {
+		uint64_t w = 0;
+
+		memcpy(&w, s, n);
+		b = (b ^ w ^ ((uint64_t)n << 59)) * 0xff51afd7ed558ccdULL;
+	}
+	return tl_mix64(a ^ (b * 0xc4ceb9fe1a85ec53ULL));
+}
+
+double tl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/* trace: from a file to the in-memory trace that every analysis reads. The
+ * text is read (base), checked and scanned without a tree by a zero-copy
+ * JSON scanner (json_scan.c) into a flat table of events, one per
+ * traceEvents element and indexed by UID, each keeping its "args" as a raw
+ * slice that cJSON parses on demand (trace_load.c, trace_events.c). JAX
+ * XSpace protobufs are first turned into the same JSON (xplane.c), and XProf
+ * traces get their event kinds from process and thread names
+ * (xplane_kinds.c). Graph-capture traces can be merged in (capture_merge.c).
+ * The host call tree and its CPU -> runtime -> GPU links are built on first
+ * use (tree.c). It depends on base only. */
+#ifndef TL_TRACE_INTERNAL_H
+#define TL_TRACE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <cjson/cJSON.h>
+#include <tlreplay/tlreplay.h>
+
+#include "base/base_internal.h"
+
+/* =================== the event table: trace_load.c, trace_events.c, tree.c */
+
+/* The in-memory trace: a flat table of events (one per traceEvents element,
+ * indexed by UID) over the JSON text, which is kept so that each event's
+ * "args" can be parsed lazily from its raw slice. */
+
+#define TL_NOARGS UINT64_MAX
+/* args_off with this bit set points into tl_trace.extra (events copied from
+ * another trace, e.g. a graph-capture trace merged in). */
+#define TL_ARGS_EXTRA (1ULL << 62)
+
+enum {
+	EV_HAS_TS = 1u << 0,
+	EV_HAS_DUR = 1u << 1,
+	EV_HAS_CORR = 1u << 2,		/* args.correlation (or flow id) is an integer */
+	EV_HAS_EXTID = 1u << 3,
+	EV_HAS_SEQ = 1u << 4,
+	EV_HAS_STREAM = 1u << 5,
+	EV_HAS_DEVICE = 1u << 6,
+	EV_CORR_KEY = 1u << 7,		/* args has a "correlation" key at all */
+	EV_BP_E = 1u << 8,		/* flow event with "bp":"e" */
+};
+
+/* 80 bytes per event; a 1M-event trace costs 80 MB here. */
+struct tl_ev {
+	double ts, dur;
+	uint64_t args_off;	/* offset of args' '{' in text, TL_NOARGS if none */
+	uint32_t args_len;
+	uint32_t name;		/* strtab ids */
+	uint32_t pid, tid;	/* interned raw tokens ("6240", "\"Spans\""), 0 = absent */
+	uint32_t cat;
+	uint16_t flags;
+	uint8_t kind;		/* enum tl_kind */
+	char ph;
+	int64_t corr;		/* args.correlation; flows: their id */
+	int64_t extid;		/* args["External id"] */
+	int64_t seq;		/* args["Sequence number"] */
+	int32_t stream, device;
+};
+
+/* The host tree and links (tree.c). Arrays are indexed by UID. */
+struct tl_tree {
+	bool built;		/* host tree + links + fwd/bwd */
+	bool links_only;	/* only runtime -> GPU links (parent of GPU events) */
+	bool with_python;
+	int linking_is_corr;	/* 1: correlation, 0: External id */
+	bool linked_by_correlation;	/* no flow events: runtime -> GPU by correlation id */
+	int32_t *parent;	/* -1 = none */
+	int32_t *first_child, *last_child, *next_sibling;
+	uint8_t *in_tree;	/* 1: in host tree, 2: linked GPU event, 3: left out (overlap) */
+	/* fwd/bwd links */
+	int32_t *fwd;		/* bwd event -> fwd op, -1 */
+	struct tl_kmap bwd_of;	/* (fwd uid, k) -> bwd uid */
+};
+
+struct tl_trace {
+	char *path;
+	/* The JSON text: either a private mmap of the file or an anonymous buffer. */
+	const char *text;
+	size_t text_len;
+	size_t map_len;		/* length to munmap, 0 if malloc'ed */
+	bool text_is_file;	/* file-backed mapping: pages may be dropped */
+
+	struct tl_ev *ev;
+	size_t nev, cap;
+	struct tl_strtab strs;
+	/* printable form of interned pid/tid tokens, by strtab id (lazily) */
+	uint32_t *disp;
+	size_t ndisp;
+	uint8_t *kind_of_cat;	/* by strtab id of a cat: kind+1, 0 = not computed */
+	size_t nkind_of_cat;
+
+	cJSON *meta;
+	int rank;
+	/* Offsets in text of the '[' and ']' of the traceEvents array that was
+	 * loaded (fold splices the text; recording them costs nothing). */
+	size_t events_open, events_close;
+
+	/* Events past nev_src were added (copies of capture-trace events); their
+	 * args text lives in extra. */
+	size_t nev_src;
+	char *extra;
+	size_t nextra, extracap;
+	bool merged;		/* capture trace merged: the tree is fixed */
+	/* An XProf (JAX) trace, read from an .xplane.pb or XProf's JSON: event
+	 * kinds come from process and thread names (xplane_kinds.c). */
+	bool xprof;
+
+	struct tl_tree tree;
+	/* vLLM/SGLang iteration annotations (batch_context.c), built on first use */
+	struct tl_batch_ann *batch_ann;
+	size_t nbatch_ann;
+	bool batch_ann_built;
+
+	/* Interned ids of names that matter to the analyses. */
+	uint32_t id_graph_cuda, id_graph_hip, id_execute;
+};
+
+/* trace_load.c */
+enum tl_kind tl_kind_from_cat(const char *cat, size_t len, char ph);
+
+/* trace_events.c */
+const char *tl_ev_name(const struct tl_trace *tr, const struct tl_ev *e);
+const char *tl_tok_display(struct tl_trace *tr, uint32_t tok);
+const char *tl_tok_display_c(const struct tl_trace *tr, uint32_t tok);
+int tl_trace_prepare_display(struct tl_trace *tr);
+/* The "name" of a metadata event's args (process_name, thread_name) into
+ * @buf; false if it has none. */
+bool tl_meta_name(const struct tl_trace *tr, const struct tl_ev *e, char *buf, size_t n);
+
+/* Raw args text of an event (NULL if none). */
+static inline const char *tl_ev_args(const struct tl_trace *tr, const struct tl_ev *e, size_t *len)
+{
+	if (e->args_off == TL_NOARGS) {
+		*len = 0;
+		return NULL;
+	}
+	*len = e->args_len;
+	if (e->args_off & TL_ARGS_EXTRA)
+		return tr->extra + (e->args_off & ~TL_ARGS_EXTRA);
+	return tr->text + e->args_off;
+}
+
+static inline double tl_ev_end(const struct tl_ev *e)
+{
+	return e->ts + e->dur;
+}
+
+/* tree.c: ensure the tree is built in the mode required (with python or not). */
+int tl_tree_ensure(struct tl_trace *tr, bool with_python);
+/* Only the runtime -> GPU links (tree.parent of GPU events, in_tree == 2). */
+int tl_links_ensure(struct tl_trace *tr);
+/* Tree surgery for merges: append @child to @parent's children; drop all of
+ * @parent's children; grow the per-UID arrays from tr->nev to @n entries. */
+void tl_tree_add_child(struct tl_tree *t, int32_t parent, int32_t child);
+void tl_tree_clear_children(struct tl_tree *t, int32_t parent);
+int tl_tree_grow(struct tl_trace *tr, size_t n);
+void tl_tree_free(struct tl_tree *t);
+
+/* ============================================================= json_scan.c */
+
+/* A validating, zero-copy JSON scanner for the hot path of trace loading.
+ *
+ * It never builds a tree: callers walk objects key by key, take the few
+ * values they need and skip the rest, keeping raw slices of what they skip
+ * (the "args" of each event) for cJSON to parse later, on demand.
+ * It accepts the RFC 8259 grammar (literals, numbers, strings with valid
+ * escapes, nesting up to JS_MAX_DEPTH) with one leniency shared with cJSON:
+ * raw control characters inside strings are let through. */
+
+#define JS_MAX_DEPTH 512
+
+/* Where and why scanning failed. */
+struct js_err {
+	const char *at;		/* position of the problem */
+	const char *what;	/* static description */
+};
+
+static inline const char *js_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* @p points just after an opening quote. Returns the position after the
+ * closing quote, or NULL (e->at/what set) for an unterminated string or a
+ * bad escape. *has_esc is set if the string contains backslashes. */
+static inline const char *js_string_end(const char *p, const char *end, bool *has_esc,
+					struct js_err *e)
+{
+	const char *start = p;
+
+	for (;;) {
+#if defined(__SSE2__)
+		const __m128i q = _mm_set1_epi8('"');
+		const __m128i bs = _mm_set1_epi8('\\');
+
+		while (end - p >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q),
+							       _mm_cmpeq_epi8(v, bs)));
+			if (m) {
+				p += __builtin_ctz((unsigned)m);
+				goto found;
+			}
+			p += 16;
+		}
+#endif
+		while (p < end && *p != '"' && *p != '\\')
+			p++;
+		if (p >= end) {
+			e->at = start - 1;
+			e->what = "truncated JSON (the file ends inside a string)";
+			return NULL;
+		}
+#if defined(__SSE2__)
+found:
+#endif
+		if (*p == '"')
+			return p + 1;
+		*has_esc = true;
+		if (end - p < 2)
+			goto bad_end;
+		switch (p[1]) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+			p += 2;
+			break;
+		case 'u': {
+			int i;
+
+			if (end - p < 6)
+				goto bad_end;
+			for (i = 2; i < 6; i++) {
+				char c = p[i];
+
+				if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+				      (c >= 'A' && c <= 'F'))) {
+					e->at = p;
+					e->what = "invalid \\u escape in string";
+					return NULL;
+				}
+			}
+			p += 6;
+			break;
+		}
+		default:
+			e->at = p;
+			e->what = "invalid escape in string";
+			return NULL;
+		}
+	}
+bad_end:
+	e->at = start - 1;
+	e->what = "truncated JSON (the file ends inside a string)";
+	return NULL;
+}
+
+/* Skip any JSON value starting at @p (leading whitespace allowed).
+ * Returns the position after it, or NULL with @e filled. */
+const char *js_skip_value(const char *p, const char *end, struct js_err *e);
+
+/* Parse a number. Returns the end of it or NULL. *d gets the correctly
+ * rounded double; if the literal is an integer that fits, *is_int is set and
+ * *iv holds it. */
+const char *js_number(const char *p, const char *end, double *d, int64_t *iv, bool *is_int,
+		      struct js_err *e);
+
+/* Decode the body of a JSON string (without quotes) into @dst, which must
+ * have room for @len bytes. Returns the decoded length, or -1 if invalid. */
+long js_unescape(const char *src, size_t len, char *dst);
+
+/* ================================================================ xplane.c */
+
+/* JAX/XLA profiles: the XSpace protobuf the profiler writes (*.xplane.pb)
+ * and the Chrome-trace JSON that XProf's trace viewer makes of it.
+ *
+ * An XSpace is turned into that same JSON, in memory (xplane.c), and loaded
+ * like any other trace; then both kinds of XProf trace get their event kinds
+ * from their process and thread names (xplane_kinds.c), since XProf writes no
+ * categories. docs/jax.md has the whole mapping. */
+
+struct tl_trace;
+
+/* XProf's trace-viewer process ids: devices 1..500 (plane id + 1), custom
+ * planes 501..700, host threads 701 (tsl/profiler/utils/trace_utils.h). */
+#define TL_XP_FIRST_DEVICE_PID 1
+#define TL_XP_LAST_DEVICE_PID 500
+#define TL_XP_FIRST_CUSTOM_PID 501
+#define TL_XP_LAST_CUSTOM_PID 700
+#define TL_XP_HOST_PID 701
+
+/* True when @p (@len bytes, gzip already inflated) holds an XSpace protobuf
+ * rather than JSON: judged from the content only. */
+bool tl_xplane_sniff(const char *p, size_t len);
+
+/* Write the trace-viewer JSON of the XSpace in @p into a new text (@out, to
+ * release with tl_text_free()). @label names the file in error messages.
+ * Returns 0, -EBADMSG (truncated or corrupt protobuf: tl_last_error() says
+ * where), -ENODATA (no events to show) or -ENOMEM. */
+int tl_xplane_to_json(const char *label, const char *p, size_t len, struct tl_text *out);
+
+/* If @tr is an XProf trace (from an XSpace or XProf's JSON export), give its
+ * events their kinds, correlation ids, devices and streams the way TraceLens
+ * reads JAX traces (GPU streams -> kernel/memcpy, launches -> runtime,
+ * py_xla and Framework Name Scope threads -> cpu_op) and set tr->xprof. Other
+ * traces are left alone. Returns 0 or -ENOMEM. */
+int tl_xplane_classify(struct tl_trace *tr);
+
+#endif

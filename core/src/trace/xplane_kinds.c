@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* Event kinds for XProf traces. XProf's JSON (ours from an .xplane.pb, or
+ * XProf's own export) has no categories: what an event is follows from the
+ * process and thread it is on, which is how TraceLens reads JAX traces
+ * (TraceEventUtils.get_event_category, JaxGPUEventAnalyser):
+ *  - a process whose name holds "/device:GPU" is a GPU; its threads named
+ *    "Stream #..." are its streams, and their events are GPU work: memcpy
+ *    when the name starts with copy, memcpy or memset (any case; TraceLens
+ *    counts memsets as memcpy in JAX traces), kernels otherwise;
+ *  - on the host ("/host:CPU"), an event carrying a correlation_id is the
+ *    launch (runtime call) of the GPU work with that id;
+ *  - threads named "Framework Name Scope" or holding "py_xla" hold cpu_ops;
+ *  - everything else (XLA Ops and Modules lines, python tracer, ...) stays
+ *    "other".
+ * GPU events get device = pid - 1 (XProf's pid is plane id + 1) and stream =
+ * the N of "Stream #N". */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "trace/trace_internal.h"
+
+enum {
+	PROC_GPU = 1,
+	PROC_HOST = 2,
+};
+
+enum {
+	THR_STREAM = 1,
+	THR_CPU_OP = 2,
+};
+
+/* The integer value of top-level key @key in an args object (a number, or a
+ * string of digits as XProf writes integers past 2^53). */
+static bool args_int(const char *a, size_t len, const char *key, int64_t *out)
+{
+	const char *p, *e;
+	size_t klen = strlen(key);
+	struct js_err err;
+
+	if (!a || !len || *a != '{')
+		return false;
+	e = a + len;
+	p = js_ws(a + 1, e);
+	while (p < e && *p == '"') {
+		const char *k = p + 1, *q;
+		bool esc = false, match;
+
+		q = js_string_end(k, e, &esc, &err);
+		if (!q)
+			return false;
+		match = !esc && (size_t)(q - 1 - k) == klen && !memcmp(k, key, klen);
+		p = js_ws(q, e);
+		if (p >= e || *p != ':')
+			return false;
+		p = js_ws(p + 1, e);
+		if (match) {
+			double d;
+			int64_t iv = 0;
+			bool is_int = false;
+			const char *s = p, *t = e;
+
+			if (p < e && *p == '"') {
+				s = p + 1;
+				t = js_string_end(s, e, &esc, &err);
+				if (!t)
+					return false;
+				t--;
+			}
+			q = js_number(s, t, &d, &iv, &is_int, &err);
+			if (!q || !is_int || (*p == '"' && q != t))
+				return false;
+			*out = iv;
+			return true;
+		}
+		p = js_skip_value(p, e, &err);
+		if (!p)
+			return false;
+		p = js_ws(p, e);
+		if (p < e && *p == ',')
+			p = js_ws(p + 1, e);
+	}
+	return false;
+}
+
+static bool copy_like(const char *s)
+{
+	static const char *const pfx[] = { "copy", "memcpy", "memset" };
+	size_t i, k;
+
+	for (i = 0; i < TL_ARRAY_SIZE(pfx); i++) {
+		for (k = 0; pfx[i][k]; k++)
+			if ((s[k] | 0x20) != pfx[i][k])
+				break;
+		if (!pfx[i][k])
+			return true;
+	}
+	return false;
+}
+
+/* A decimal token ("8", "\"8\"") as a number, -1 if it is none. */
+static long tok_number(const struct tl_trace *tr, uint32_t tok)
+{
+	const char *s = tl_tok_display_c(tr, tok);
+	char *end;
+	long v;
+
+	if (!*s)
+		return -1;
+	v = strtol(s, &end, 10);
+	return *end || v < 0 ? -1 : v;
+}
+
+int tl_xplane_classify(struct tl_trace *tr)
+{
+	struct tl_kmap procs, threads;
+	size_t i;
+	bool any = false;
+	int err = 0;
+	char name[256];
+
+	for (i = 0; i < tr->nev; i++) {
+		uint8_t k = tr->ev[i].kind;
+
+		/* Kineto categories: not an XProf trace */
+		if (k != TL_KIND_OTHER && k != TL_KIND_METADATA)
+			return 0;
+	}
+	if (tl_kmap_init(&procs, 64) || tl_kmap_init(&threads, 256)) {
+		tl_kmap_free(&procs);
+		return tl_err(-ENOMEM, "%s: out of memory", tr->path);
+	}
+	for (i = 0; i < tr->nev; i++) {
+		const struct tl_ev *e = &tr->ev[i];
+		const char *n = tl_strtab_get(&tr->strs, e->name);
+		uint32_t f = 0;
+
+		if (e->kind != TL_KIND_METADATA || strcmp(n, "process_name") || !e->pid ||
+		    !tl_meta_name(tr, e, name, sizeof(name)))
+			continue;
+		if (strstr(name, "/device:GPU"))
+			f = PROC_GPU;
+		else if (strstr(name, "/host:CPU"))
+			f = PROC_HOST;
+		if (f && tl_kmap_put(&procs, 0, e->pid, f))
+			goto nomem;
+		any |= f != 0;
+	}
+	if (!any)
+		goto out;
+	for (i = 0; i < tr->nev; i++) {
+		const struct tl_ev *e = &tr->ev[i];
+		uint32_t pf = 0, t = 0;
+
+		if (e->kind != TL_KIND_METADATA || strcmp(tl_strtab_get(&tr->strs, e->name), "thread_name") ||
+		    !e->pid || !e->tid || !tl_meta_name(tr, e, name, sizeof(name)))
+			continue;
+		tl_kmap_get(&procs, 0, e->pid, &pf);
+		if ((pf & PROC_GPU) && !strncmp(name, "Stream #", 8)) {
+			char *end;
+			long s = strtol(name + 8, &end, 10);
+
+			/* the stream number rides above the class bits */
+			t = THR_STREAM | (end > name + 8 && s >= 0 && s < (1L << 24) ? (uint32_t)(s + 1) << 4 : 0);
+		} else if (!strcmp(name, "Framework Name Scope") || strstr(name, "py_xla")) {
+			t = THR_CPU_OP;
+		}
+		if (t && tl_kmap_put(&threads, e->pid, e->tid, t))
+			goto nomem;
+	}
+	for (i = 0; i < tr->nev; i++) {
+		struct tl_ev *e = &tr->ev[i];
+		uint32_t pf = 0, t = 0;
+		size_t alen;
+		const char *a;
+		int64_t corr;
+		bool has_corr = false;
+		long pid;
+
+		if (e->ph != 'X' || e->kind != TL_KIND_OTHER)
+			continue;
+		tl_kmap_get(&procs, 0, e->pid, &pf);
+		tl_kmap_get(&threads, e->pid, e->tid, &t);
+		a = tl_ev_args(tr, e, &alen);
+		if ((pf & PROC_GPU) && (t & 3) == THR_STREAM) {
+			e->kind = copy_like(tl_strtab_get(&tr->strs, e->name)) ? TL_KIND_MEMCPY
+									      : TL_KIND_KERNEL;
+			pid = tok_number(tr, e->pid);
+			if (pid >= TL_XP_FIRST_DEVICE_PID && pid <= TL_XP_LAST_DEVICE_PID) {
+				e->device = (int32_t)(pid - TL_XP_FIRST_DEVICE_PID);
+				e->flags |= EV_HAS_DEVICE;
+			}
+			if (t >> 4) {
+				e->stream = (int32_t)((t >> 4) - 1);
+				e->flags |= EV_HAS_STREAM;
+			}
+		} else if ((pf & PROC_HOST) && (has_corr = args_int(a, alen, "correlation_id", &corr))) {
+			e->kind = TL_KIND_RUNTIME;
+		} else if ((t & 3) == THR_CPU_OP) {
+			e->kind = TL_KIND_CPU_OP;
+			continue;
+		} else {
+			continue;
+		}
+		if (!has_corr && !args_int(a, alen, "correlation_id", &corr))	/* a GPU event's */
+			continue;
+		/* The launch and its GPU work share the correlation id. XProf has no
+		 * External id; giving it the same value lets the linker pair them
+		 * whichever key it settles on (it looks for launch-named runtime
+		 * calls, which older JAX traces name after the kernel). */
+		e->corr = corr;
+		e->extid = corr;
+		e->flags |= EV_HAS_CORR | EV_CORR_KEY | EV_HAS_EXTID;
+	}
+	tr->xprof = true;
+	goto out;
+nomem:
+	err = tl_err(-ENOMEM, "%s: out of memory", tr->path);
+out:
+	tl_kmap_free(&procs);
+	tl_kmap_free(&threads);
+	return err;
+}
