@@ -5,7 +5,6 @@
  * and turn its death into an error that says how it died. */
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -555,35 +554,25 @@ void tl_worker_stop(struct tl_worker *w)
 
 /* ------------------------------------------------------------------ stats */
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 void tl_stats_compute(const double *v, size_t n, struct tl_stats *s)
 {
-	double *c, sum = 0, sq = 0;
-	size_t i;
+	struct tl_agg a;
+	double *c;
 
 	memset(s, 0, sizeof(*s));
 	s->n = n;
 	if (!n)
 		return;
-	c = malloc(n * sizeof(*c));
+	c = malloc(n * sizeof(*c));	/* tl_aggregate() sorts; @v is the caller's */
 	if (!c)
 		return;
 	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_dbl);
-	s->min = c[0];
-	s->max = c[n - 1];
-	s->median = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	for (i = 0; i < n; i++)
-		sum += c[i];
-	s->mean = sum / (double)n;
-	for (i = 0; i < n; i++)
-		sq += (c[i] - s->mean) * (c[i] - s->mean);
-	s->std = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	tl_sort_doubles(c, n);	/* sums in ascending order, as these stats always had them */
+	tl_aggregate(c, n, &a);
+	s->median = a.median;
+	s->mean = a.mean;
+	s->std = n > 1 ? a.std : 0;	/* the public struct says 0 for one value, not NaN */
+	s->min = a.min;
+	s->max = a.max;
 	free(c);
 }

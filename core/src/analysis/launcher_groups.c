@@ -6,7 +6,6 @@
  * TraceLens's process_name/process_label/thread_name split. Launchers that
  * recorded none of the four fields are dropped, as pandas' groupby drops NaN
  * keys in TraceLens. */
-#include <math.h>
 
 #include "analysis/analysis_internal.h"
 #include "trace/trace_internal.h"
@@ -23,31 +22,14 @@ struct group_set {
 static const char *const arg_keys[4] = { "Input Dims", "Input type", "Input Strides",
 					 "Concrete Inputs" };
 
-static int cmp_double_p(const void *a, const void *b)
-{
-	return tl_cmp_double(*(const double *)a, *(const double *)b);
-}
-
 /* pandas' aggregates of one column: sample std, NaN for a single value. */
 static void agg(double *v, size_t n, struct tl_time_agg *a)
 {
-	double s = 0, ss = 0;
-	size_t i;
+	struct tl_agg t;
 
-	a->min = INFINITY;
-	a->max = -INFINITY;
-	for (i = 0; i < n; i++) {
-		s += v[i];
-		a->min = v[i] < a->min ? v[i] : a->min;
-		a->max = v[i] > a->max ? v[i] : a->max;
-	}
-	a->sum = s;
-	a->mean = s / (double)n;
-	for (i = 0; i < n; i++)
-		ss += (v[i] - a->mean) * (v[i] - a->mean);
-	a->std = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
-	qsort(v, n, sizeof(*v), cmp_double_p);
-	a->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	tl_aggregate(v, n, &t);
+	*a = (struct tl_time_agg){ .sum = t.sum, .mean = t.mean, .median = t.median, .std = t.std,
+				   .min = t.min, .max = t.max };
 }
 
 static int cmp_group(const void *a, const void *b)

@@ -2,9 +2,10 @@
 /* base: what every other subsystem of the library shares, and nothing more:
  * error reporting and logging, growable arrays, an arena for strings and
  * hashing (util.c), string interning and an integer-keyed map (strtab.c),
- * half-open time intervals (intervals.c), and reading a file, plain or gzip,
- * into memory (file_read.c). It depends on no other subsystem and is the
- * only header the others take from it. Nothing here is exported. */
+ * half-open time intervals (intervals.c), reading a file, plain or gzip,
+ * into memory (file_read.c), and mean, std and median (stats.c). It depends
+ * on no other subsystem and is the only header the others take from it.
+ * Nothing here is exported. */
 #ifndef TL_BASE_INTERNAL_H
 #define TL_BASE_INTERNAL_H
 
@@ -106,6 +107,18 @@ static inline int tl_cmp_double(double a, double b)
 {
 	return (a > b) - (a < b);
 }
+
+/* A column of numbers summarised (stats.c). */
+struct tl_agg {
+	double sum, mean, std, min, median, max;	/* std: sample, NaN for one value */
+};
+
+/* Summarise @v[0..n) (n >= 1) into @a, summing in the order given, then
+ * sort it in place (for the median). Floating-point sums depend on the
+ * order: a caller that has always summed in ascending order sorts first. */
+void tl_aggregate(double *v, size_t n, struct tl_agg *a);
+/* Sort doubles in ascending order. */
+void tl_sort_doubles(double *v, size_t n);
 
 /* POSIX's way to turn dlsym()'s void * into a function pointer: stores the
  * symbol @name of @dl through @fnp; false if it is missing. */

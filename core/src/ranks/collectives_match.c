@@ -345,16 +345,11 @@ out:
 
 /* ------------------------------------------------------------------ summary */
 
-static int cmp_double(const void *a, const void *b)
-{
-	return tl_cmp_double(*(const double *)a, *(const double *)b);
-}
-
 /* mean, sample std (NaN for one value), min, median, max of the finite values. */
 static void agg(double *v, size_t n, struct tl_coll_agg *a)
 {
+	struct tl_agg t;
 	size_t i, k = 0;
-	double sum = 0, ss = 0;
 
 	for (i = 0; i < n; i++)
 		if (isfinite(v[i]))
@@ -363,16 +358,10 @@ static void agg(double *v, size_t n, struct tl_coll_agg *a)
 		a->mean = a->std = a->min = a->median = a->max = NAN;
 		return;
 	}
-	qsort(v, k, sizeof(*v), cmp_double);
-	for (i = 0; i < k; i++)
-		sum += v[i];
-	a->mean = sum / (double)k;
-	for (i = 0; i < k; i++)
-		ss += (v[i] - a->mean) * (v[i] - a->mean);
-	a->std = k > 1 ? sqrt(ss / (double)(k - 1)) : NAN;
-	a->min = v[0];
-	a->max = v[k - 1];
-	a->median = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+	tl_sort_doubles(v, k);	/* sums in ascending order, as this summary always had them */
+	tl_aggregate(v, k, &t);
+	*a = (struct tl_coll_agg){ .mean = t.mean, .std = t.std, .min = t.min, .median = t.median,
+				   .max = t.max };
 }
 
 static int cmp_key(const struct tl_coll_row *x, const struct tl_coll_row *y)
