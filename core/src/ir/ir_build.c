@@ -25,65 +25,32 @@
 
 /* ------------------------------------------------------------------ dtypes */
 
-enum dt_class { DT_FLOAT, DT_COMPLEX, DT_INT, DT_BOOL };
-
-/* docs/ir.md's table: the profiler's spelling of every tensor dtype. */
-static const struct {
-	const char *name;
-	enum dt_class cls;
-} dtypes[] = {
-	{ "float", DT_FLOAT },
-	{ "double", DT_FLOAT },
-	{ "c10::Half", DT_FLOAT },
-	{ "c10::BFloat16", DT_FLOAT },
-	{ "long int", DT_INT },
-	{ "long", DT_INT },
-	{ "int", DT_INT },
-	{ "short int", DT_INT },
-	{ "short", DT_INT },
-	{ "signed char", DT_INT },
-	{ "char", DT_INT },
-	{ "unsigned char", DT_INT },
-	{ "unsigned int", DT_INT },
-	{ "bool", DT_BOOL },
-	{ "c10::Float8_e4m3fn", DT_FLOAT },
-	{ "c10::Float8_e4m3fnuz", DT_FLOAT },
-	{ "c10::Float8_e5m2", DT_FLOAT },
-	{ "c10::Float8_e5m2fnuz", DT_FLOAT },
-	{ "c10::Float8_e8m0fnu", DT_FLOAT },
-	{ "c10::complex<float>", DT_COMPLEX },
-	{ "c10::complex<double>", DT_COMPLEX },
-	{ "c10::complex<c10::Half>", DT_COMPLEX },
-};
-
-static int dtype_index(const char *s)
+/* A dtype the builder types as a tensor's (docs/ir.md's table), else NULL. */
+static const struct tl_dtype *ir_dtype(const char *s)
 {
-	size_t i;
+	const struct tl_dtype *d = tl_dtype_find(s);
 
-	for (i = 0; i < TL_ARRAY_SIZE(dtypes); i++)
-		if (!strcmp(s, dtypes[i].name))
-			return (int)i;
-	return -1;
+	return d && d->in_ir ? d : NULL;
 }
 
 bool tl_ir_is_tensor_dtype(const char *dtype)
 {
-	return dtype && dtype_index(dtype) >= 0;
+	return ir_dtype(dtype) != NULL;
 }
 
 static const char *init_of(const char *dtype)
 {
-	int i = dtype_index(dtype);
+	const struct tl_dtype *d = ir_dtype(dtype);
 
 	/* TraceLens PR #607: normal_() is not defined for integer tensors */
-	return i >= 0 && dtypes[i].cls >= DT_INT ? "zeros" : "normal";
+	return d && d->cls >= TL_DT_INT ? "zeros" : "normal";
 }
 
 static bool is_int_dtype(const char *dtype)
 {
-	int i = dtype ? dtype_index(dtype) : -1;
+	const struct tl_dtype *d = ir_dtype(dtype);
 
-	return i >= 0 && dtypes[i].cls == DT_INT;
+	return d && d->cls == TL_DT_INT;
 }
 
 /* Strings the profiler drops and that have no schema default. */
@@ -251,7 +218,7 @@ static int read_profile(struct ir_ctx *c, const struct tl_event_info *info)
 			p->kind = P_SCALARLIST;
 		else if (!strcmp(p->type, "TensorList"))
 			p->kind = P_TENSORLIST;
-		else if (dtype_index(p->type) >= 0)
+		else if (ir_dtype(p->type))
 			p->kind = P_TENSOR;
 		else
 			p->kind = P_OTHER;
@@ -585,20 +552,20 @@ static void list_dtype(const struct ir_ctx *c, const struct tl_schema_arg *a, co
 		dims = cJSON_GetObjectItemCaseSensitive(args, "Input Dims");
 		for (t = types ? types->child : NULL, d = dims ? dims->child : NULL; t && d;
 		     t = t->next, d = d->next) {
-			int k = cJSON_IsString(t) ? dtype_index(t->valuestring) : -1;
+			const struct tl_dtype *k = cJSON_IsString(t) ? ir_dtype(t->valuestring) : NULL;
 
-			if (k < 0)
+			if (!k)
 				continue;
 			if (e->ts > best_shape)
 				cJSON_ArrayForEach(el, p->dims)
 					if (same_shape(el, d)) {
 						best_shape = e->ts;
-						*dtype = dtypes[k].name;
+						*dtype = k->name;
 						break;
 					}
-			if (e->ts > best_float && best_shape == -INFINITY && dtypes[k].cls == DT_FLOAT) {
+			if (e->ts > best_float && best_shape == -INFINITY && k->cls == TL_DT_FLOAT) {
 				best_float = e->ts;
-				snprintf(buf, bl, "%s", dtypes[k].name);
+				snprintf(buf, bl, "%s", k->name);
 			}
 		}
 		cJSON_Delete(args);

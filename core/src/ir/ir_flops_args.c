@@ -8,48 +8,6 @@
 
 /* ------------------------------------------------------------------ dtypes */
 
-/* docs/ir.md's dtype strings. */
-static const struct {
-	const char *name;
-	double size;
-} dtype_sizes[] = {
-	{ "float", 4 },
-	{ "double", 8 },
-	{ "c10::Half", 2 },
-	{ "c10::BFloat16", 2 },
-	{ "long int", 8 },
-	{ "long", 8 },
-	{ "int", 4 },
-	{ "short int", 2 },
-	{ "short", 2 },
-	{ "signed char", 1 },
-	{ "char", 1 },
-	{ "unsigned char", 1 },
-	{ "unsigned short", 2 },
-	{ "unsigned int", 4 },
-	{ "unsigned long", 8 },
-	{ "bool", 1 },
-	{ "c10::Float8_e4m3fn", 1 },
-	{ "c10::Float8_e4m3fnuz", 1 },
-	{ "c10::Float8_e5m2", 1 },
-	{ "c10::Float8_e5m2fnuz", 1 },
-	{ "c10::Float8_e8m0fnu", 1 },
-	{ "c10::Float4_e2m1fn_x2", 1 },
-	{ "c10::complex<float>", 8 },
-	{ "c10::complex<double>", 16 },
-	{ "c10::complex<c10::Half>", 4 },
-};
-
-static double dtype_size(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < TL_ARRAY_SIZE(dtype_sizes); i++)
-		if (!strcmp(s, dtype_sizes[i].name))
-			return dtype_sizes[i].size;
-	return NAN;
-}
-
 /* Element size of a ScalarType code (c10/core/ScalarType.h order), as a
  * dtype= argument carries it; NAN when unknown. */
 double fl_scalar_type_size(double code)
@@ -130,6 +88,7 @@ int fl_tensor_of(const struct fl_ctx *c, const cJSON *v, struct fl_tensor *t)
 {
 	const cJSON *shape = cJSON_GetObjectItemCaseSensitive(v, "shape");
 	const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(v, "dtype"), *d;
+	const struct tl_dtype *dt;
 	double x;
 
 	if (!cJSON_IsObject(v) || (!shape && !dtype))
@@ -138,7 +97,8 @@ int fl_tensor_of(const struct fl_ctx *c, const cJSON *v, struct fl_tensor *t)
 		return tl_err(-EINVAL, "%s: a tensor value needs a shape list and a dtype string", c->op);
 	t->nd = 0;
 	t->numel = 1;
-	t->esize = dtype_size(dtype->valuestring);
+	dt = tl_dtype_find(dtype->valuestring);
+	t->esize = dt ? dt->size : NAN;
 	cJSON_ArrayForEach(d, shape) {
 		if (!fl_num(d, &x) || x < 0 || x != floor(x))
 			return tl_err(-EINVAL, "%s: tensor shape holds a value that is not a size", c->op);

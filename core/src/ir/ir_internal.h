@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* ir: ops as replay recipes. Operator schemas, the schema database and
  * Python-literal values (schema.c); the replay IR of an event, built from its
- * recorded args and its schema (ir_build.c); and the FLOPs and bytes of an
+ * recorded args and its schema (ir_build.c), with the profiler's dtypes
+ * (ir_dtype.c, also read by the FLOPs counter); and the FLOPs and bytes of an
  * IR entry (ir_flops.c: the entry, ir_flops_args.c: the argument model,
  * ir_flops_mm.c and ir_flops_elem.c: the rules). It depends on analysis (the
  * batch context of an op), trace and base. */
@@ -16,6 +17,21 @@
 #include <tlreplay/ir.h>
 
 #include "base/base_internal.h"
+
+/* ============================================================== ir_dtype.c */
+
+enum tl_dt_class { TL_DT_FLOAT, TL_DT_COMPLEX, TL_DT_INT, TL_DT_BOOL };
+
+/* A dtype as the profiler spells it ("float", "c10::BFloat16", "long int"). */
+struct tl_dtype {
+	const char *name;
+	double size;		/* bytes per element */
+	enum tl_dt_class cls;
+	bool in_ir;		/* in docs/ir.md's table: the IR builder's tensor dtypes */
+};
+
+/* The entry of @name; NULL for NULL or a name not in the table. */
+const struct tl_dtype *tl_dtype_find(const char *name);
 
 /* ================================================================ schema.c */
 
