@@ -268,12 +268,12 @@ static inline bool key_is(const char *k, size_t n, const char *lit, size_t litn)
 #define KEY(lit) key_is(k, klen, lit, sizeof(lit) - 1)
 
 /* At an object key (@p at its '"'): return the start of its value, with the
- * (decoded) key in *k, *klen; NULL with L->err set. */
-static const char *read_key(struct loader *L, const char *p, const char **k, size_t *klen,
-			    char *kbuf, size_t kbufn)
+ * key as written in *k, *klen (*esc set when it holds escapes); NULL with
+ * L->err set. */
+static const char *scan_key(struct loader *L, const char *p, const char **k, size_t *klen,
+			    bool *esc)
 {
 	const char *e = L->end;
-	bool esc = false;
 
 	if (p >= e)
 		goto eof;
@@ -283,11 +283,10 @@ static const char *read_key(struct loader *L, const char *p, const char **k, siz
 		return NULL;
 	}
 	*k = p + 1;
-	p = js_string_end(*k, e, &esc, &L->err);
+	p = js_string_end(*k, e, esc, &L->err);
 	if (!p)
 		return NULL;
 	*klen = (size_t)(p - 1 - *k);
-	decode_key(k, klen, esc, kbuf, kbufn);
 	p = js_ws(p, e);
 	if (p >= e)
 		goto eof;
@@ -304,6 +303,18 @@ eof:
 	L->err.at = e;
 	L->err.what = "truncated JSON";
 	return NULL;
+}
+
+/* The same with the key decoded (into @kbuf, when it has escapes and fits). */
+static inline const char *read_key(struct loader *L, const char *p, const char **k, size_t *klen,
+				   char *kbuf, size_t kbufn)
+{
+	bool esc = false;
+
+	p = scan_key(L, p, k, klen, &esc);
+	if (p)
+		decode_key(k, klen, esc, kbuf, kbufn);
+	return p;
 }
 
 /* After an object member's value: 1 when another member follows (@*pp moved
@@ -896,40 +907,20 @@ static int parse_document(struct loader *L)
 			p++;
 		} else {
 			for (;;) {
-				const char *k;
-				size_t klen;
+				const char *k, *dk;
+				size_t klen, dklen;
 				bool esc = false;
+				char kb[64];
 
-				if (p >= e)
-					return fail(L, e, "truncated JSON");
-				if (*p != '"')
-					return fail(L, p, "expected a string key");
-				k = p + 1;
-				p = js_string_end(k, e, &esc, &L->err);
+				/* the metadata keep the key as written (add_meta decodes
+				 * it whole): scan_key, then decode for the comparison */
+				p = scan_key(L, p, &k, &klen, &esc);
 				if (!p)
 					return fail_err(L);
-				klen = (size_t)(p - 1 - k);
-				p = js_ws(p, e);
-				if (p >= e)
-					return fail(L, e, "truncated JSON");
-				if (*p != ':')
-					return fail(L, p, "expected ':' after key");
-				p = js_ws(p + 1, e);
-				if (p >= e)
-					return fail(L, e, "truncated JSON");
-				{
-					const char *dk = k;
-					size_t dklen = klen;
-					char kb[64];
-
-					decode_key(&dk, &dklen, esc, kb, sizeof(kb));
-					if (esc && key_is(dk, dklen, "traceEvents", 11)) {
-						k = "traceEvents";
-						klen = 11;
-						esc = false;
-					}
-				}
-				if (!esc && key_is(k, klen, "traceEvents", 11)) {
+				dk = k;
+				dklen = klen;
+				decode_key(&dk, &dklen, esc, kb, sizeof(kb));
+				if (key_is(dk, dklen, "traceEvents", 11)) {
 					if (*p != '[')
 						return fail(L, p, "traceEvents is not an array");
 					p = parse_events(L, p);
