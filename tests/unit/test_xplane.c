@@ -735,6 +735,44 @@ static void test_packed(void)
 	}
 }
 
+/* XProf JSON whose metadata come after the events: thread kinds still
+ * follow their process, and "Stream #N" makes a stream only on a GPU. */
+static void test_metadata_last(void)
+{
+	static const char doc[] =
+		"{\"traceEvents\":["
+		"{\"pid\":1,\"tid\":5,\"name\":\"k\",\"ts\":10,\"dur\":2,\"ph\":\"X\","
+		"\"args\":{\"correlation_id\":7}},"
+		"{\"pid\":701,\"tid\":9,\"name\":\"launch\",\"ts\":8,\"dur\":1,\"ph\":\"X\","
+		"\"args\":{\"correlation_id\":7}},"
+		"{\"pid\":701,\"tid\":3,\"name\":\"op\",\"ts\":7,\"dur\":4,\"ph\":\"X\"},"
+		"{\"pid\":701,\"tid\":4,\"name\":\"s\",\"ts\":7,\"dur\":4,\"ph\":\"X\"},"
+		"{\"pid\":1,\"tid\":5,\"name\":\"thread_name\",\"ph\":\"M\",\"args\":{\"name\":\"Stream #3\"}},"
+		"{\"pid\":701,\"tid\":3,\"name\":\"thread_name\",\"ph\":\"M\","
+		"\"args\":{\"name\":\"Framework Name Scope\"}},"
+		"{\"pid\":701,\"tid\":4,\"name\":\"thread_name\",\"ph\":\"M\",\"args\":{\"name\":\"Stream #4\"}},"
+		"{\"pid\":1,\"name\":\"process_name\",\"ph\":\"M\",\"args\":{\"name\":\"/device:GPU:0\"}},"
+		"{\"pid\":701,\"name\":\"process_name\",\"ph\":\"M\",\"args\":{\"name\":\"/host:CPU\"}}"
+		"]}";
+	struct tl_trace *tr = NULL;
+	struct tl_event_info e;
+	int err = tl_trace_open_mem(doc, sizeof(doc) - 1, "late-metadata.json", NULL, &tr);
+
+	ok(!err, "XProf JSON with its metadata last loads%s%s", err ? ": " : "", err ? tl_last_error() : "");
+	if (err)
+		return;
+	ok(!tl_trace_event(tr, 0, &e) && e.kind == TL_KIND_KERNEL && e.stream == 3 && e.device == 0 &&
+		   e.correlation == 7,
+	   "metadata last: a GPU stream's event is a kernel on stream 3 of device 0");
+	ok(!tl_trace_event(tr, 1, &e) && e.kind == TL_KIND_RUNTIME && e.correlation == 7,
+	   "metadata last: a host event with a correlation_id is its launch");
+	ok(!tl_trace_event(tr, 2, &e) && e.kind == TL_KIND_CPU_OP,
+	   "metadata last: Framework Name Scope holds cpu_ops");
+	ok(!tl_trace_event(tr, 3, &e) && e.kind == TL_KIND_OTHER,
+	   "metadata last: \"Stream #4\" on the host is no stream");
+	tl_trace_close(tr);
+}
+
 int main(int argc, char **argv)
 {
 	const char *src = __FILE__, *slash = strrchr(src, '/');
@@ -748,5 +786,6 @@ int main(int argc, char **argv)
 	test_fixture();
 	test_damage();
 	test_packed();
+	test_metadata_last();
 	return done_testing();
 }

@@ -948,19 +948,6 @@ static const char *line_name(const struct line *ln)
 
 /* ---------------------------------------------------------------- writing */
 
-static const TlXplane__XStat *plane_stat(const struct plane *pl, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < pl->hdr->n_stats; i++) {
-		const char *n = stat_name(pl, pl->hdr->stats[i]->metadata_id);
-
-		if (n && !strcmp(n, name))
-			return pl->hdr->stats[i];
-	}
-	return NULL;
-}
-
 static bool stat_number(const TlXplane__XStat *s, double *d)
 {
 	if (!s)
@@ -986,22 +973,32 @@ static void write_devices(struct conv *c)
 	static const struct {
 		const char *stat, *key;
 	} keys[] = {
+		{ "device_vendor", NULL },	/* first: names the device */
 		{ "compute_cap_major", "computeMajor" }, { "compute_cap_minor", "computeMinor" },
 		{ "core_count", "numSms" }, { "memory_size", "totalGlobalMem" },
 		{ "clock_rate", "clockRateKHz" }, { "memory_bandwidth", "memoryBandwidthBytesPerSecond" },
 	};
 	bool first = true;
-	size_t i, k;
+	size_t i, j, k;
 
 	jb_lit(&c->out, "\"deviceProperties\":[");
 	for (i = 0; i < c->nplanes; i++) {
 		const struct plane *pl = &c->planes[i];
-		const TlXplane__XStat *vendor;
+		const TlXplane__XStat *vendor, *st[TL_ARRAY_SIZE(keys)] = { 0 };
 		char name[160];
 
 		if (pl->role != ROLE_GPU || !pl->hdr)
 			continue;
-		vendor = plane_stat(pl, "device_vendor");
+		/* one walk over the plane's stats, each name looked up once; the
+		 * first stat of a name counts */
+		for (j = 0; j < pl->hdr->n_stats; j++) {
+			const char *n = stat_name(pl, pl->hdr->stats[j]->metadata_id);
+
+			for (k = 0; n && k < TL_ARRAY_SIZE(keys); k++)
+				if (!st[k] && !strcmp(n, keys[k].stat))
+					st[k] = pl->hdr->stats[j];
+		}
+		vendor = st[0];
 		snprintf(name, sizeof(name), "%s%s%s",
 			 vendor && vendor->value_case == TL_XPLANE__XSTAT__VALUE_STR_VALUE
 				 ? vendor->str_value : "",
@@ -1009,10 +1006,10 @@ static void write_devices(struct conv *c)
 			 pl->hdr->name);
 		jb_printf(&c->out, "%s{\"id\":%lld,\"name\":", first ? "" : ",", (long long)pl->id);
 		jb_cstr(&c->out, name);
-		for (k = 0; k < TL_ARRAY_SIZE(keys); k++) {
+		for (k = 1; k < TL_ARRAY_SIZE(keys); k++) {
 			double d;
 
-			if (stat_number(plane_stat(pl, keys[k].stat), &d)) {
+			if (stat_number(st[k], &d)) {
 				jb_printf(&c->out, ",\"%s\":", keys[k].key);
 				jb_double(&c->out, d);
 			}
@@ -1136,12 +1133,19 @@ static void write_kernel_details(struct jbuf *b, struct plane *pl, const TlXplan
 	jb_cstr_raw(b, pl->kd[i]);
 }
 
-/* One stat as `,"name":value`; false if it has nothing to show. */
-static bool write_stat(struct jbuf *b, struct plane *pl, const TlXplane__XStat *s, bool gpu,
-		       bool comma)
+/* A stat's name and class, looked up once per event. */
+struct stat_ref {
+	const char *name;	/* NULL: not in the plane's metadata */
+	enum stat_class cls;
+};
+
+/* One stat (@r: its name and class) as `,"name":value`; false if it has
+ * nothing to show. */
+static bool write_stat(struct jbuf *b, struct plane *pl, const TlXplane__XStat *s,
+		       const struct stat_ref *r, bool gpu, bool comma)
 {
-	enum stat_class cls = STAT_PLAIN;
-	const char *name = stat_info(pl, s->metadata_id, &cls), *ref;
+	const char *name = r->name, *ref = NULL;
+	enum stat_class cls = r->cls;
 
 	if (!name || !*name || cls == STAT_PLUMBING || cls == STAT_GROUP)
 		return false;
@@ -1179,7 +1183,7 @@ static bool write_stat(struct jbuf *b, struct plane *pl, const TlXplane__XStat *
 			write_kernel_details(b, pl, s);
 		break;
 	default:
-		jb_cstr(b, stat_name(pl, (int64_t)s->ref_value));
+		jb_cstr(b, ref);
 		if (gpu && cls == STAT_KERNEL)
 			write_kernel_details(b, pl, s);
 		break;
@@ -1213,8 +1217,9 @@ static int write_event(struct conv *c, const struct rec *r, bool comma)
 	struct plane *pl = &c->planes[ln->plane];
 	const TlXplane__XEventMetadata *m;
 	TlXplane__XEvent *ev;
-	const char *name, *step = NULL;
+	const char *name, *step = NULL, *str;
 	bool gpu = pl->role == ROLE_GPU, any = false;
+	struct stat_ref *refs = NULL;
 	size_t i, nm, mark;
 	int64_t group = 0, off, ps;
 	bool has_group = false;
@@ -1226,14 +1231,25 @@ static int write_event(struct conv *c, const struct rec *r, bool comma)
 	}
 	m = event_meta(pl, ev->metadata_id);
 	nm = m ? m->n_stats : 0;
+	/* the stats' names and classes, for the two walks below (the metadata's
+	 * stats first, then the event's); from the arena, freed with the event */
+	if (nm + ev->n_stats) {
+		refs = arena_alloc(&c->arena, (nm + ev->n_stats) * sizeof(*refs));
+		if (!refs) {
+			arena_reset(&c->arena);
+			return nomem(c);
+		}
+	}
 	for (i = 0; i < nm + ev->n_stats; i++) {
 		const TlXplane__XStat *s = i < nm ? m->stats[i] : ev->stats[i - nm];
 		enum stat_class cls = STAT_PLAIN;
 
-		if (!stat_info(pl, s->metadata_id, &cls))
+		refs[i].name = stat_info(pl, s->metadata_id, &cls);
+		refs[i].cls = cls;
+		if (!refs[i].name)
 			continue;
-		if (cls == STAT_STEP && stat_str(pl, s))
-			step = stat_str(pl, s);
+		if (cls == STAT_STEP && (str = stat_str(pl, s)))
+			step = str;
 		else if (cls == STAT_GROUP && s->value_case == TL_XPLANE__XSTAT__VALUE_INT64_VALUE)
 			group = s->int64_value, has_group = true;
 		else if (cls == STAT_GROUP && s->value_case == TL_XPLANE__XSTAT__VALUE_UINT64_VALUE)
@@ -1287,10 +1303,11 @@ static int write_event(struct conv *c, const struct rec *r, bool comma)
 		any = true;
 	}
 	for (i = 0; i < nm; i++)
-		if (!overridden(ev, m->stats[i]) && write_stat(&c->out, pl, m->stats[i], gpu, any))
+		if (!overridden(ev, m->stats[i]) &&
+		    write_stat(&c->out, pl, m->stats[i], &refs[i], gpu, any))
 			any = true;
 	for (i = 0; i < ev->n_stats; i++)
-		if (write_stat(&c->out, pl, ev->stats[i], gpu, any))
+		if (write_stat(&c->out, pl, ev->stats[i], &refs[nm + i], gpu, any))
 			any = true;
 	/* XProf leaves out an empty args object; so do we */
 	if (!any && !c->out.nomem)

@@ -29,6 +29,28 @@ enum {
 	THR_CPU_OP = 2,
 };
 
+/* A thread's class is read from its name, but "Stream #N" counts only on a
+ * GPU process, whose name may come later in the file: each thread_name is
+ * kept in two views, as it reads on a GPU process and on any other (the
+ * latter's keys offset by this), and the process picks one at the end. */
+#define OTHER_VIEW (1ULL << 32)
+
+/* The class of thread @name ("Stream #N" with N above the class bits) on a
+ * GPU process or (@gpu false) on another; 0 when it has none. */
+static uint32_t thread_class(const char *name, bool gpu)
+{
+	if (gpu && !strncmp(name, "Stream #", 8)) {
+		char *end;
+		long s = strtol(name + 8, &end, 10);
+
+		/* the stream number rides above the class bits */
+		return THR_STREAM | (end > name + 8 && s >= 0 && s < (1L << 24) ? (uint32_t)(s + 1) << 4 : 0);
+	}
+	if (!strcmp(name, "Framework Name Scope") || strstr(name, "py_xla"))
+		return THR_CPU_OP;
+	return 0;
+}
+
 /* The integer value of top-level key @key in an args object (a number, or a
  * string of digits as XProf writes integers past 2^53). */
 static bool args_int(const char *a, size_t len, const char *key, int64_t *out)
@@ -110,63 +132,55 @@ static long tok_number(const struct tl_trace *tr, uint32_t tok)
 	return *end || v < 0 ? -1 : v;
 }
 
+/* tl_kmap_put(), the map made on first use: Kineto traces, the most, never
+ * put anything. */
+static int put(struct tl_kmap *m, size_t expected, uint64_t k1, int64_t k2, uint32_t val)
+{
+	if (!m->nslots && tl_kmap_init(m, expected))
+		return -ENOMEM;
+	return tl_kmap_put(m, k1, k2, val);
+}
+
 int tl_xplane_classify(struct tl_trace *tr)
 {
-	struct tl_kmap procs, threads;
+	const uint32_t id_proc = tl_strtab_find(&tr->strs, "process_name", 12);
+	const uint32_t id_thread = tl_strtab_find(&tr->strs, "thread_name", 11);
+	struct tl_kmap procs = { 0 }, threads = { 0 };
 	size_t i;
 	bool any = false;
 	int err = 0;
 	char name[256];
 
-	for (i = 0; i < tr->nev; i++) {
-		uint8_t k = tr->ev[i].kind;
-
-		/* Kineto categories: not an XProf trace */
-		if (k != TL_KIND_OTHER && k != TL_KIND_METADATA)
-			return 0;
-	}
-	if (tl_kmap_init(&procs, 64) || tl_kmap_init(&threads, 256)) {
-		tl_kmap_free(&procs);
-		return tl_err(-ENOMEM, "%s: out of memory", tr->path);
-	}
+	/* One pass over the metadata; a Kineto category ends it: not XProf. */
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
-		const char *n = tl_strtab_get(&tr->strs, e->name);
-		uint32_t f = 0;
+		uint32_t f = 0, t;
 
-		if (e->kind != TL_KIND_METADATA || strcmp(n, "process_name") || !e->pid ||
-		    !tl_meta_name(tr, e, name, sizeof(name)))
+		if (e->kind != TL_KIND_OTHER && e->kind != TL_KIND_METADATA)
+			goto out;
+		if (e->kind != TL_KIND_METADATA || !e->pid || (e->name != id_proc && e->name != id_thread))
 			continue;
-		if (strstr(name, "/device:GPU"))
-			f = PROC_GPU;
-		else if (strstr(name, "/host:CPU"))
-			f = PROC_HOST;
-		if (f && tl_kmap_put(&procs, 0, e->pid, f))
+		if (e->name == id_thread && !e->tid)
+			continue;
+		if (!tl_meta_name(tr, e, name, sizeof(name)))
+			continue;
+		if (e->name == id_proc) {
+			if (strstr(name, "/device:GPU"))
+				f = PROC_GPU;
+			else if (strstr(name, "/host:CPU"))
+				f = PROC_HOST;
+			if (f && put(&procs, 64, 0, e->pid, f))
+				goto nomem;
+			any |= f != 0;
+			continue;
+		}
+		if ((t = thread_class(name, true)) && put(&threads, 256, e->pid, e->tid, t))
 			goto nomem;
-		any |= f != 0;
+		if ((t = thread_class(name, false)) && put(&threads, 256, e->pid | OTHER_VIEW, e->tid, t))
+			goto nomem;
 	}
 	if (!any)
 		goto out;
-	for (i = 0; i < tr->nev; i++) {
-		const struct tl_ev *e = &tr->ev[i];
-		uint32_t pf = 0, t = 0;
-
-		if (e->kind != TL_KIND_METADATA || strcmp(tl_strtab_get(&tr->strs, e->name), "thread_name") ||
-		    !e->pid || !e->tid || !tl_meta_name(tr, e, name, sizeof(name)))
-			continue;
-		tl_kmap_get(&procs, 0, e->pid, &pf);
-		if ((pf & PROC_GPU) && !strncmp(name, "Stream #", 8)) {
-			char *end;
-			long s = strtol(name + 8, &end, 10);
-
-			/* the stream number rides above the class bits */
-			t = THR_STREAM | (end > name + 8 && s >= 0 && s < (1L << 24) ? (uint32_t)(s + 1) << 4 : 0);
-		} else if (!strcmp(name, "Framework Name Scope") || strstr(name, "py_xla")) {
-			t = THR_CPU_OP;
-		}
-		if (t && tl_kmap_put(&threads, e->pid, e->tid, t))
-			goto nomem;
-	}
 	for (i = 0; i < tr->nev; i++) {
 		struct tl_ev *e = &tr->ev[i];
 		uint32_t pf = 0, t = 0;
@@ -179,7 +193,7 @@ int tl_xplane_classify(struct tl_trace *tr)
 		if (e->ph != 'X' || e->kind != TL_KIND_OTHER)
 			continue;
 		tl_kmap_get(&procs, 0, e->pid, &pf);
-		tl_kmap_get(&threads, e->pid, e->tid, &t);
+		tl_kmap_get(&threads, (pf & PROC_GPU) ? e->pid : e->pid | OTHER_VIEW, e->tid, &t);
 		a = tl_ev_args(tr, e, &alen);
 		if ((pf & PROC_GPU) && (t & 3) == THR_STREAM) {
 			e->kind = copy_like(tl_strtab_get(&tr->strs, e->name)) ? TL_KIND_MEMCPY
