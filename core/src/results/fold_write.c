@@ -106,29 +106,20 @@ static const char *walk_object(const struct splice *s, const char *p, bool after
 	}
 	for (;;) {
 		const char *k, *v;
+		size_t klen;
 		bool esc = false;
 
 		m->any = true;
-		if (p >= e || *p != '"')
-			return NULL;
-		k = p + 1;
-		p = js_string_end(k, e, &esc, &err);
+		p = js_key(p, e, &k, &klen, &esc, &err);
 		if (!p)
 			return NULL;
-		{
-			size_t klen = (size_t)(p - 1 - k);
-
-			p = js_ws(p, e);
-			if (p >= e || *p != ':')
-				return NULL;
-			v = p = js_ws(p + 1, e);
-			p = skip(s, p, &err);
-			if (!p)
-				return NULL;
-			if (want && key_is(k, klen, esc, want)) {
-				m->vs = v;
-				m->ve = p;
-			}
+		v = p = js_ws(p, e);
+		p = skip(s, p, &err);
+		if (!p)
+			return NULL;
+		if (want && key_is(k, klen, esc, want)) {
+			m->vs = v;
+			m->ve = p;
 		}
 after:
 		p = js_ws(p, e);

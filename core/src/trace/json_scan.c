@@ -24,6 +24,8 @@ const char *js_skip_value(const char *p, const char *end, struct js_err *e)
 {
 	char stack[JS_MAX_DEPTH];
 	int depth = 0;
+	const char *k;
+	size_t klen;
 	bool esc;
 	double d;
 	int64_t iv;
@@ -77,26 +79,9 @@ value:
 	goto after;
 
 key:
-	p = js_ws(p, end);
-	if (p >= end)
-		goto eof;
-	if (*p != '"') {
-		e->at = p;
-		e->what = "expected a string key";
-		return NULL;
-	}
-	p = js_string_end(p + 1, end, &esc, e);
+	p = js_key(js_ws(p, end), end, &k, &klen, &esc, e);
 	if (!p)
 		return NULL;
-	p = js_ws(p, end);
-	if (p >= end)
-		goto eof;
-	if (*p != ':') {
-		e->at = p;
-		e->what = "expected ':' after key";
-		return NULL;
-	}
-	p++;
 	goto value;
 
 after:

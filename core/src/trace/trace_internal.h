@@ -262,6 +262,40 @@ bad_end:
 	return NULL;
 }
 
+/* An object key and its ':', @p at the key's opening quote. Returns the
+ * position after the ':', with the key as written in *k, *klen (*has_esc set
+ * if it holds backslashes); NULL with @e filled otherwise. One key reader
+ * for the scanner, the loader, fold's splicer and the XProf args. */
+static inline const char *js_key(const char *p, const char *end, const char **k, size_t *klen,
+				 bool *has_esc, struct js_err *e)
+{
+	if (p >= end)
+		goto eof;
+	if (*p != '"') {
+		e->at = p;
+		e->what = "expected a string key";
+		return NULL;
+	}
+	*k = p + 1;
+	p = js_string_end(*k, end, has_esc, e);
+	if (!p)
+		return NULL;
+	*klen = (size_t)(p - 1 - *k);
+	p = js_ws(p, end);
+	if (p >= end)
+		goto eof;
+	if (*p != ':') {
+		e->at = p;
+		e->what = "expected ':' after key";
+		return NULL;
+	}
+	return p + 1;
+eof:
+	e->at = end;
+	e->what = "truncated JSON";
+	return NULL;
+}
+
 /* Skip any JSON value starting at @p (leading whitespace allowed).
  * Returns the position after it, or NULL with @e filled. */
 const char *js_skip_value(const char *p, const char *end, struct js_err *e);

@@ -275,34 +275,16 @@ static const char *scan_key(struct loader *L, const char *p, const char **k, siz
 {
 	const char *e = L->end;
 
-	if (p >= e)
-		goto eof;
-	if (*p != '"') {
-		L->err.at = p;
-		L->err.what = "expected a string key";
-		return NULL;
-	}
-	*k = p + 1;
-	p = js_string_end(*k, e, esc, &L->err);
+	p = js_key(p, e, k, klen, esc, &L->err);
 	if (!p)
 		return NULL;
-	*klen = (size_t)(p - 1 - *k);
 	p = js_ws(p, e);
-	if (p >= e)
-		goto eof;
-	if (*p != ':') {
-		L->err.at = p;
-		L->err.what = "expected ':' after key";
+	if (p >= e) {
+		L->err.at = e;
+		L->err.what = "truncated JSON";
 		return NULL;
 	}
-	p = js_ws(p + 1, e);
-	if (p >= e)
-		goto eof;
 	return p;
-eof:
-	L->err.at = e;
-	L->err.what = "truncated JSON";
-	return NULL;
 }
 
 /* The same with the key decoded (into @kbuf, when it has escapes and fits). */

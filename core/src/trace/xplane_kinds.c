@@ -64,17 +64,15 @@ static bool args_int(const char *a, size_t len, const char *key, int64_t *out)
 	e = a + len;
 	p = js_ws(a + 1, e);
 	while (p < e && *p == '"') {
-		const char *k = p + 1, *q;
+		const char *k, *q;
+		size_t kl;
 		bool esc = false, match;
 
-		q = js_string_end(k, e, &esc, &err);
+		q = js_key(p, e, &k, &kl, &esc, &err);
 		if (!q)
 			return false;
-		match = !esc && (size_t)(q - 1 - k) == klen && !memcmp(k, key, klen);
+		match = !esc && kl == klen && !memcmp(k, key, klen);
 		p = js_ws(q, e);
-		if (p >= e || *p != ':')
-			return false;
-		p = js_ws(p + 1, e);
 		if (match) {
 			double d;
 			int64_t iv = 0;
