@@ -182,6 +182,14 @@ struct js_err {
 	const char *what;	/* static description */
 };
 
+/* Fill @e and return NULL. */
+static inline const char *js_fail(struct js_err *e, const char *at, const char *what)
+{
+	e->at = at;
+	e->what = what;
+	return NULL;
+}
+
 static inline const char *js_ws(const char *p, const char *end)
 {
 	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
@@ -270,12 +278,9 @@ static inline const char *js_key(const char *p, const char *end, const char **k,
 				 bool *has_esc, struct js_err *e)
 {
 	if (p >= end)
-		goto eof;
-	if (*p != '"') {
-		e->at = p;
-		e->what = "expected a string key";
-		return NULL;
-	}
+		return js_fail(e, end, "truncated JSON");
+	if (*p != '"')
+		return js_fail(e, p, "expected a string key");
 	*k = p + 1;
 	p = js_string_end(*k, end, has_esc, e);
 	if (!p)
@@ -283,17 +288,10 @@ static inline const char *js_key(const char *p, const char *end, const char **k,
 	*klen = (size_t)(p - 1 - *k);
 	p = js_ws(p, end);
 	if (p >= end)
-		goto eof;
-	if (*p != ':') {
-		e->at = p;
-		e->what = "expected ':' after key";
-		return NULL;
-	}
+		return js_fail(e, end, "truncated JSON");
+	if (*p != ':')
+		return js_fail(e, p, "expected ':' after key");
 	return p + 1;
-eof:
-	e->at = end;
-	e->what = "truncated JSON";
-	return NULL;
 }
 
 /* Skip any JSON value starting at @p (leading whitespace allowed).

@@ -279,12 +279,7 @@ static const char *scan_key(struct loader *L, const char *p, const char **k, siz
 	if (!p)
 		return NULL;
 	p = js_ws(p, e);
-	if (p >= e) {
-		L->err.at = e;
-		L->err.what = "truncated JSON";
-		return NULL;
-	}
-	return p;
+	return p < e ? p : js_fail(&L->err, e, "truncated JSON");
 }
 
 /* The same with the key decoded (into @kbuf, when it has escapes and fits). */
