@@ -388,7 +388,11 @@ class Check:
                        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                        "budget_s": opts.budget, "phases": {}}
         self.work = tempfile.mkdtemp(prefix="tlreplay-gpu-check.")
-        self.env = self._environment()
+        try:
+            self.env = self._environment()
+        except BaseException:
+            self.cleanup()
+            raise
         self.run = Runner(self.work, self.env, self.deadline)
         self.entries = []       # the merged IR
         self.sources = []       # (trace name, trace path) per entry
@@ -828,6 +832,8 @@ class Check:
         os.replace(tmp, os.path.join(out, "report.md"))
         with tarfile.open(os.path.join(out, "raw.tar.gz"), "w:gz") as tar:
             tar.add(self.work, arcname="raw")
+
+    def cleanup(self):
         shutil.rmtree(self.work, ignore_errors=True)
 
 
@@ -1046,6 +1052,7 @@ def parse_args(argv):
 
 
 def main(argv=None):
+    chk = None
     try:
         opts = parse_args(sys.argv[1:] if argv is None else argv)
         chk = Check(opts)
@@ -1056,6 +1063,11 @@ def main(argv=None):
     except OSError as exc:
         sys.stderr.write("gpu-check: %s: %s\n" % (exc.filename or "", exc.strerror))
         return 2
+    finally:
+        # the work folder goes whatever happened: a refused environment, an
+        # interrupt, a phase that raised
+        if chk is not None:
+            chk.cleanup()
     sys.stderr.write("gpu-check: report in %s (report.md, report.json, raw.tar.gz)\n" % opts.out)
     return rc
 
