@@ -63,7 +63,30 @@ static const char *meta_str(const cJSON *m, const char *key, char *buf, size_t n
 	return NULL;
 }
 
-int cmd_info(int argc, char **argv)
+static int cmd_info(int argc, char **argv);
+
+static const struct opt info_opts[] = {
+	OPT_INCLUDE(opts_nav, 0),
+	/* taken, to say that it does not apply */
+	OPT_USE_AS(opts_output_format, 0, "field-separator", NULL, NULL, OPT_HIDDEN),
+	OPT_END(),
+};
+
+const struct cmd info_cmd = {
+	.name = "info",
+	.fn = cmd_info,
+	.summary = "what the trace holds: events, span, devices, versions",
+	.usage = "usage: tlreplay info [-i TRACE] [-j] [-o FILE]\n"
+		 "\n"
+		 "What the trace is: file and JSON size, events by kind, time span, GPU events and how\n"
+		 "many are linked to a CPU launch, the devices (deviceProperties), the distributed\n"
+		 "setup (distributedInfo) and the runtime versions it records. -j prints all of it,\n"
+		 "with every top-level metadata key, as one JSON object.\n"
+		 "\n",
+	.opts = info_opts,
+};
+
+static int cmd_info(int argc, char **argv)
 {
 	static const char *const version_keys[] = {
 		"cuda_runtime_version", "cuda_driver_version", "cupti_version", "hip_runtime_version",
@@ -79,9 +102,11 @@ int cmd_info(int argc, char **argv)
 	int rc = 1, err, k;
 	size_t i;
 
-	err = cli_parse(argc, argv, "info", &co, NULL, NULL, NULL, NULL);
+	err = opts_parse(&info_cmd, argc, argv, &co);
 	if (err)
 		return err < 0 ? 0 : err;
+	if (cli_check_format("info", &co))
+		return 1;
 	if (cli_no_args("info", argc, argv))
 		return 1;
 	if (co.sep)

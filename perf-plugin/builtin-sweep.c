@@ -6,7 +6,6 @@
  * events and calls are not run again. At the end the results are folded
  * into a copy of the trace (-o) and drawn (--chart). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,104 +38,133 @@ struct sweep_opts {
 	double peak_gflops, peak_gbs;	/* the roof of the chart's roofline */
 };
 
-static int parse_shard(struct sweep_opts *o, const char *arg)
+static int opt_shard(const struct opt *opt, const char *arg, void *obj)
 {
+	struct sweep_opts *o = obj;
 	char *end;
 
+	(void)opt;
 	o->shard = strtoull(arg, &end, 10);
 	if (*end != '/' || !(o->nshards = strtoull(end + 1, &end, 10)) || *end || o->shard >= o->nshards)
 		return cli_error("sweep: --shard '%s' is not K/N with 0 <= K < N", arg);
 	return 0;
 }
 
+static int opt_group(const struct opt *opt, const char *arg, void *obj)
+{
+	struct sweep_opts *o = obj;
+
+	(void)opt;
+	if (o->ngroups == TL_ARRAY_N(o->groups))
+		return cli_error("sweep: at most %zu event groups", TL_ARRAY_N(o->groups));
+	o->groups[o->ngroups++] = arg;
+	return 0;
+}
+
+static int opt_repeat(const struct opt *opt, const char *arg, void *obj)
+{
+	struct sweep_opts *o = obj;
+
+	(void)opt;
+	if (!parse_u64(arg, &o->repeat) || !o->repeat || o->repeat > 100)
+		return cli_error("sweep: -r: '%s' is not a number of runs from 1 to 100", arg);
+	return 0;
+}
+
+/* --peak-gflops, --peak-gbs (opt->value 'b') */
+static int opt_peak(const struct opt *opt, const char *arg, void *obj)
+{
+	struct sweep_opts *o = obj;
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (*end || !(v > 0))
+		return cli_error("sweep: --%s: '%s' is not a positive number", opt->long_name, arg);
+	*(opt->value == 'b' ? &o->peak_gbs : &o->peak_gflops) = v;
+	return 0;
+}
+
+#define CO offsetof(struct sweep_opts, co)
+#define RO offsetof(struct sweep_opts, ro)
+#define SEL offsetof(struct sweep_opts, sel)
+
+static const struct opt sweep_opts_table[] = {
+	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
+	OPT_USE(opts_ir_select, SEL, "top", "the N op groups with the most GPU time (default 10)"),
+	OPT_USE(opts_ir_select, SEL, "filter", "only ops whose name matches"),
+	OPT_CALLBACK('e', "event", "EVENTS", opt_group, 0,
+		     "one event group per -e, in perf's syntax (repeatable; default:\n"
+		     "software events, then {cycles,instructions},\n"
+		     "{cache-references,cache-misses}, {branches,branch-misses})"),
+	OPT_CALLBACK('r', "repeat", "N", opt_repeat, 0, "count each region N times (perf's noise figure)"),
+	OPT_USE_AS(opts_replay, RO, "iters", NULL, "timed calls per region (default 50)", OPT_NOSHORT),
+	OPT_CALLBACK(0, "shard", "K/N", opt_shard, 0,
+		     "only ops K, K+N, K+2N...: one of N machines (a SLURM array)"),
+	OPT_BOOL(0, "retry-failed", struct sweep_opts, retry_failed,
+		 "run again what failed before (else only what is missing)"),
+	OPT_BOOL(0, "no-scale", struct sweep_opts, no_scale, "do not scale multiplexed counts"),
+	OPT_STRING('o', "output", "FOLDED", struct sweep_opts, folded,
+		   "fold the results into this copy of the trace (.json[.gz])"),
+	OPT_STRING(0, "chart", "FILE", struct sweep_opts, chart,
+		   "draw the results: FILE.svg, or FILE.png (needs rsvg-convert)"),
+	OPT_CALLBACK(0, "peak-gflops", "G", opt_peak, 'f',
+		     "the device's peak GFLOP/s and GB/s: the roofline's roof"),
+	OPT_CALLBACK_SAME_LINE("peak-gbs", "B", opt_peak, 'b'),
+	OPT_HELP(),
+	OPT_USE(opts_trace_input, CO, "capture", NULL),
+	OPT_USE(opts_replay, RO, "device", NULL),
+	OPT_USE(opts_replay, RO, "warmup", "untimed calls before each region (default 10)"),
+	OPT_USE(opts_replay, RO, "python", NULL),
+	OPT_USE(opts_replay, RO, "store", NULL),
+	OPT_USE(opts_replay, RO, "namespace", "import MOD (a module or a FILE.py) for the ops of NS"),
+	OPT_USE(opts_replay, RO, "init-plugin", "custom initializers (repeatable)"),
+	OPT_USE(opts_replay, RO, "timeout", "give up on one region after S seconds (default 600)"),
+	OPT_USE(opts_replay, RO, "verbose", "worker messages, tracebacks"),
+	/* the other replay options, taken as uid takes them (--no-store to refuse it) */
+	OPT_USE_AS(opts_replay, RO, "min-time", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "flush-l2", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "cuda-graph", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "seed", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "init-kwargs", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "schemas", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "alias", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "control", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "no-store", NULL, NULL, OPT_HIDDEN),
+	OPT_END(),
+};
+
+static int cmd_sweep(int argc, char **argv);
+
+const struct cmd sweep_cmd = {
+	.name = "sweep",
+	.fn = cmd_sweep,
+	.summary = "top ops x counter groups, resumable; fold and chart",
+	.usage = "usage: tlreplay sweep [-i TRACE] [--top N] [-e EVENTS]... [-o FOLDED] [--chart FILE] [IR.json]\n"
+		 "\n"
+		 "Replay the top ops of a trace (its kernel launchers grouped by recorded arguments,\n"
+		 "most GPU time first) or every entry of an IR file, once per event group, in one\n"
+		 "worker. Each result goes to the results store as it comes, so a sweep that stops\n"
+		 "resumes where it was: what the store has for the same op, device, events and calls\n"
+		 "is not run again. Prints a summary, folds the results into a copy of the trace (-o)\n"
+		 "and draws them (--chart: per-op time, counters per call, roofline where FLOPs are\n"
+		 "known).\n"
+		 "\n",
+	.opts = sweep_opts_table,
+};
+
 static int parse_sweep(int argc, char **argv, struct sweep_opts *o)
 {
-	struct option lopts[64];
-	size_t n = 0, i;
-	int c;
-	static const struct option base[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "capture", required_argument, NULL, 0x100 },
-		{ "event", required_argument, NULL, 'e' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "iters", required_argument, NULL, 0x101 },
-		{ "chart", required_argument, NULL, 0x102 },
-		{ "shard", required_argument, NULL, 0x103 },
-		{ "retry-failed", no_argument, NULL, 0x104 },
-		{ "no-scale", no_argument, NULL, 0x105 },
-		{ "peak-gflops", required_argument, NULL, 0x106 },
-		{ "peak-gbs", required_argument, NULL, 0x107 },
-	};
+	size_t i;
+	int err;
 
-	for (i = 0; i < TL_ARRAY_N(base); i++)
-		lopts[n++] = base[i];
-	for (i = 0; replay_long_opts[i].name; i++)
-		if (strcmp(replay_long_opts[i].name, "iters"))
-			lopts[n++] = replay_long_opts[i];
-	for (i = 0; ir_select_long_opts[i].name; i++)
-		if (!strcmp(ir_select_long_opts[i].name, "top") || !strcmp(ir_select_long_opts[i].name, "filter"))
-			lopts[n++] = ir_select_long_opts[i];
-	memset(&lopts[n], 0, sizeof(lopts[n]));
 	replay_opts_init(&o->ro);
 	o->ro.iters = 50;	/* a sweep runs many regions: fewer calls each */
 	o->repeat = 1;
 	o->sel.launchers = o->sel.unique = true;
 	o->sel.top = 10;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:he:r:v", lopts, NULL)) != -1) {
-		int r;
-
-		switch (c) {
-		case 'i': o->co.input = optarg; continue;
-		case 'o': o->folded = optarg; continue;
-		case 0x100: o->co.capture = optarg; continue;
-		case 'h': cmd_help_for("sweep"); return -1;
-		case 'e':
-			if (o->ngroups == TL_ARRAY_N(o->groups))
-				return cli_error("sweep: at most %zu event groups", TL_ARRAY_N(o->groups));
-			o->groups[o->ngroups++] = optarg;
-			continue;
-		case 'r':
-			if (!parse_u64(optarg, &o->repeat) || !o->repeat || o->repeat > 100)
-				return cli_error("sweep: -r: '%s' is not a number of runs from 1 to 100", optarg);
-			continue;
-		case 0x101:
-			if (replay_opt(&o->ro, 'r', optarg))
-				return 1;
-			continue;
-		case 0x102: o->chart = optarg; continue;
-		case 0x103:
-			if (parse_shard(o, optarg))
-				return 1;
-			continue;
-		case 0x104: o->retry_failed = true; continue;
-		case 0x105: o->no_scale = true; continue;
-		case 0x106:
-		case 0x107: {
-			char *end;
-			double v = strtod(optarg, &end);
-
-			if (*end || !(v > 0))
-				return cli_error("sweep: --%s: '%s' is not a positive number",
-						 c == 0x106 ? "peak-gflops" : "peak-gbs", optarg);
-			*(c == 0x106 ? &o->peak_gflops : &o->peak_gbs) = v;
-			continue;
-		}
-		case '?': return cmd_usage_error("sweep");
-		}
-		r = ir_select_opt(&o->sel, c, optarg);
-		if (r < 0)
-			return 1;
-		if (!r)
-			continue;
-		r = replay_opt(&o->ro, c, optarg);
-		if (r < 0)
-			return 1;
-		if (r)
-			return cmd_usage_error("sweep");
-	}
+	err = opts_parse(&sweep_cmd, argc, argv, o);
+	if (err)
+		return err;
 	if (argc - optind > 1)
 		return cli_error("sweep: one IR file at most (got '%s' and '%s')", argv[optind], argv[optind + 1]);
 	if (!o->ngroups) {
@@ -603,7 +631,7 @@ static int fold_results(const struct sweep_opts *o, struct tl_trace *tr, const c
 	return fold_into(&co, tr, stores, 1);
 }
 
-int cmd_sweep(int argc, char **argv)
+static int cmd_sweep(int argc, char **argv)
 {
 	struct sweep_opts o = { 0 };
 	struct sweep_run s = { .o = &o };

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Selecting the ops that become replay IR entries (ir-select.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,31 +8,32 @@
 
 #include "ir-select.h"
 
-const struct option ir_select_long_opts[] = {
-	{ "launchers", no_argument, NULL, IS_LAUNCHERS },
-	{ "unique", no_argument, NULL, IS_UNIQUE },
-	{ "filter", required_argument, NULL, IS_FILTER },
-	{ "top", required_argument, NULL, IS_TOP },
-	{ "strict", no_argument, NULL, IS_STRICT },
-	{ "no-torch", no_argument, NULL, IS_NOTORCH },
-	{ NULL, 0, NULL, 0 },
-};
-
-int ir_select_opt(struct ir_select *sel, int c, const char *arg)
+static int opt_top(const struct opt *opt, const char *arg, void *obj)
 {
-	switch (c) {
-	case IS_LAUNCHERS: sel->launchers = true; return 0;
-	case IS_UNIQUE: sel->unique = true; return 0;
-	case IS_FILTER: sel->filter = arg; return 0;
-	case IS_TOP:
-		if (!parse_u64(arg, &sel->top) || !sel->top)
-			return cli_error("--top: '%s' is not a count >= 1", arg), -1;
-		return 0;
-	case IS_STRICT: sel->strict = true; return 0;
-	case IS_NOTORCH: sel->no_torch = true; return 0;
-	}
-	return 1;
+	struct ir_select *sel = obj;
+
+	(void)opt;
+	if (!parse_u64(arg, &sel->top) || !sel->top)
+		return cli_error("--top: '%s' is not a count >= 1", arg);
+	return 0;
 }
+
+const struct opt opts_ir_select[] = {
+	OPT_BOOL(0, "launchers", struct ir_select, launchers, "kernel launchers only (ops that launched GPU work)"),
+	OPT_BOOL(0, "unique", struct ir_select, unique,
+		 "one entry per distinct (name, Input Dims, Input type, Input\n"
+		 "Strides, Concrete Inputs), with count and uids (with\n"
+		 "--launchers: TraceLens's ops_unique_args groups)"),
+	OPT_STRING(0, "filter", "REGEX", struct ir_select, filter,
+		   "ops whose name matches the extended regular expression"),
+	OPT_CALLBACK(0, "top", "N", opt_top, 0, "the N ops (or groups) with the most GPU time"),
+	OPT_BOOL(0, "strict", struct ir_select, strict,
+		 "leave out ops no schema matches, instead of typing their\n"
+		 "arguments from the profile (schemaless entries)"),
+	OPT_BOOL(0, "no-torch", struct ir_select, no_torch,
+		 "match against the bundled schema snapshot; start no Python"),
+	OPT_END(),
+};
 
 /* A candidate op, or a group of ops with the same recorded args (--unique). */
 struct cand {

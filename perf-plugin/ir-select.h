@@ -28,13 +28,9 @@ struct ir_tally {
 	char first_reason[256];
 };
 
-/* Options shared by ir and pack, for their getopt tables. */
-enum {
-	IS_LAUNCHERS = 0x300, IS_UNIQUE, IS_FILTER, IS_TOP, IS_STRICT, IS_NOTORCH,
-};
-extern const struct option ir_select_long_opts[];
-/* 0 if @c was one of the above, 1 if not ours, -1 after a bad value. */
-int ir_select_opt(struct ir_select *sel, int c, const char *arg);
+/* The options over struct ir_select (ir, pack; sweep takes --top and --filter):
+ * --launchers, --unique, --filter, --top, --strict, --no-torch. */
+extern const struct opt opts_ir_select[];
 
 /*
  * Build the IR list of @tr for @sel: a cJSON array the caller frees.

@@ -11,17 +11,16 @@
 #include "cli.h"
 
 struct mr_inputs {
+	const char *cmd;	/* the command, for messages: set before parsing */
 	const char **v;		/* -i values, in order (borrowed from argv) */
 	size_t n, cap;
 	unsigned jobs;		/* --jobs N, 0 = automatic */
 	bool keep_going;	/* --keep-going */
 };
 
-/* Record one -i value. Returns 0, or 1 after printing an error. */
-int mr_add_input(struct mr_inputs *in, const char *path);
+/* The options over struct mr_inputs: -i PATH (repeatable), --jobs N, --keep-going. */
+extern const struct opt opts_rank_input[];
 void mr_inputs_free(struct mr_inputs *in);
-/* --jobs N. Returns 0, or 1 after printing an error. */
-int mr_parse_jobs(const char *cmd, const char *arg, unsigned *jobs);
 /* Several inputs, a directory, or a rank summary file. */
 bool mr_is_multi(const struct mr_inputs *in);
 /* The inputs with directories replaced by their files (tl_ranks_list_dir());

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Records of replays for the results store (results.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
