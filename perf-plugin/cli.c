@@ -15,7 +15,6 @@
 #include <zlib.h>
 
 #include "cli.h"
-#include "multirank.h"
 
 int cli_error(const char *fmt, ...)
 {
@@ -118,6 +117,13 @@ static const char *remember_dir(const char *dir, char *trace)
 	return trace;
 }
 
+const char *cli_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
 static bool summary_name(const char *p)
 {
 	size_t n = strlen(p);
@@ -145,7 +151,7 @@ static const char *dir_trace(const char *path, bool say)
 		if (say)
 			cli_error("%s: is a directory of %zu traces or rank summaries (%s, %s%s): name one with -i, "
 				  "or give the directory to breakdown, collectives or summarize (a rank each)",
-				  path, n, mr_base(paths[0]), mr_base(paths[1]), n > 2 ? ", ..." : "");
+				  path, n, cli_base(paths[0]), cli_base(paths[1]), n > 2 ? ", ..." : "");
 		r = NULL;
 	}
 	tl_ranks_paths_free(paths, n);

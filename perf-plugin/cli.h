@@ -35,6 +35,8 @@ const char *cli_trace_path(const char *opt_i);
  * exit); any other path comes back as given. NULL (after printing why) for
  * a directory of several traces, which only the multi-rank commands take. */
 const char *cli_dir_trace(const char *path);
+/* "worker3.json" of "run/worker3.json": the file's name, for messages and tables. */
+const char *cli_base(const char *path);
 /* Whether @path is such a directory of one trace (says nothing). */
 bool cli_is_trace_dir(const char *path);
 /* Load a trace with progress on stderr when it is a terminal. */

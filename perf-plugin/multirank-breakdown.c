@@ -14,7 +14,7 @@ static void human_rank(struct out_fmt *o, const struct tl_rank_summary *s, bool 
 
 	fprintf(o->f, "\nrank %d (%s): %s", ri->rank, tl_rank_source_name(ri->rank_from), ri->file);
 	if (strcmp(ri->file, ri->trace))
-		fprintf(o->f, " (summary of %s)", mr_base(ri->trace));
+		fprintf(o->f, " (summary of %s)", cli_base(ri->trace));
 	fputs(": ", o->f);
 	if (!bd) {
 		fprintf(o->f, "no %sGPU events\n", all ? "" : "linked ");

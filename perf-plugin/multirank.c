@@ -87,13 +87,6 @@ bool mr_is_multi(const struct mr_inputs *in)
 	       (in->n == 1 && ((is_dir(in->v[0]) && !cli_is_trace_dir(in->v[0])) || is_summary_file(in->v[0])));
 }
 
-const char *mr_base(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
 int mr_expand(const struct mr_inputs *in, char ***paths, size_t *n)
 {
 	char **v = NULL;
@@ -191,7 +184,7 @@ static void progress_cb(size_t done, size_t total, const char *path, int err, co
 		return;
 	p->shown = true;
 	fprintf(stderr, "%stlreplay: read %zu of %zu ranks (%s)%s", p->tty ? "\r\033[K" : "", done, total,
-		mr_base(path), p->tty ? "" : "\n");
+		cli_base(path), p->tty ? "" : "\n");
 	fflush(stderr);
 }
 

@@ -31,8 +31,6 @@ int mr_expand(const struct mr_inputs *in, char ***paths, size_t *n);
  * --keep-going and ranks numbered by input order are reported there).
  * Returns 0, or 1 after printing an error. */
 int mr_open(const struct mr_inputs *in, struct tl_rankset **out);
-/* "worker3.json" for the rank's file, for tables. */
-const char *mr_base(const char *path);
 
 /* breakdown over several ranks: one block per rank, then the spread. */
 int mr_breakdown(const struct mr_inputs *in, const struct common_opts *co, bool include_unlinked);
