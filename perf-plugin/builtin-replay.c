@@ -320,43 +320,6 @@ out:
 
 /* ------------------------------------------------------------------ replay */
 
-/* Identities of the traces the entries of an IR file came from (source.trace),
- * computed once per trace, so that batch results fold into their trace. */
-struct trace_ids {
-	char *path[8];
-	cJSON *id[8];
-	size_t n;
-};
-
-static const cJSON *trace_id_of(struct trace_ids *t, const cJSON *entry)
-{
-	const char *p = str(cJSON_GetObjectItemCaseSensitive(entry, "source"), "trace");
-	size_t i;
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < t->n; i++)
-		if (!strcmp(t->path[i], p))
-			return t->id[i];
-	if (t->n == TL_ARRAY_N(t->path) || !(t->path[t->n] = strdup(p)))
-		return NULL;
-	/* a trace that moved or is gone leaves its results unfoldable, not failed */
-	if (tl_store_trace_id(p, &t->id[t->n]))
-		t->id[t->n] = NULL;
-	return t->id[t->n++];
-}
-
-static void trace_ids_free(struct trace_ids *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++) {
-		free(t->path[i]);
-		cJSON_Delete(t->id[i]);
-	}
-	t->n = 0;
-}
-
 static int cmd_replay(int argc, char **argv);
 
 static const struct opt replay_cmd_opts[] = {
@@ -460,7 +423,7 @@ static int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 		if (!o.ro.no_store && !store_failed) {
-			struct result_src src = { .trace_id = trace_id_of(&ids, e), .ir_path = argv[optind],
+			struct result_src src = { .trace_id = trace_ids_get(&ids, e), .ir_path = argv[optind],
 						  .ir_index = (long)idx - 1 };
 			cJSON *rec = result_record("replay", &o.ro, w, e, reply, &src);
 

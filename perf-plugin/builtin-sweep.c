@@ -287,31 +287,9 @@ struct sweep_run {
 	struct tl_worker *w;
 	const char *store;
 	const char *ir_path;
-	struct trace_src {
-		char *path;
-		cJSON *id;
-	} src[8];
-	size_t nsrc;
+	struct trace_ids ids;	/* of the entries' traces */
 	size_t ran, skipped, failed;
 };
-
-static const cJSON *entry_trace_id(struct sweep_run *s, const cJSON *entry)
-{
-	const char *p = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "source"), "trace"));
-	size_t i;
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < s->nsrc; i++)
-		if (!strcmp(s->src[i].path, p))
-			return s->src[i].id;
-	if (s->nsrc == TL_ARRAY_N(s->src) || !(s->src[s->nsrc].path = strdup(p)))
-		return NULL;
-	if (tl_store_trace_id(p, &s->src[s->nsrc].id))
-		s->src[s->nsrc].id = NULL;
-	return s->src[s->nsrc++].id;
-}
 
 /* One op under one event group: counted, recorded. 0, or 1 after printing why
  * the sweep cannot go on (a store that cannot be written, counters that cannot
@@ -319,7 +297,7 @@ static const cJSON *entry_trace_id(struct sweep_run *s, const cJSON *entry)
 static int run_one(struct sweep_run *s, cJSON *entry, long index, const char *events, bool *op_failed)
 {
 	struct stat_report rep = { 0 };
-	struct result_src src = { .trace_id = entry_trace_id(s, entry), .ir_path = s->ir_path,
+	struct result_src src = { .trace_id = trace_ids_get(&s->ids, entry), .ir_path = s->ir_path,
 				  .ir_index = index };
 	cJSON *reply = NULL, *rec = NULL;
 	int rc = 1, err;
@@ -370,9 +348,9 @@ static int run_all(struct sweep_run *s, cJSON *ops, const struct done_set *done)
 		/* a failed replay fails under every group alike: recorded once */
 		for (g = 0; g < s->o->ngroups && !op_failed; g++) {
 			const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
-			char *key = result_key(entry_trace_id(s, e), s->ir_path, idx, uid, s->o->ro.device,
+			char *key = result_key(trace_ids_get(&s->ids, e), s->ir_path, idx, uid, s->o->ro.device,
 					       s->o->groups[g], s->o->ro.iters);
-			char *failed = result_key(entry_trace_id(s, e), s->ir_path, idx, uid, s->o->ro.device,
+			char *failed = result_key(trace_ids_get(&s->ids, e), s->ir_path, idx, uid, s->o->ro.device,
 						  "*", s->o->ro.iters);
 			bool skip = (key && is_done(done, key)) || (failed && is_done(done, failed));
 
@@ -437,7 +415,7 @@ static const char *intern(struct collect *c, const char *ev)
 static bool same_op(struct collect *c, size_t i, const cJSON *rec)
 {
 	const cJSON *e = cJSON_GetArrayItem(c->ops, (int)i);
-	const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(entry_trace_id(c->s, e), "sig"));
+	const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(trace_ids_get(&c->s->ids, e), "sig"));
 	const char *rsig = cJSON_GetStringValue(
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "trace"), "sig"));
 	const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
@@ -640,7 +618,6 @@ static int cmd_sweep(int argc, char **argv)
 	struct tl_trace *tr = NULL;
 	cJSON *ops = NULL;
 	const char *trace = NULL;
-	size_t i;
 	int rc = 1, err;
 
 	err = parse_sweep(argc, argv, &o);
@@ -698,10 +675,7 @@ static int cmd_sweep(int argc, char **argv)
 out:
 	collect_free(&col);
 	done_free(&done);
-	for (i = 0; i < s.nsrc; i++) {
-		free(s.src[i].path);
-		cJSON_Delete(s.src[i].id);
-	}
+	trace_ids_free(&s.ids);
 	tl_worker_stop(s.w);
 	cJSON_Delete(ops);
 	tl_trace_close(tr);

@@ -104,6 +104,48 @@ cJSON *result_record(const char *command, const struct replay_opts *ro, const st
 	return rec;
 }
 
+const cJSON *trace_ids_get(struct trace_ids *t, const cJSON *entry)
+{
+	const char *p = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "source"), "trace"));
+	struct trace_id *x;
+	size_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].path, p))
+			return t->v[i].id;
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? 2 * t->cap : 8;
+		struct trace_id *nv = realloc(t->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		t->v = nv;
+		t->cap = nc;
+	}
+	x = &t->v[t->n];
+	if (!(x->path = strdup(p)))
+		return NULL;
+	if (tl_store_trace_id(p, &x->id))
+		x->id = NULL;
+	t->n++;
+	return x->id;
+}
+
+void trace_ids_free(struct trace_ids *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->v[i].path);
+		cJSON_Delete(t->v[i].id);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
 int result_store(const struct replay_opts *ro, const cJSON *rec)
 {
 	const char *path = ro->store ? ro->store : tl_store_default_path();
