@@ -93,7 +93,7 @@ static int cmd_ir(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	if (cli_open_trace(&o.co, &tr))
 		return 1;
-	if (ir_build_list(tr, &o.sel, &o.ro, "ir", &list, &t))
+	if (ir_build_list(tr, &o.sel, &o.ro, NULL, "ir", &list, &t))
 		goto out;
 	if (!t.written) {
 		rc = cli_error("ir: none of the %zu selected ops of %s could be extracted: %s",
@@ -261,7 +261,7 @@ static int cmd_pack(int argc, char **argv)
 		return cli_error("pack: %s: %s", script_path, strerror(errno));
 	if (cli_open_trace(&o.co, &tr))
 		goto out;
-	if (ir_build_list(tr, &o.sel, &o.ro, "pack", &list, &t))
+	if (ir_build_list(tr, &o.sel, &o.ro, NULL, "pack", &list, &t))
 		goto out;
 	if (!t.written) {
 		rc = cli_error("pack: none of the %zu selected ops of %s could be extracted: %s",

@@ -183,8 +183,10 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o)
 
 /* ------------------------------------------------------------------ the ops */
 
-/* The entries to sweep: an IR file's, or the trace's top kernel launchers. */
-static int load_ops(struct sweep_opts *o, const char *ir_path, struct tl_trace **tr, cJSON **ops)
+/* The entries to sweep: an IR file's, or the trace's top kernel launchers;
+ * the worker that read the schemas for the latter is left in *w. */
+static int load_ops(struct sweep_opts *o, const char *ir_path, struct tl_trace **tr, struct tl_worker **w,
+		    cJSON **ops)
 {
 	struct ir_tally t;
 
@@ -194,7 +196,7 @@ static int load_ops(struct sweep_opts *o, const char *ir_path, struct tl_trace *
 	}
 	if (cli_open_trace(&o->co, tr))
 		return 1;
-	if (ir_build_list(*tr, &o->sel, &o->ro, "sweep", ops, &t))
+	if (ir_build_list(*tr, &o->sel, &o->ro, w, "sweep", ops, &t))
 		return 1;
 	if (!t.written)
 		return cli_error("sweep: none of the selected ops of %s could be extracted: %s",
@@ -627,7 +629,7 @@ static int cmd_sweep(int argc, char **argv)
 	s.store = o.ro.store ? o.ro.store : tl_store_default_path();
 	if (!s.store)
 		return cli_error("sweep: no results store: give --store FILE or set TLREPLAY_STORE");
-	if (load_ops(&o, s.ir_path, &tr, &ops))
+	if (load_ops(&o, s.ir_path, &tr, &s.w, &ops))
 		goto out;
 	trace = tr ? tl_trace_path(tr) : NULL;
 	done.retry_failed = o.retry_failed;
@@ -636,7 +638,8 @@ static int cmd_sweep(int argc, char **argv)
 		cli_lib_error(err);
 		goto out;
 	}
-	if (replay_worker(&o.ro, &s.w) || replay_check_device(&o.ro, s.w))
+	/* the worker that read the schemas replays too */
+	if ((!s.w && replay_worker(&o.ro, &s.w)) || replay_check_device(&o.ro, s.w))
 		goto out;
 	if (run_all(&s, ops, &done))
 		goto out;

@@ -382,39 +382,44 @@ static void tally_error(struct ir_tally *t, int err)
 		snprintf(t->first_reason, sizeof(t->first_reason), "%s", tl_last_error());
 }
 
-/* The schema database for @sel; 1 after printing why. */
+/* The schema database for @sel; 1 after printing why. The live registry
+ * comes from *wp, else from a worker started for it, which is left in *wp
+ * for the caller when @wp is not NULL. */
 static int schemas_for(struct tl_trace *tr, const struct ir_select *sel,
 		       const struct replay_opts *ro, const char *cmd, const struct cands *c,
-		       struct tl_schema_db **db)
+		       struct tl_worker **wp, struct tl_schema_db **db)
 {
-	struct tl_worker *w = NULL;
+	struct tl_worker *w = wp ? *wp : NULL, *own = NULL;
 	char **ns = NULL;
 	size_t nns = 0, i;
 	int rc;
 
-	if (!ro->schemas && !sel->no_torch) {
+	if (ro->schemas || sel->no_torch) {
+		w = NULL;
+	} else if (!w) {
 		struct tl_worker_opts wo = { .sz = sizeof(wo), .python = ro->python,
 					     .verbose = ro->verbose };
-		int err = tl_worker_start(&wo, &w);
 
-		if (err) {
+		if (tl_worker_start(&wo, &own))
 			fprintf(stderr, "tlreplay: %s: note: %s; matching schemas against the bundled "
 				"snapshot instead\n", cmd, tl_last_error());
-			w = NULL;
-		} else {
-			nns = namespaces(tr, c, &ns);
-		}
+		w = own;
 	}
+	if (w)
+		nns = namespaces(tr, c, &ns);
 	rc = replay_schemas(ro, w, (const char *const *)ns, nns, db);
 	for (i = 0; i < nns; i++)
 		free(ns[i]);
 	free(ns);
-	tl_worker_stop(w);
+	if (wp && !*wp)
+		*wp = own;
+	else
+		tl_worker_stop(own);
 	return rc;
 }
 
 int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct replay_opts *ro,
-		  const char *cmd, cJSON **list, struct ir_tally *t)
+		  struct tl_worker **w, const char *cmd, cJSON **list, struct ir_tally *t)
 {
 	struct tl_ir_opts io = { .sz = sizeof(io), .allow_schemaless = !sel->strict };
 	struct tl_schema_db *db = NULL;
@@ -434,7 +439,7 @@ int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct
 			       sel->filter ? " (check --filter)" : "");
 		goto out;
 	}
-	if (schemas_for(tr, sel, ro, cmd, &c, &db))
+	if (schemas_for(tr, sel, ro, cmd, &c, w, &db))
 		goto out;
 	io.db = db;
 	/* absolute, so that the results of replaying the file elsewhere still
