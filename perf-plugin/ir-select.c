@@ -343,16 +343,15 @@ static size_t namespaces(struct tl_trace *tr, const struct cands *c, char ***out
 
 	for (i = 0; i < c->n; i++) {
 		struct tl_event_info ev;
-		const char *sep;
+		size_t len;
 		char **nv;
 
 		tl_trace_event(tr, c->v[i].uid, &ev);
-		sep = strstr(ev.name, "::");
-		if (!sep || (sep - ev.name == 4 && !strncmp(ev.name, "aten", 4)) ||
-		    (sep - ev.name == 5 && !strncmp(ev.name, "prims", 5)))
+		len = op_namespace_len(ev.name);
+		if (!len)
 			continue;
 		for (k = 0; k < n; k++)
-			if (strlen(v[k]) == (size_t)(sep - ev.name) && !strncmp(v[k], ev.name, (size_t)(sep - ev.name)))
+			if (strlen(v[k]) == len && !strncmp(v[k], ev.name, len))
 				break;
 		if (k < n)
 			continue;
@@ -360,7 +359,7 @@ static size_t namespaces(struct tl_trace *tr, const struct cands *c, char ***out
 		if (!nv)
 			break;
 		v = nv;
-		v[n] = strndup(ev.name, (size_t)(sep - ev.name));
+		v[n] = strndup(ev.name, len);
 		if (!v[n])
 			break;
 		n++;

@@ -381,16 +381,14 @@ cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entr
 	return rep;
 }
 
-/* Namespace of an op name ("vllm" of "vllm::rms_norm"); aten/prims need none. */
-static const char *op_namespace(const char *op, char *buf, size_t n)
+size_t op_namespace_len(const char *op)
 {
 	const char *sep = strstr(op, "::");
+	size_t n = sep ? (size_t)(sep - op) : 0;
 
-	if (!sep || (size_t)(sep - op) >= n)
-		return NULL;
-	memcpy(buf, op, (size_t)(sep - op));
-	buf[sep - op] = 0;
-	return !strcmp(buf, "aten") || !strcmp(buf, "prims") ? NULL : buf;
+	if ((n == 4 && !strncmp(op, "aten", 4)) || (n == 5 && !strncmp(op, "prims", 5)))
+		return 0;
+	return n;
 }
 
 int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const struct replay_opts *ro,
@@ -400,7 +398,8 @@ int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const str
 	struct tl_schema_db *db = NULL;
 	struct tl_event_info ev;
 	char nsbuf[128];
-	const char *ns;
+	const char *ns = NULL;
+	size_t n;
 	int rc = 1, err;
 
 	memset(job, 0, sizeof(*job));
@@ -416,7 +415,12 @@ int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const str
 	job->name = ev.name;
 	if (replay_worker(ro, &job->w) || replay_check_device(ro, job->w))
 		goto out;
-	ns = op_namespace(ev.name, nsbuf, sizeof(nsbuf));
+	n = op_namespace_len(ev.name);
+	if (n && n < sizeof(nsbuf)) {
+		memcpy(nsbuf, ev.name, n);
+		nsbuf[n] = 0;
+		ns = nsbuf;
+	}
 	if (replay_schemas(ro, job->w, ns ? &ns : NULL, ns ? 1 : 0, &db))
 		goto out;
 	io.db = db;

@@ -92,6 +92,10 @@ int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const str
 		    const char *cmd, const char *uid_str);
 void uid_job_done(struct uid_job *job);
 
+/* The length of the namespace of op name @op ("vllm" of "vllm::rms_norm"),
+ * 0 when it has none or needs no import (aten, prims). */
+size_t op_namespace_len(const char *op);
+
 /* Status string of a reply ("ok", "failed", "unavailable"). */
 const char *reply_status(const cJSON *reply);
 /* Per-iteration times of an ok reply into @s. */
