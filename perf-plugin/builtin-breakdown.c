@@ -146,10 +146,8 @@ static int cmd_breakdown(int argc, char **argv)
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (out_open(&o, a.co.output))
+	if (out_open_opts(&o, &a.co))
 		goto out;
-	o.sep = a.co.sep;
-	o.json = a.co.json;
 	if (o.sep) {
 		if (a.bo.group != TL_BD_GROUP_NONE)
 			out_field(&o, "device", false);

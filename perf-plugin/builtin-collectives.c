@@ -469,10 +469,8 @@ static int cmd_collectives(int argc, char **argv)
 		if (coll_chart_write(a.chart, t, a.in.n ? sub : NULL))
 			goto out;
 	}
-	if (out_open(&o, a.co.output))
+	if (out_open_opts(&o, &a.co))
 		goto out;
-	o.sep = a.co.sep;
-	o.json = a.co.json;
 	if (!o.sep && !o.json)
 		human_header(&o, set, t);
 	rc = 0;

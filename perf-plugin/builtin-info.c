@@ -65,13 +65,6 @@ static const char *meta_str(const cJSON *m, const char *key, char *buf, size_t n
 
 static int cmd_info(int argc, char **argv);
 
-static const struct opt info_opts[] = {
-	OPT_INCLUDE(opts_nav, 0),
-	/* taken, to say that it does not apply */
-	OPT_USE_AS(opts_output_format, 0, "field-separator", NULL, NULL, OPT_HIDDEN),
-	OPT_END(),
-};
-
 const struct cmd info_cmd = {
 	.name = "info",
 	.fn = cmd_info,
@@ -83,7 +76,7 @@ const struct cmd info_cmd = {
 		 "setup (distributedInfo) and the runtime versions it records. -j prints all of it,\n"
 		 "with every top-level metadata key, as one JSON object.\n"
 		 "\n",
-	.opts = info_opts,
+	.opts = opts_nav_json,
 };
 
 static int cmd_info(int argc, char **argv)
@@ -109,8 +102,8 @@ static int cmd_info(int argc, char **argv)
 		return 1;
 	if (cli_no_args("info", argc, argv))
 		return 1;
-	if (co.sep)
-		return cli_error("info: -x does not apply (use -j for machine-readable output)");
+	if (cli_no_sep("info", &co))
+		return 1;
 	if (cli_open_trace(&co, &tr))
 		return 1;
 	if (out_open(&o, co.output))

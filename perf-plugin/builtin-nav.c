@@ -46,6 +46,22 @@ static const char *kind_label(const struct tl_event_info *e)
 	return *e->cat ? e->cat : tl_kind_name(e->kind);
 }
 
+/* show and tree: the trace of @co linked into its call tree (with
+ * python_function events when @py), and the output opened. Returns 0, or 1
+ * after printing why; the caller closes *tr either way. */
+static int nav_load(const struct common_opts *co, bool py, struct tl_trace **tr, struct out_fmt *o)
+{
+	struct tl_link_opts lo = { .sz = sizeof(lo), .with_python = py };
+	int err;
+
+	if (cli_open_trace(co, tr))
+		return 1;
+	err = tl_trace_link(*tr, &lo);
+	if (err)
+		return cli_lib_error(err);
+	return out_open(o, co->output);
+}
+
 /* ------------------------------------------------------------------ list */
 
 struct list_ctx {
@@ -155,10 +171,8 @@ static int cmd_list(int argc, char **argv)
 		x.limit = 50;
 	if (cli_open_trace(co, &tr))
 		goto out;
-	if (out_open(&o, co->output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co->sep;
-	o.json = co->json;
 	t0 = trace_t0(tr);
 	if (o.sep) {
 		static const char *const hdr[] = { "uid", "cat", "name", "ts", "dur", "pid", "tid" };
@@ -483,14 +497,9 @@ struct show_args {
 
 static int cmd_show(int argc, char **argv);
 
-/* show and tree: -x is taken, to say that it does not apply */
-#define OPT_NO_SEP(TYPE) \
-	OPT_USE_AS(opts_output_format, offsetof(TYPE, co), "field-separator", NULL, NULL, OPT_HIDDEN)
-
 static const struct opt show_opts[] = {
-	OPT_INCLUDE(opts_nav, offsetof(struct show_args, co)),
+	OPT_INCLUDE(opts_nav_json, offsetof(struct show_args, co)),
 	OPT_BOOL(0, "python", struct show_args, py, "build the call tree with python_function events"),
-	OPT_NO_SEP(struct show_args),
 	OPT_END(),
 };
 
@@ -512,28 +521,17 @@ static int cmd_show(int argc, char **argv)
 	struct show_args x = { 0 };
 	struct common_opts *co = &x.co;
 	struct out_fmt o = { 0 };
-	struct tl_link_opts lo = { .sz = sizeof(lo) };
 	struct tl_trace *tr = NULL;
 	int rc = 1, err, a;
 
 	err = opts_parse(&show_cmd, argc, argv, &x);
 	if (err)
 		return err < 0 ? 0 : err;
-	if (cli_check_format("show", co))
+	if (cli_check_format("show", co) || cli_no_sep("show", co))
 		return 1;
-	if (co->sep)
-		return cli_error("show: -x does not apply (use -j for machine-readable output)");
 	if (optind >= argc)
 		return cli_error("show: which event? usage: tlreplay show [-i TRACE] UID...");
-	if (cli_open_trace(co, &tr))
-		return 1;
-	lo.with_python = x.py;
-	err = tl_trace_link(tr, &lo);
-	if (err) {
-		rc = cli_lib_error(err);
-		goto out;
-	}
-	if (out_open(&o, co->output))
+	if (nav_load(co, x.py, &tr, &o))
 		goto out;
 	for (a = optind; a < argc; a++) {
 		uint64_t uid;
@@ -629,11 +627,10 @@ static void tree_print(FILE *f, struct tl_trace *tr, uint64_t uid, const char *p
 static int cmd_tree(int argc, char **argv);
 
 static const struct opt tree_opts[] = {
-	OPT_INCLUDE(opts_nav, offsetof(struct tree_ctx, co)),
+	OPT_INCLUDE(opts_nav_json, offsetof(struct tree_ctx, co)),
 	OPT_BOOL('a', "all", struct tree_ctx, all, "keep branches that launch no GPU work"),
 	OPT_CALLBACK('d', "depth", "N", opt_depth, 0, "stop N levels below the start"),
 	OPT_BOOL(0, "python", struct tree_ctx, py, "build the call tree with python_function events"),
-	OPT_NO_SEP(struct tree_ctx),
 	OPT_END(),
 };
 
@@ -654,28 +651,17 @@ static int cmd_tree(int argc, char **argv)
 	struct tree_ctx x = { 0 };
 	struct common_opts *co = &x.co;
 	struct out_fmt o = { 0 };
-	struct tl_link_opts lo = { .sz = sizeof(lo) };
 	struct tl_trace *tr = NULL;
 	int rc = 1, err;
 
 	err = opts_parse(&tree_cmd, argc, argv, &x);
 	if (err)
 		return err < 0 ? 0 : err;
-	if (cli_check_format("tree", co))
+	if (cli_check_format("tree", co) || cli_no_sep("tree", co))
 		return 1;
-	if (co->sep)
-		return cli_error("tree: -x does not apply (use -j for machine-readable output)");
 	if (argc - optind > 1)
 		return cli_error("tree: at most one UID");
-	if (cli_open_trace(co, &tr))
-		return 1;
-	lo.with_python = x.py;
-	err = tl_trace_link(tr, &lo);
-	if (err) {
-		rc = cli_lib_error(err);
-		goto out;
-	}
-	if (out_open(&o, co->output))
+	if (nav_load(co, x.py, &tr, &o))
 		goto out;
 	if (optind < argc) {
 		uint64_t uid;

@@ -183,9 +183,8 @@ static int cmd_check(int argc, char **argv)
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (out_open(&o, co.output))
+	if (out_open_opts(&o, &co))
 		goto out;
-	o.sep = co.sep;
 	if (co.sep) {
 		out_field(&o, "severity", false);
 		out_field(&o, "code", false);

@@ -115,10 +115,8 @@ static int ops_unique_args(struct tl_trace *tr, const struct common_opts *co, co
 	err = tl_launcher_groups(tr, &go, &set);
 	if (err)
 		return cli_lib_error(err);
-	if (out_open(&o, co->output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co->sep;
-	o.json = co->json;
 	for (i = 0; i < set->n; i++)
 		total += set->v[i].direct.sum;
 	n = x->limit && x->limit < set->n ? x->limit : set->n;
@@ -317,10 +315,8 @@ static int cmd_ops(int argc, char **argv)
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (out_open(&o, co->output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co->sep;
-	o.json = co->json;
 	n = x.limit && x.limit < t->n ? x.limit : t->n;
 	if (o.sep && x.oo.by_module) {
 		static const char *const hdr[] = {
@@ -658,10 +654,8 @@ static int cmd_kernels(int argc, char **argv)
 		return 1;
 	if (cli_open_trace(co, &tr))
 		return 1;
-	if (out_open(&o, co->output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co->sep;
-	o.json = co->json;
 	err = x.unique ? kernels_unique(tr, &o, x.limit) : kernels_summary(tr, &o, x.limit);
 	rc = out_close(&o, err != 0);
 out:

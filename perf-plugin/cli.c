@@ -324,6 +324,15 @@ int out_open(struct out_fmt *o, const char *path)
 	return 0;
 }
 
+int out_open_opts(struct out_fmt *o, const struct common_opts *co)
+{
+	if (out_open(o, co->output))
+		return 1;
+	o->sep = co->sep;
+	o->json = co->json;
+	return 0;
+}
+
 int out_close(struct out_fmt *o, bool failed)
 {
 	int rc = 0;
@@ -447,6 +456,13 @@ int cli_check_format(const char *cmd, const struct common_opts *co)
 {
 	if (co->sep && co->json)
 		return cli_error("%s: -x and -j are exclusive", cmd);
+	return 0;
+}
+
+int cli_no_sep(const char *cmd, const struct common_opts *co)
+{
+	if (co->sep)
+		return cli_error("%s: -x does not apply (use -j for machine-readable output)", cmd);
 	return 0;
 }
 

@@ -52,6 +52,8 @@ char *cli_state_file(void);
 
 /* -o FILE: output goes to a temporary file renamed over FILE at the end. */
 int out_open(struct out_fmt *o, const char *path);
+/* out_open() for the -o FILE of @co, with its -x SEP and -j. */
+int out_open_opts(struct out_fmt *o, const struct common_opts *co);
 /* Flush and publish (or discard on @failed). Returns 0 or 1 on write error. */
 int out_close(struct out_fmt *o, bool failed);
 
@@ -88,6 +90,9 @@ extern const struct opt opts_output_format[];	/* -x, -j, -o */
 extern const struct opt opts_analysis[];
 /* ... and the navigation and replay commands: -i -j -o -h --capture */
 extern const struct opt opts_nav[];
+/* ... and those with no -x output (info, show, tree): -x is taken, for
+ * cli_no_sep() to say so */
+extern const struct opt opts_nav_json[];
 
 /* Help words of -i and --capture that more than one table shows. */
 #define TRACE_INPUT_HELP \
@@ -102,5 +107,7 @@ extern const struct opt opts_nav[];
 int cli_no_args(const char *cmd, int argc, char **argv);
 /* -x and -j both given: an error. Returns 0, or 1 after saying so. */
 int cli_check_format(const char *cmd, const struct common_opts *co);
+/* -x given to a command without it: an error. Returns 0, or 1 after saying so. */
+int cli_no_sep(const char *cmd, const struct common_opts *co);
 
 #endif

@@ -35,3 +35,9 @@ const struct opt opts_nav[] = {
 	OPT_USE(opts_trace_input, 0, "capture", NULL),
 	OPT_END(),
 };
+
+const struct opt opts_nav_json[] = {
+	OPT_INCLUDE(opts_nav, 0),
+	OPT_USE_AS(opts_output_format, 0, "field-separator", NULL, NULL, OPT_HIDDEN),
+	OPT_END(),
+};

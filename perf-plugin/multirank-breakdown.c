@@ -115,10 +115,8 @@ int mr_breakdown(const struct mr_inputs *in, const struct common_opts *co, bool 
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (out_open(&o, co->output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co->sep;
-	o.json = co->json;
 	if (o.sep) {
 		out_field(&o, "rank", false);
 		out_field(&o, "type", false);
