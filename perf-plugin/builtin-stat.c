@@ -18,8 +18,7 @@ struct stat_opts {
 	struct common_opts co;
 	struct replay_opts ro;
 	char *events;			/* -e, joined with ',' */
-	unsigned long long repeat;	/* -r: runs of the region */
-	bool repeat_given, no_scale;
+	struct count_opts cnt;		/* -r, --no-scale */
 };
 
 static int opt_event(const struct opt *opt, const char *ev, void *obj)
@@ -38,19 +37,9 @@ static int opt_event(const struct opt *opt, const char *ev, void *obj)
 	return 0;
 }
 
-static int opt_repeat(const struct opt *opt, const char *arg, void *obj)
-{
-	struct stat_opts *o = obj;
-
-	(void)opt;
-	if (!parse_u64(arg, &o->repeat) || !o->repeat || o->repeat > 100)
-		return cli_error("stat: -r: '%s' is not a number of runs from 1 to 100", arg);
-	o->repeat_given = true;
-	return 0;
-}
-
 #define CO offsetof(struct stat_opts, co)
 #define RO offsetof(struct stat_opts, ro)
+#define CNT offsetof(struct stat_opts, cnt)
 
 /* The replay options as uid's, but -r is perf's repeat here and the help is
  * about one counted region. */
@@ -61,9 +50,9 @@ static const struct opt stat_opts_table[] = {
 		     "(default: perf stat's default set); GPU metrics as ncu names\n"
 		     "them, nvgpu/dram__bytes_read.sum/ (CUPTI, per call), and the\n"
 		     "GPU's energy, nvml/energy-gpu0/ (NVML, Joules)"),
-	OPT_CALLBACK('r', "repeat", "N", opt_repeat, 0, "run the counted region N times (1..100)"),
+	OPT_USE(opts_count, CNT, "repeat", NULL),
 	OPT_USE_AS(opts_replay, RO, "iters", NULL, "timed calls in one region (default 100)", OPT_NOSHORT),
-	OPT_BOOL(0, "no-scale", struct stat_opts, no_scale, "do not scale multiplexed counts by enabled/running"),
+	OPT_USE(opts_count, CNT, "no-scale", NULL),
 	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
 	OPT_USE(opts_output_format, CO, "field-separator", "separated values in perf stat -x's field order"),
 	OPT_USE(opts_output_format, CO, "json", "one JSON object per event, with perf stat -j's keys"),
@@ -113,7 +102,8 @@ static int parse_stat(int argc, char **argv, struct stat_opts *o)
 	int err;
 
 	replay_opts_init(&o->ro);
-	o->repeat = 1;
+	o->cnt.cmd = "stat";
+	o->cnt.repeat = 1;
 	err = opts_parse(&stat_cmd, argc, argv, o);
 	if (err)
 		return err;
@@ -159,8 +149,8 @@ static int cmd_stat(int argc, char **argv)
 	rep.what = what;
 	rep.op = job.name;
 	rep.device = o.ro.device;
-	rep.repeat = o.repeat_given;
-	err = stat_run(&o.ro, job.w, job.entry, o.events, o.no_scale, o.repeat, &pc, &rep, &reply);
+	rep.repeat = o.cnt.repeat_given;
+	err = stat_run(&o.ro, job.w, job.entry, o.events, o.cnt.no_scale, o.cnt.repeat, &pc, &rep, &reply);
 	if (err == STAT_RUN_REPLAY_FAILED)
 		cli_error("stat: uid %llu (%s): replay %s: %s", job.uid, job.name, reply_status(reply),
 			  cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reply, "error")));

@@ -33,8 +33,9 @@ struct sweep_opts {
 	const char *groups[32];
 	size_t ngroups;
 	const char *chart, *folded;
-	unsigned long long repeat, shard, nshards;
-	bool retry_failed, no_scale;
+	struct count_opts cnt;		/* -r, --no-scale */
+	unsigned long long shard, nshards;
+	bool retry_failed;
 	double peak_gflops, peak_gbs;	/* the roof of the chart's roofline */
 };
 
@@ -61,16 +62,6 @@ static int opt_group(const struct opt *opt, const char *arg, void *obj)
 	return 0;
 }
 
-static int opt_repeat(const struct opt *opt, const char *arg, void *obj)
-{
-	struct sweep_opts *o = obj;
-
-	(void)opt;
-	if (!parse_u64(arg, &o->repeat) || !o->repeat || o->repeat > 100)
-		return cli_error("sweep: -r: '%s' is not a number of runs from 1 to 100", arg);
-	return 0;
-}
-
 /* --peak-gflops, --peak-gbs (opt->value 'b') */
 static int opt_peak(const struct opt *opt, const char *arg, void *obj)
 {
@@ -87,6 +78,7 @@ static int opt_peak(const struct opt *opt, const char *arg, void *obj)
 #define CO offsetof(struct sweep_opts, co)
 #define RO offsetof(struct sweep_opts, ro)
 #define SEL offsetof(struct sweep_opts, sel)
+#define CNT offsetof(struct sweep_opts, cnt)
 
 static const struct opt sweep_opts_table[] = {
 	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
@@ -96,13 +88,13 @@ static const struct opt sweep_opts_table[] = {
 		     "one event group per -e, in perf's syntax (repeatable; default:\n"
 		     "software events, then {cycles,instructions},\n"
 		     "{cache-references,cache-misses}, {branches,branch-misses})"),
-	OPT_CALLBACK('r', "repeat", "N", opt_repeat, 0, "count each region N times (perf's noise figure)"),
+	OPT_USE(opts_count, CNT, "repeat", "count each region N times (perf's noise figure)"),
 	OPT_USE_AS(opts_replay, RO, "iters", NULL, "timed calls per region (default 50)", OPT_NOSHORT),
 	OPT_CALLBACK(0, "shard", "K/N", opt_shard, 0,
 		     "only ops K, K+N, K+2N...: one of N machines (a SLURM array)"),
 	OPT_BOOL(0, "retry-failed", struct sweep_opts, retry_failed,
 		 "run again what failed before (else only what is missing)"),
-	OPT_BOOL(0, "no-scale", struct sweep_opts, no_scale, "do not scale multiplexed counts"),
+	OPT_USE(opts_count, CNT, "no-scale", "do not scale multiplexed counts"),
 	OPT_STRING('o', "output", "FOLDED", struct sweep_opts, folded,
 		   "fold the results into this copy of the trace (.json[.gz])"),
 	OPT_STRING(0, "chart", "FILE", struct sweep_opts, chart,
@@ -159,7 +151,8 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o)
 
 	replay_opts_init(&o->ro);
 	o->ro.iters = 50;	/* a sweep runs many regions: fewer calls each */
-	o->repeat = 1;
+	o->cnt.cmd = "sweep";
+	o->cnt.repeat = 1;
 	o->sel.launchers = o->sel.unique = true;
 	o->sel.top = 10;
 	err = opts_parse(&sweep_cmd, argc, argv, o);
@@ -304,7 +297,7 @@ static int run_one(struct sweep_run *s, cJSON *entry, long index, const char *ev
 	cJSON *reply = NULL, *rec = NULL;
 	int rc = 1, err;
 
-	err = stat_run(&s->o->ro, s->w, entry, events, s->o->no_scale, s->o->repeat, NULL, &rep, &reply);
+	err = stat_run(&s->o->ro, s->w, entry, events, s->o->cnt.no_scale, s->o->cnt.repeat, NULL, &rep, &reply);
 	if (err == 1)
 		goto out;
 	*op_failed = err == STAT_RUN_REPLAY_FAILED;
