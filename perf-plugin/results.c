@@ -108,42 +108,26 @@ const cJSON *trace_ids_get(struct trace_ids *t, const cJSON *entry)
 {
 	const char *p = cJSON_GetStringValue(
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "source"), "trace"));
-	struct trace_id *x;
-	size_t i;
+	cJSON *id;
 
-	if (!p)
+	if (!p || (!t->by_path && !(t->by_path = cJSON_CreateObject())))
 		return NULL;
-	for (i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].path, p))
-			return t->v[i].id;
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? 2 * t->cap : 8;
-		struct trace_id *nv = realloc(t->v, nc * sizeof(*nv));
-
-		if (!nv)
+	id = cJSON_GetObjectItemCaseSensitive(t->by_path, p);
+	if (!id) {
+		if (tl_store_trace_id(p, &id))
+			id = cJSON_CreateNull();
+		if (!id || !cJSON_AddItemToObject(t->by_path, p, id)) {
+			cJSON_Delete(id);
 			return NULL;
-		t->v = nv;
-		t->cap = nc;
+		}
 	}
-	x = &t->v[t->n];
-	if (!(x->path = strdup(p)))
-		return NULL;
-	if (tl_store_trace_id(p, &x->id))
-		x->id = NULL;
-	t->n++;
-	return x->id;
+	return cJSON_IsNull(id) ? NULL : id;
 }
 
 void trace_ids_free(struct trace_ids *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->n; i++) {
-		free(t->v[i].path);
-		cJSON_Delete(t->v[i].id);
-	}
-	free(t->v);
-	memset(t, 0, sizeof(*t));
+	cJSON_Delete(t->by_path);
+	t->by_path = NULL;
 }
 
 int result_store(const struct replay_opts *ro, const cJSON *rec)

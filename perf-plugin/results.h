@@ -20,11 +20,7 @@ struct result_src {
  * from (their source.trace), each computed once, so that the results of a
  * batch or a sweep fold into their trace. */
 struct trace_ids {
-	struct trace_id {
-		char *path;
-		cJSON *id;	/* NULL: the trace moved or is gone */
-	} *v;
-	size_t n, cap;
+	cJSON *by_path;	/* {path: identity, or null for a trace that moved or is gone} */
 };
 
 /* @entry's trace identity (owned by @t), or NULL: no source.trace, a trace
