@@ -67,30 +67,25 @@ edges "$OBJ" >"$TMP/edges"
 [ -s "$TMP/edges" ]
 ok $? "$# objects in $OBJ, $(wc -l <"$TMP/edges") dependencies between them"
 
+# none FILE WHAT DESC: ok when FILE is empty, else "not ok" and each line of
+# it as a diagnostic "WHAT: line"
+none() {
+	[ ! -s "$1" ]
+	st=$?
+	while read -r line; do
+		diag "$2: $line"
+	done <"$1"
+	ok $st "$3"
+}
+
 cycles "$TMP/edges" >"$TMP/found"
-[ ! -s "$TMP/found" ]
-st=$?
-while read -r c; do
-	diag "cycle: $c"
-done <"$TMP/found"
-ok $st "perf-plugin files depend on each other without a cycle"
+none "$TMP/found" cycle "perf-plugin files depend on each other without a cycle"
 
 # the layers the design relies on: the option parser and cli.c use no
 # command, and no file but tlreplay.c (the command table) uses tlreplay.c
 grep -E '^(parse-options|cli|common-opts) (builtin-|tlreplay$)' "$TMP/edges" >"$TMP/bad"
-[ ! -s "$TMP/bad" ]
-st=$?
-while read -r e; do
-	diag "uses a command: $e"
-done <"$TMP/bad"
-ok $st "parse-options.o, cli.o and common-opts.o use no command"
-
+none "$TMP/bad" "uses a command" "parse-options.o, cli.o and common-opts.o use no command"
 awk '$2 == "tlreplay"' "$TMP/edges" >"$TMP/bad"
-[ ! -s "$TMP/bad" ]
-st=$?
-while read -r e; do
-	diag "uses tlreplay.o: $e"
-done <"$TMP/bad"
-ok $st "nothing uses tlreplay.o, the command table"
+none "$TMP/bad" "uses tlreplay.o" "nothing uses tlreplay.o, the command table"
 
 done_testing
