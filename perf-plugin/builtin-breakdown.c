@@ -53,8 +53,6 @@ static void print_block(struct out_fmt *o, const struct tl_breakdown *bd, bool p
 	}
 }
 
-static int cmd_breakdown(int argc, char **argv);
-
 struct bd_args {
 	struct common_opts co;
 	struct mr_inputs in;
@@ -79,27 +77,21 @@ static const struct opt breakdown_opts[] = {
 	OPT_TEXT("\n"
 		 "Several ranks (-i repeated, or -i DIR of traces or rank summaries): one block per\n"
 		 "rank, then each row's min/median/max over the ranks (docs/multi-rank.md).\n"),
-	OPT_USE(opts_rank_input, offsetof(struct bd_args, in), "jobs", NULL),
-	OPT_USE(opts_rank_input, offsetof(struct bd_args, in), "keep-going", NULL),
+	OPT_INCLUDE(opts_rank_reading, offsetof(struct bd_args, in)),
 	OPT_END(),
 };
 
-const struct cmd breakdown_cmd = {
-	.name = "breakdown",
-	.fn = cmd_breakdown,
-	.summary = "GPU time: compute, exposed comm, exposed memcpy, idle",
-	.usage = "usage: tlreplay breakdown [-i TRACE] [-x SEP | -j] [-o FILE]\n"
-		 "                          [--per-device | --per-stream] [--include-unlinked] [--recompute]\n"
-		 "   or: tlreplay breakdown -i DIR | -i RANK0 -i RANK1... [--jobs N] [--keep-going]\n"
-		 "\n"
-		 "GPU time split into computation, exposed communication, exposed memcpy and idle,\n"
-		 "with TraceLens's eight rows and definitions (its gpu_timeline sheet): unions of\n"
-		 "[ts, ts+dur) intervals of kernel, gpu_memcpy and gpu_memset events; NCCL/RCCL\n"
-		 "kernels are communication; total is the span from the first GPU start to the last\n"
-		 "GPU end. By default only GPU events linked to a CPU launch count, as in TraceLens.\n"
-		 "\n",
-	.opts = breakdown_opts,
-};
+TL_CMD(breakdown, breakdown_opts, "GPU time: compute, exposed comm, exposed memcpy, idle",
+	"usage: tlreplay breakdown [-i TRACE] [-x SEP | -j] [-o FILE]\n"
+	"                          [--per-device | --per-stream] [--include-unlinked] [--recompute]\n"
+	"   or: tlreplay breakdown -i DIR | -i RANK0 -i RANK1... [--jobs N] [--keep-going]\n"
+	"\n"
+	"GPU time split into computation, exposed communication, exposed memcpy and idle,\n"
+	"with TraceLens's eight rows and definitions (its gpu_timeline sheet): unions of\n"
+	"[ts, ts+dur) intervals of kernel, gpu_memcpy and gpu_memset events; NCCL/RCCL\n"
+	"kernels are communication; total is the span from the first GPU start to the last\n"
+	"GPU end. By default only GPU events linked to a CPU launch count, as in TraceLens.\n"
+	"\n");
 
 static int cmd_breakdown(int argc, char **argv)
 {
@@ -110,12 +102,8 @@ static int cmd_breakdown(int argc, char **argv)
 	size_t i;
 	int rc = 1, err;
 
-	rc = opts_parse(&breakdown_cmd, argc, argv, &a);
-	if (rc) {
-		rc = rc < 0 ? 0 : rc;
+	if (!opts_parse(&breakdown_cmd, argc, argv, &a, &rc))
 		goto out;
-	}
-	rc = 1;
 	if (a.per_dev)
 		a.bo.group = TL_BD_GROUP_DEVICE;
 	if (a.per_stream)

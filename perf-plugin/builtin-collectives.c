@@ -348,8 +348,6 @@ static void human_header(struct out_fmt *o, const struct tl_rankset *set, const 
 	      o->f);
 }
 
-static int cmd_collectives(int argc, char **argv);
-
 struct coll_args {
 	struct common_opts co;
 	struct mr_inputs in;
@@ -395,28 +393,22 @@ static const struct opt collectives_opts[] = {
 	OPT_STRING(0, "chart", "FILE", struct coll_args, chart,
 		   "also draw them (.svg, or .png through rsvg-convert): a\n"
 		   "timeline per rank, the waits, bandwidth by message size"),
-	OPT_USE(opts_rank_input, offsetof(struct coll_args, in), "jobs", NULL),
-	OPT_USE(opts_rank_input, offsetof(struct coll_args, in), "keep-going", NULL),
+	OPT_INCLUDE(opts_rank_reading, offsetof(struct coll_args, in)),
 	OPT_HELP(),
 	OPT_END(),
 };
 
-const struct cmd collectives_cmd = {
-	.name = "collectives",
-	.fn = cmd_collectives,
-	.summary = "NCCL/RCCL collectives matched across ranks: skew, bandwidth",
-	.usage = "usage: tlreplay collectives -i DIR | -i TRACE... [-x SEP | -j] [-o FILE] [-n N]\n"
-		 "                            [--summary | --stragglers | --per-rank] [--jobs N] [--keep-going]\n"
-		 "\n"
-		 "NCCL/RCCL collectives matched across ranks by process group and order (the recorded\n"
-		 "Seq, else the rank-local index): per collective its type, dtype, size, the start skew\n"
-		 "between ranks, latency (the shortest rank's kernel), algorithm and bus bandwidth, NCCL's\n"
-		 "algorithm/protocol (from the kernel name) and the rank that arrived last. Ranks come\n"
-		 "from distributedInfo.rank, else from rankN or workerN in the file name. Inputs may be\n"
-		 "traces or rank summaries (`summarize`).\n"
-		 "\n",
-	.opts = collectives_opts,
-};
+TL_CMD(collectives, collectives_opts, "NCCL/RCCL collectives matched across ranks: skew, bandwidth",
+	"usage: tlreplay collectives -i DIR | -i TRACE... [-x SEP | -j] [-o FILE] [-n N]\n"
+	"                            [--summary | --stragglers | --per-rank] [--jobs N] [--keep-going]\n"
+	"\n"
+	"NCCL/RCCL collectives matched across ranks by process group and order (the recorded\n"
+	"Seq, else the rank-local index): per collective its type, dtype, size, the start skew\n"
+	"between ranks, latency (the shortest rank's kernel), algorithm and bus bandwidth, NCCL's\n"
+	"algorithm/protocol (from the kernel name) and the rank that arrived last. Ranks come\n"
+	"from distributedInfo.rank, else from rankN or workerN in the file name. Inputs may be\n"
+	"traces or rank summaries (`summarize`).\n"
+	"\n");
 
 static int cmd_collectives(int argc, char **argv)
 {
@@ -424,14 +416,10 @@ static int cmd_collectives(int argc, char **argv)
 	struct out_fmt o = { 0 };
 	struct tl_rankset *set = NULL;
 	struct tl_coll_table *t = NULL;
-	int rc, err;
+	int rc = 1, err;
 
-	rc = opts_parse(&collectives_cmd, argc, argv, &a);
-	if (rc) {
-		rc = rc < 0 ? 0 : rc;
+	if (!opts_parse(&collectives_cmd, argc, argv, &a, &rc))
 		goto out;
-	}
-	rc = 1;
 	if (optind < argc) {
 		rc = cli_error("collectives: unexpected argument '%s' (the traces go after -i)", argv[optind]);
 		goto out;

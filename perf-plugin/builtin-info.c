@@ -63,21 +63,14 @@ static const char *meta_str(const cJSON *m, const char *key, char *buf, size_t n
 	return NULL;
 }
 
-static int cmd_info(int argc, char **argv);
-
-const struct cmd info_cmd = {
-	.name = "info",
-	.fn = cmd_info,
-	.summary = "what the trace holds: events, span, devices, versions",
-	.usage = "usage: tlreplay info [-i TRACE] [-j] [-o FILE]\n"
-		 "\n"
-		 "What the trace is: file and JSON size, events by kind, time span, GPU events and how\n"
-		 "many are linked to a CPU launch, the devices (deviceProperties), the distributed\n"
-		 "setup (distributedInfo) and the runtime versions it records. -j prints all of it,\n"
-		 "with every top-level metadata key, as one JSON object.\n"
-		 "\n",
-	.opts = opts_nav_json,
-};
+TL_CMD(info, opts_nav_json, "what the trace holds: events, span, devices, versions",
+	"usage: tlreplay info [-i TRACE] [-j] [-o FILE]\n"
+	"\n"
+	"What the trace is: file and JSON size, events by kind, time span, GPU events and how\n"
+	"many are linked to a CPU launch, the devices (deviceProperties), the distributed\n"
+	"setup (distributedInfo) and the runtime versions it records. -j prints all of it,\n"
+	"with every top-level metadata key, as one JSON object.\n"
+	"\n");
 
 static int cmd_info(int argc, char **argv)
 {
@@ -92,12 +85,11 @@ static int cmd_info(int argc, char **argv)
 	const cJSON *meta, *devs, *dist, *d;
 	struct stat st;
 	char buf[64];
-	int rc = 1, err, k;
+	int rc = 1, k;
 	size_t i;
 
-	err = opts_parse(&info_cmd, argc, argv, &co);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&info_cmd, argc, argv, &co, &rc))
+		return rc;
 	if (cli_check_format("info", &co))
 		return 1;
 	if (cli_no_args("info", argc, argv))

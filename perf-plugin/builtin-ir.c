@@ -33,14 +33,10 @@ static const struct opt select_opts[] = {
 	OPT_END(),
 };
 
-static int parse_ir_opts(int argc, char **argv, const struct cmd *cmd, struct ir_opts *o)
+/* The UIDs of ir and pack, and what their options must agree on. Returns 0,
+ * or 1 after printing why. */
+static int check_ir_opts(int argc, char **argv, const struct cmd *cmd, struct ir_opts *o)
 {
-	int err;
-
-	replay_opts_init(&o->ro);
-	err = opts_parse(cmd, argc, argv, o);
-	if (err)
-		return err;
 	o->sel.uids = argv + optind;
 	o->sel.nuids = (size_t)(argc - optind);
 	if (o->sel.nuids && (o->sel.launchers || o->sel.filter || o->sel.top || o->sel.unique))
@@ -52,8 +48,6 @@ static int parse_ir_opts(int argc, char **argv, const struct cmd *cmd, struct ir
 	return 0;
 }
 
-static int cmd_ir(int argc, char **argv);
-
 static const struct opt ir_opts_table[] = {
 	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
 	OPT_USE(opts_output_format, CO, "output", NULL),
@@ -63,21 +57,16 @@ static const struct opt ir_opts_table[] = {
 	OPT_END(),
 };
 
-const struct cmd ir_cmd = {
-	.name = "ir",
-	.fn = cmd_ir,
-	.summary = "write ops as replay IR (JSON)",
-	.usage = "usage: tlreplay ir [-i TRACE] [-o FILE] UID...\n"
-		 "       tlreplay ir [-i TRACE] [-o FILE] [--launchers] [--unique] [--filter REGEX] [--top N]\n"
-		 "\n"
-		 "Write ops as replay IR (docs/ir.md): a JSON list in TraceLens's format, {op_name,\n"
-		 "replay_ir: {list_pos_args, list_kwargs}}, plus uid, schema, overload, trace_dur_us,\n"
-		 "gpu_time_us, kernels and source. Schemas come from the torch of --python when it\n"
-		 "can be started, else from the bundled snapshot. Without UIDs or options: every\n"
-		 "cpu_op that recorded shapes. What was left out, and why, is said on stderr.\n"
-		 "\n",
-	.opts = ir_opts_table,
-};
+TL_CMD(ir, ir_opts_table, "write ops as replay IR (JSON)",
+	"usage: tlreplay ir [-i TRACE] [-o FILE] UID...\n"
+	"       tlreplay ir [-i TRACE] [-o FILE] [--launchers] [--unique] [--filter REGEX] [--top N]\n"
+	"\n"
+	"Write ops as replay IR (docs/ir.md): a JSON list in TraceLens's format, {op_name,\n"
+	"replay_ir: {list_pos_args, list_kwargs}}, plus uid, schema, overload, trace_dur_us,\n"
+	"gpu_time_us, kernels and source. Schemas come from the torch of --python when it\n"
+	"can be started, else from the bundled snapshot. Without UIDs or options: every\n"
+	"cpu_op that recorded shapes. What was left out, and why, is said on stderr.\n"
+	"\n");
 
 static int cmd_ir(int argc, char **argv)
 {
@@ -86,11 +75,11 @@ static int cmd_ir(int argc, char **argv)
 	struct out_fmt out = { 0 };
 	struct ir_tally t;
 	cJSON *list = NULL;
-	int rc = 1, err;
+	int rc = 1;
 
-	err = parse_ir_opts(argc, argv, &ir_cmd, &o);
-	if (err)
-		return err < 0 ? 0 : err;
+	replay_opts_init(&o.ro);
+	if (!opts_parse(&ir_cmd, argc, argv, &o, &rc) || check_ir_opts(argc, argv, &ir_cmd, &o))
+		return rc;
 	if (cli_open_trace(&o.co, &tr))
 		return 1;
 	if (ir_build_list(tr, &o.sel, &o.ro, NULL, "ir", &list, &t))
@@ -207,8 +196,6 @@ static int pack_write(struct zipw *z, const char *dir, const char *name, const v
 	return zipw_add(z, path, data, len, mode);
 }
 
-static int cmd_pack(int argc, char **argv);
-
 static const struct opt pack_opts[] = {
 	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
 	OPT_USE_AS(opts_output_format, CO, "output", "FILE.zip", "the archive to write (atomically)", 0),
@@ -219,18 +206,13 @@ static const struct opt pack_opts[] = {
 	OPT_END(),
 };
 
-const struct cmd pack_cmd = {
-	.name = "pack",
-	.fn = cmd_pack,
-	.summary = "zip ops with a standalone replayer and a README",
-	.usage = "usage: tlreplay pack -o FILE.zip [-i TRACE] [selection] UID...\n"
-		 "\n"
-		 "Pack ops into one zip for someone with only Python and torch: ir.json, replay.py\n"
-		 "(python3 replay.py replay ir.json) and a README. The ops are chosen as for\n"
-		 "`tlreplay ir`; the initializers given with --init-plugin travel in plugins/.\n"
-		 "\n",
-	.opts = pack_opts,
-};
+TL_CMD(pack, pack_opts, "zip ops with a standalone replayer and a README",
+	"usage: tlreplay pack -o FILE.zip [-i TRACE] [selection] UID...\n"
+	"\n"
+	"Pack ops into one zip for someone with only Python and torch: ir.json, replay.py\n"
+	"(python3 replay.py replay ir.json) and a README. The ops are chosen as for\n"
+	"`tlreplay ir`; the initializers given with --init-plugin travel in plugins/.\n"
+	"\n");
 
 static int cmd_pack(int argc, char **argv)
 {
@@ -245,9 +227,9 @@ static int cmd_pack(int argc, char **argv)
 	size_t script_len = 0, irlen = 0, i;
 	int rc = 1, err;
 
-	err = parse_ir_opts(argc, argv, &pack_cmd, &o);
-	if (err)
-		return err < 0 ? 0 : err;
+	replay_opts_init(&o.ro);
+	if (!opts_parse(&pack_cmd, argc, argv, &o, &rc) || check_ir_opts(argc, argv, &pack_cmd, &o))
+		return rc;
 	if (!o.co.output)
 		return cli_error("pack: where to? usage: tlreplay pack -o FILE.zip UID...");
 	if (!o.sel.nuids && !o.sel.launchers && !o.sel.filter && !o.sel.top)

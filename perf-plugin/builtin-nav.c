@@ -102,8 +102,6 @@ static int opt_list_limit(const struct opt *opt, const char *arg, void *obj)
 	return parse_u64(arg, &x->limit) ? 0 : cli_error("list: bad --limit '%s'", arg);
 }
 
-static int cmd_list(int argc, char **argv);
-
 static const struct opt list_opts[] = {
 	OPT_INCLUDE(opts_analysis, offsetof(struct list_ctx, co)),
 	OPT_STRING(0, "name", "REGEX", struct list_ctx, name_re,
@@ -122,17 +120,12 @@ static const struct opt list_opts[] = {
 	OPT_END(),
 };
 
-const struct cmd list_cmd = {
-	.name = "list",
-	.fn = cmd_list,
-	.summary = "list events with their UIDs",
-	.usage = "usage: tlreplay list [-i TRACE] [-x SEP | -j] [-o FILE] [REGEX] [--name REGEX]\n"
-		 "                     [-c CAT] [--gpu] [--from US] [--to US] [-n N]\n"
-		 "\n"
-		 "List events with their UIDs (the index in traceEvents, as in TraceLens).\n"
-		 "\n",
-	.opts = list_opts,
-};
+TL_CMD(list, list_opts, "list events with their UIDs",
+	"usage: tlreplay list [-i TRACE] [-x SEP | -j] [-o FILE] [REGEX] [--name REGEX]\n"
+	"                     [-c CAT] [--gpu] [--from US] [--to US] [-n N]\n"
+	"\n"
+	"List events with their UIDs (the index in traceEvents, as in TraceLens).\n"
+	"\n");
 
 static int cmd_list(int argc, char **argv)
 {
@@ -144,11 +137,10 @@ static int cmd_list(int argc, char **argv)
 	bool have_re = false;
 	uint64_t i, n, shown = 0, matched = 0;
 	double t0;
-	int rc = 1, err;
+	int rc = 1;
 
-	err = opts_parse(&list_cmd, argc, argv, &x);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&list_cmd, argc, argv, &x, &rc))
+		return rc;
 	if (cli_check_format("list", co))
 		return 1;
 	/* a bare positional argument is taken as the name pattern */
@@ -495,26 +487,19 @@ struct show_args {
 	bool py;
 };
 
-static int cmd_show(int argc, char **argv);
-
 static const struct opt show_opts[] = {
 	OPT_INCLUDE(opts_nav_json, offsetof(struct show_args, co)),
 	OPT_BOOL(0, "python", struct show_args, py, "build the call tree with python_function events"),
 	OPT_END(),
 };
 
-const struct cmd show_cmd = {
-	.name = "show",
-	.fn = cmd_show,
-	.summary = "show one event: args, call stack, children, GPU events",
-	.usage = "usage: tlreplay show [-i TRACE] [-j] [-o FILE] [--python] UID...\n"
-		 "\n"
-		 "Show an event: its fields and args, the call stack above it, its children, the GPU\n"
-		 "events below it (or, for a GPU event, the runtime call and op that launched it), and\n"
-		 "its forward/backward partner.\n"
-		 "\n",
-	.opts = show_opts,
-};
+TL_CMD(show, show_opts, "show one event: args, call stack, children, GPU events",
+	"usage: tlreplay show [-i TRACE] [-j] [-o FILE] [--python] UID...\n"
+	"\n"
+	"Show an event: its fields and args, the call stack above it, its children, the GPU\n"
+	"events below it (or, for a GPU event, the runtime call and op that launched it), and\n"
+	"its forward/backward partner.\n"
+	"\n");
 
 static int cmd_show(int argc, char **argv)
 {
@@ -522,11 +507,10 @@ static int cmd_show(int argc, char **argv)
 	struct common_opts *co = &x.co;
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
-	int rc = 1, err, a;
+	int rc = 1, a;
 
-	err = opts_parse(&show_cmd, argc, argv, &x);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&show_cmd, argc, argv, &x, &rc))
+		return rc;
 	if (cli_check_format("show", co) || cli_no_sep("show", co))
 		return 1;
 	if (optind >= argc)
@@ -624,8 +608,6 @@ static void tree_print(FILE *f, struct tl_trace *tr, uint64_t uid, const char *p
 	}
 }
 
-static int cmd_tree(int argc, char **argv);
-
 static const struct opt tree_opts[] = {
 	OPT_INCLUDE(opts_nav_json, offsetof(struct tree_ctx, co)),
 	OPT_BOOL('a', "all", struct tree_ctx, all, "keep branches that launch no GPU work"),
@@ -634,17 +616,12 @@ static const struct opt tree_opts[] = {
 	OPT_END(),
 };
 
-const struct cmd tree_cmd = {
-	.name = "tree",
-	.fn = cmd_tree,
-	.summary = "the CPU op -> runtime -> GPU call tree",
-	.usage = "usage: tlreplay tree [-i TRACE] [-j] [-o FILE] [--all] [-d N] [--python] [UID]\n"
-		 "\n"
-		 "Print the call tree below UID (CPU op -> runtime call -> GPU events), or every root\n"
-		 "of the tree that leads to GPU work (to depth 2 unless -d is given).\n"
-		 "\n",
-	.opts = tree_opts,
-};
+TL_CMD(tree, tree_opts, "the CPU op -> runtime -> GPU call tree",
+	"usage: tlreplay tree [-i TRACE] [-j] [-o FILE] [--all] [-d N] [--python] [UID]\n"
+	"\n"
+	"Print the call tree below UID (CPU op -> runtime call -> GPU events), or every root\n"
+	"of the tree that leads to GPU work (to depth 2 unless -d is given).\n"
+	"\n");
 
 static int cmd_tree(int argc, char **argv)
 {
@@ -652,11 +629,10 @@ static int cmd_tree(int argc, char **argv)
 	struct common_opts *co = &x.co;
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
-	int rc = 1, err;
+	int rc = 1;
 
-	err = opts_parse(&tree_cmd, argc, argv, &x);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&tree_cmd, argc, argv, &x, &rc))
+		return rc;
 	if (cli_check_format("tree", co) || cli_no_sep("tree", co))
 		return 1;
 	if (argc - optind > 1)

@@ -27,8 +27,6 @@ static int mkdirs_for(char *path)
 	return 0;
 }
 
-static int cmd_open(int argc, char **argv);
-
 struct open_args {
 	bool forget;
 };
@@ -39,22 +37,16 @@ static const struct opt open_opts[] = {
 	OPT_END(),
 };
 
-const struct cmd open_cmd = {
-	.name = "open",
-	.fn = cmd_open,
-	.summary = "remember a trace for later commands",
-	.usage = "usage: tlreplay open TRACE\n"
-		 "       tlreplay open            (print the remembered trace)\n"
-		 "       tlreplay open --forget   (forget it)\n"
-		 "       tlreplay open --help\n"
-		 "\n"
-		 "Remember TRACE as the current trace, so that later commands may omit -i.\n"
-		 "The path is kept in $XDG_STATE_HOME/tlreplay/current-trace\n"
-		 "(~/.local/state/tlreplay/current-trace). The trace is loaded once to check it.\n"
-		 "\n",
-	.opts = open_opts,
-	.lone_option = true,	/* open --forget, open --help; anything else is the trace */
-};
+TL_CMD_LONE_OPTION(open, open_opts, "remember a trace for later commands",
+	"usage: tlreplay open TRACE\n"
+	"       tlreplay open            (print the remembered trace)\n"
+	"       tlreplay open --forget   (forget it)\n"
+	"       tlreplay open --help\n"
+	"\n"
+	"Remember TRACE as the current trace, so that later commands may omit -i.\n"
+	"The path is kept in $XDG_STATE_HOME/tlreplay/current-trace\n"
+	"(~/.local/state/tlreplay/current-trace). The trace is loaded once to check it.\n"
+	"\n");
 
 static int cmd_open(int argc, char **argv)
 {
@@ -66,12 +58,10 @@ static int cmd_open(int argc, char **argv)
 
 	if (!state)
 		return cli_error("open: cannot find a state directory (set HOME or XDG_STATE_HOME)");
-	rc = opts_parse(&open_cmd, argc, argv, &a);
-	if (rc) {
+	if (!opts_parse(&open_cmd, argc, argv, &a, &rc)) {
 		free(state);
-		return rc < 0 ? 0 : rc;
+		return rc;
 	}
-	rc = 1;
 	argc -= optind - 1;	/* from here on argv[1] is the trace */
 	argv += optind - 1;
 	if (argc < 2 && !a.forget) {
@@ -143,21 +133,14 @@ out:
 	return rc;
 }
 
-static int cmd_check(int argc, char **argv);
-
-const struct cmd check_cmd = {
-	.name = "check",
-	.fn = cmd_check,
-	.summary = "trace health report (exit 1 on errors)",
-	.usage = "usage: tlreplay check [-i TRACE] [-x SEP | -j] [-o FILE]\n"
-		 "\n"
-		 "Trace health report: GPU events no CPU launch links to, flows without a start,\n"
-		 "kernels on one stream that overlap or run past the next one, ops without shapes,\n"
-		 "negative or missing durations, clock disagreements between CPU and GPU.\n"
-		 "Exit status: 0 if nothing is an error, 1 if some finding is an error.\n"
-		 "\n",
-	.opts = opts_analysis,
-};
+TL_CMD(check, opts_analysis, "trace health report (exit 1 on errors)",
+	"usage: tlreplay check [-i TRACE] [-x SEP | -j] [-o FILE]\n"
+	"\n"
+	"Trace health report: GPU events no CPU launch links to, flows without a start,\n"
+	"kernels on one stream that overlap or run past the next one, ops without shapes,\n"
+	"negative or missing durations, clock disagreements between CPU and GPU.\n"
+	"Exit status: 0 if nothing is an error, 1 if some finding is an error.\n"
+	"\n");
 
 static int cmd_check(int argc, char **argv)
 {
@@ -169,9 +152,8 @@ static int cmd_check(int argc, char **argv)
 	size_t i;
 	int rc = 1, err;
 
-	err = opts_parse(&check_cmd, argc, argv, &co);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&check_cmd, argc, argv, &co, &rc))
+		return rc;
 	if (cli_check_format("check", &co))
 		return 1;
 	if (cli_no_args("check", argc, argv))

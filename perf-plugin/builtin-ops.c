@@ -252,8 +252,6 @@ out:
 	return rc;
 }
 
-static int cmd_ops(int argc, char **argv);
-
 static const struct opt ops_opts[] = {
 	OPT_INCLUDE(opts_analysis, offsetof(struct ops_ctx, co)),
 	OPT_U64('n', "limit", "N", struct ops_ctx, limit, "show the first N rows (0 = all, the default)"),
@@ -270,20 +268,15 @@ static const struct opt ops_opts[] = {
 	OPT_END(),
 };
 
-const struct cmd ops_cmd = {
-	.name = "ops",
-	.fn = cmd_ops,
-	.summary = "op summary by GPU time (TraceLens ops_summary)",
-	.usage = "usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N]\n"
-		 "                    [--recompute | --by-module | --unique-args] [--include-nccl]\n"
-		 "\n"
-		 "Kernel launchers grouped by op name (TraceLens's ops_summary): the busy time of the\n"
-		 "GPU events each op launched directly and of all GPU events below it, the count and\n"
-		 "the op categories. A launcher is the first cpu_op above the runtime call of a GPU\n"
-		 "event (else the runtime call itself).\n"
-		 "\n",
-	.opts = ops_opts,
-};
+TL_CMD(ops, ops_opts, "op summary by GPU time (TraceLens ops_summary)",
+	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N]\n"
+	"                    [--recompute | --by-module | --unique-args] [--include-nccl]\n"
+	"\n"
+	"Kernel launchers grouped by op name (TraceLens's ops_summary): the busy time of the\n"
+	"GPU events each op launched directly and of all GPU events below it, the count and\n"
+	"the op categories. A launcher is the first cpu_op above the runtime call of a GPU\n"
+	"event (else the runtime call itself).\n"
+	"\n");
 
 static int cmd_ops(int argc, char **argv)
 {
@@ -295,9 +288,8 @@ static int cmd_ops(int argc, char **argv)
 	size_t i, n;
 	int rc = 1, err;
 
-	err = opts_parse(&ops_cmd, argc, argv, &x);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&ops_cmd, argc, argv, &x, &rc))
+		return rc;
 	if (cli_check_format("ops", co))
 		return 1;
 	if (cli_no_args("ops", argc, argv))
@@ -614,8 +606,6 @@ static int kernels_summary(struct tl_trace *tr, struct out_fmt *o, unsigned long
 	return 0;
 }
 
-static int cmd_kernels(int argc, char **argv);
-
 static const struct opt kernels_opts[] = {
 	OPT_INCLUDE(opts_analysis, offsetof(struct kern_ctx, co)),
 	OPT_U64('n', "limit", "N", struct kern_ctx, limit, "show the first N rows (0 = all, the default)"),
@@ -623,19 +613,14 @@ static const struct opt kernels_opts[] = {
 	OPT_END(),
 };
 
-const struct cmd kernels_cmd = {
-	.name = "kernels",
-	.fn = cmd_kernels,
-	.summary = "kernel summary, or every distinct kernel (--unique)",
-	.usage = "usage: tlreplay kernels [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--unique]\n"
-		 "\n"
-		 "Kernel summary (TraceLens's kernel_summary): kernels grouped by parent op category,\n"
-		 "parent cpu_op, kernel name and stream, with count, total, mean, min, max duration and\n"
-		 "shares of all kernel time and of the GPU timeline. With --unique: every distinct\n"
-		 "kernel launch configuration (name, grid, block, registers, shared memory).\n"
-		 "\n",
-	.opts = kernels_opts,
-};
+TL_CMD(kernels, kernels_opts, "kernel summary, or every distinct kernel (--unique)",
+	"usage: tlreplay kernels [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--unique]\n"
+	"\n"
+	"Kernel summary (TraceLens's kernel_summary): kernels grouped by parent op category,\n"
+	"parent cpu_op, kernel name and stream, with count, total, mean, min, max duration and\n"
+	"shares of all kernel time and of the GPU timeline. With --unique: every distinct\n"
+	"kernel launch configuration (name, grid, block, registers, shared memory).\n"
+	"\n");
 
 static int cmd_kernels(int argc, char **argv)
 {
@@ -645,9 +630,8 @@ static int cmd_kernels(int argc, char **argv)
 	struct tl_trace *tr = NULL;
 	int rc = 1, err;
 
-	err = opts_parse(&kernels_cmd, argc, argv, &x);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&kernels_cmd, argc, argv, &x, &rc))
+		return rc;
 	if (cli_check_format("kernels", co))
 		return 1;
 	if (cli_no_args("kernels", argc, argv))

@@ -235,28 +235,21 @@ static void print_result_json(FILE *f, const struct replay_opts *ro, const cJSON
 
 /* ------------------------------------------------------------------ uid */
 
-static int cmd_uid(int argc, char **argv);
-
 static const struct opt uid_opts[] = {
 	OPT_INCLUDE(opts_nav, offsetof(struct ropts, co)),
 	OPT_INCLUDE(opts_replay, offsetof(struct ropts, ro)),
 	OPT_END(),
 };
 
-const struct cmd uid_cmd = {
-	.name = "uid",
-	.fn = cmd_uid,
-	.summary = "replay one op of the trace alone and time it",
-	.usage = "usage: tlreplay uid [-i TRACE] [-j] [-o FILE] [options] UID\n"
-		 "\n"
-		 "Replay one op of the trace alone: rebuild its arguments with the recorded shapes,\n"
-		 "strides and dtypes, run it --warmup times, then time -r calls (CPU clock on the CPU,\n"
-		 "CUDA events on a GPU) and print median, mean, std, min and max. On a GPU, the kernels\n"
-		 "the replay launched are compared with the trace's (MATCH, SUBSET or MISMATCH).\n"
-		 "Exit status 1 when the op cannot be replayed.\n"
-		 "\n",
-	.opts = uid_opts,
-};
+TL_CMD(uid, uid_opts, "replay one op of the trace alone and time it",
+	"usage: tlreplay uid [-i TRACE] [-j] [-o FILE] [options] UID\n"
+	"\n"
+	"Replay one op of the trace alone: rebuild its arguments with the recorded shapes,\n"
+	"strides and dtypes, run it --warmup times, then time -r calls (CPU clock on the CPU,\n"
+	"CUDA events on a GPU) and print median, mean, std, min and max. On a GPU, the kernels\n"
+	"the replay launched are compared with the trace's (MATCH, SUBSET or MISMATCH).\n"
+	"Exit status 1 when the op cannot be replayed.\n"
+	"\n");
 
 static int cmd_uid(int argc, char **argv)
 {
@@ -267,12 +260,11 @@ static int cmd_uid(int argc, char **argv)
 	struct out_fmt out = { 0 };
 	cJSON *reply = NULL, *rec = NULL;
 	struct result_src src = { 0 };
-	int rc = 1, err;
+	int rc = 1;
 
 	replay_opts_init(&o.ro);
-	err = opts_parse(&uid_cmd, argc, argv, &o);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&uid_cmd, argc, argv, &o, &rc))
+		return rc;
 	if (argc - optind != 1)
 		return cli_error("uid: which event? usage: tlreplay uid [-i TRACE] UID");
 	if (perf_ctl_setup(&pc, o.ro.control))
@@ -320,8 +312,6 @@ out:
 
 /* ------------------------------------------------------------------ replay */
 
-static int cmd_replay(int argc, char **argv);
-
 static const struct opt replay_cmd_opts[] = {
 	OPT_USE(opts_output_format, offsetof(struct ropts, co), "json", "one JSON object per entry"),
 	OPT_USE(opts_output_format, offsetof(struct ropts, co), "output", NULL),
@@ -335,19 +325,14 @@ static const struct opt replay_cmd_opts[] = {
 	OPT_END(),
 };
 
-const struct cmd replay_cmd = {
-	.name = "replay",
-	.fn = cmd_replay,
-	.summary = "replay every op of an IR file",
-	.usage = "usage: tlreplay replay [-j] [-o FILE] [options] IR.json\n"
-		 "\n"
-		 "Replay every entry of an IR file (tlreplay's or TraceLens's) in a worker that is\n"
-		 "restarted when an op crashes it, and print a summary: entries, attempted, ok,\n"
-		 "failed, unavailable. With -j, one JSON object per entry with status ok | failed |\n"
-		 "unavailable and the reason. Exit status 1 when some entry failed.\n"
-		 "\n",
-	.opts = replay_cmd_opts,
-};
+TL_CMD(replay, replay_cmd_opts, "replay every op of an IR file",
+	"usage: tlreplay replay [-j] [-o FILE] [options] IR.json\n"
+	"\n"
+	"Replay every entry of an IR file (tlreplay's or TraceLens's) in a worker that is\n"
+	"restarted when an op crashes it, and print a summary: entries, attempted, ok,\n"
+	"failed, unavailable. With -j, one JSON object per entry with status ok | failed |\n"
+	"unavailable and the reason. Exit status 1 when some entry failed.\n"
+	"\n");
 
 static int cmd_replay(int argc, char **argv)
 {
@@ -360,12 +345,11 @@ static int cmd_replay(int argc, char **argv)
 	cJSON *doc = NULL, *e;
 	size_t total = 0, selected = 0, torun, attempted = 0, nok = 0, nfail = 0, nunavail = 0, idx = 0;
 	bool tty = isatty(2), store_failed = false;
-	int rc = 1, err;
+	int rc = 1;
 
 	replay_opts_init(&o.ro);
-	err = opts_parse(&replay_cmd, argc, argv, &o);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&replay_cmd, argc, argv, &o, &rc))
+		return rc;
 	if (argc - optind != 1)
 		return cli_error("replay: which IR file? usage: tlreplay replay IR.json");
 	if (perf_ctl_setup(&pc, o.ro.control))

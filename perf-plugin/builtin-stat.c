@@ -79,34 +79,21 @@ static const struct opt stat_opts_table[] = {
 	OPT_END(),
 };
 
-static int cmd_stat(int argc, char **argv);
+TL_CMD(stat, stat_opts_table, "perf stat over the timed replay of one op",
+	"usage: tlreplay stat [-e EVENTS] [-r N] [-x SEP | -j] [-o FILE] [options] uid UID\n"
+	"\n"
+	"Count hardware and software events (perf_event_open) over the timed replay of one op\n"
+	"only: the counters open on the replay worker's threads after its arguments are built\n"
+	"and its warm-up calls ran, and close when the timed calls end. Output as perf stat's:\n"
+	"the human table (on stderr, as perf), -x SEP with perf's field order, -j with perf's\n"
+	"keys; values per call as well. With -r N the region runs N times and each counter\n"
+	"gets perf's noise figure. Results go to the results store (see `tlreplay fold`).\n"
+	"\n");
 
-const struct cmd stat_cmd = {
-	.name = "stat",
-	.fn = cmd_stat,
-	.summary = "perf stat over the timed replay of one op",
-	.usage = "usage: tlreplay stat [-e EVENTS] [-r N] [-x SEP | -j] [-o FILE] [options] uid UID\n"
-		 "\n"
-		 "Count hardware and software events (perf_event_open) over the timed replay of one op\n"
-		 "only: the counters open on the replay worker's threads after its arguments are built\n"
-		 "and its warm-up calls ran, and close when the timed calls end. Output as perf stat's:\n"
-		 "the human table (on stderr, as perf), -x SEP with perf's field order, -j with perf's\n"
-		 "keys; values per call as well. With -r N the region runs N times and each counter\n"
-		 "gets perf's noise figure. Results go to the results store (see `tlreplay fold`).\n"
-		 "\n",
-	.opts = stat_opts_table,
-};
-
-static int parse_stat(int argc, char **argv, struct stat_opts *o)
+/* What stat's arguments must be besides its options. Returns 0, or 1 after
+ * printing why. */
+static int check_stat(int argc, char **argv, struct stat_opts *o)
 {
-	int err;
-
-	replay_opts_init(&o->ro);
-	o->cnt.cmd = "stat";
-	o->cnt.repeat = 1;
-	err = opts_parse(&stat_cmd, argc, argv, o);
-	if (err)
-		return err;
 	if (cli_check_format("stat", &o->co))
 		return 1;
 	if (argc - optind != 2 || strcmp(argv[optind], "uid"))
@@ -136,10 +123,12 @@ static int cmd_stat(int argc, char **argv)
 	char what[64];
 	int rc = 1, err;
 
-	err = parse_stat(argc, argv, &o);
-	if (err) {
+	replay_opts_init(&o.ro);
+	o.cnt.cmd = "stat";
+	o.cnt.repeat = 1;
+	if (!opts_parse(&stat_cmd, argc, argv, &o, &rc) || check_stat(argc, argv, &o)) {
 		free(o.events);
-		return err < 0 ? 0 : err;
+		return rc;
 	}
 	if (perf_ctl_setup(&pc, o.ro.control))
 		goto out;

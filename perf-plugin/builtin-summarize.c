@@ -78,8 +78,6 @@ static int summarize_many(const struct mr_inputs *in, const char *dir)
 	return rc;
 }
 
-static int cmd_summarize(int argc, char **argv);
-
 struct sum_args {
 	struct mr_inputs in;
 	const char *output;
@@ -105,38 +103,28 @@ static const struct opt summarize_opts[] = {
 		   "the summary file (atomically; default stdout); for several\n"
 		   "ranks a directory that gets rank-N.tlrank.jsonl each"),
 	OPT_CALLBACK('r', "rank", "N", opt_rank, 0, "the rank, when neither distributedInfo nor the name says"),
-	OPT_USE(opts_rank_input, offsetof(struct sum_args, in), "jobs", NULL),
-	OPT_USE(opts_rank_input, offsetof(struct sum_args, in), "keep-going", NULL),
+	OPT_INCLUDE(opts_rank_reading, offsetof(struct sum_args, in)),
 	OPT_HELP(),
 	OPT_END(),
 };
 
-const struct cmd summarize_cmd = {
-	.name = "summarize",
-	.fn = cmd_summarize,
-	.summary = "reduce rank traces to summaries for a later merge",
-	.usage = "usage: tlreplay summarize [-i TRACE] [-o FILE] [--rank N]\n"
-		 "   or: tlreplay summarize -i DIR | -i TRACE... -o DIR [--jobs N] [--keep-going]\n"
-		 "\n"
-		 "Reduce a rank's trace to its rank summary (JSON lines, about 100 bytes per collective\n"
-		 "kernel): its breakdowns and collective timeline. `breakdown` and `collectives` read\n"
-		 "summaries as they read traces, so a job array can summarise ranks where they were\n"
-		 "written and one machine merges them (docs/multi-rank.md, scripts/slurm-ranks.sh).\n"
-		 "\n",
-	.opts = summarize_opts,
-};
+TL_CMD(summarize, summarize_opts, "reduce rank traces to summaries for a later merge",
+	"usage: tlreplay summarize [-i TRACE] [-o FILE] [--rank N]\n"
+	"   or: tlreplay summarize -i DIR | -i TRACE... -o DIR [--jobs N] [--keep-going]\n"
+	"\n"
+	"Reduce a rank's trace to its rank summary (JSON lines, about 100 bytes per collective\n"
+	"kernel): its breakdowns and collective timeline. `breakdown` and `collectives` read\n"
+	"summaries as they read traces, so a job array can summarise ranks where they were\n"
+	"written and one machine merges them (docs/multi-rank.md, scripts/slurm-ranks.sh).\n"
+	"\n");
 
 static int cmd_summarize(int argc, char **argv)
 {
 	struct sum_args a = { .in.cmd = "summarize" };
-	int rc;
+	int rc = 1;
 
-	rc = opts_parse(&summarize_cmd, argc, argv, &a);
-	if (rc) {
-		rc = rc < 0 ? 0 : rc;
+	if (!opts_parse(&summarize_cmd, argc, argv, &a, &rc))
 		goto out;
-	}
-	rc = 1;
 	if (optind < argc) {
 		rc = cli_error("summarize: unexpected argument '%s' (the traces go after -i)", argv[optind]);
 		goto out;

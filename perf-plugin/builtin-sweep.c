@@ -30,7 +30,8 @@ struct sweep_opts {
 	struct common_opts co;
 	struct replay_opts ro;
 	struct ir_select sel;
-	const char *groups[32];
+	struct opt_strings events;		/* -e, one group each */
+	const char *const *groups;		/* the groups swept: -e's, else the default ones */
 	size_t ngroups;
 	const char *chart, *folded;
 	struct count_opts cnt;		/* -r, --no-scale */
@@ -48,17 +49,6 @@ static int opt_shard(const struct opt *opt, const char *arg, void *obj)
 	o->shard = strtoull(arg, &end, 10);
 	if (*end != '/' || !(o->nshards = strtoull(end + 1, &end, 10)) || *end || o->shard >= o->nshards)
 		return cli_error("sweep: --shard '%s' is not K/N with 0 <= K < N", arg);
-	return 0;
-}
-
-static int opt_group(const struct opt *opt, const char *arg, void *obj)
-{
-	struct sweep_opts *o = obj;
-
-	(void)opt;
-	if (o->ngroups == TL_ARRAY_N(o->groups))
-		return cli_error("sweep: at most %zu event groups", TL_ARRAY_N(o->groups));
-	o->groups[o->ngroups++] = arg;
 	return 0;
 }
 
@@ -84,8 +74,8 @@ static const struct opt sweep_opts_table[] = {
 	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
 	OPT_USE(opts_ir_select, SEL, "top", "the N op groups with the most GPU time (default 10)"),
 	OPT_USE(opts_ir_select, SEL, "filter", "only ops whose name matches"),
-	OPT_CALLBACK('e', "event", "EVENTS", opt_group, 0,
-		     "one event group per -e, in perf's syntax (repeatable; default:\n"
+	OPT_STRINGS('e', "event", "EVENTS", struct sweep_opts, events,
+		    "one event group per -e, in perf's syntax (repeatable; default:\n"
 		     "software events, then {cycles,instructions},\n"
 		     "{cache-references,cache-misses}, {branches,branch-misses})"),
 	OPT_USE(opts_count, CNT, "repeat", "count each region N times (perf's noise figure)"),
@@ -125,46 +115,39 @@ static const struct opt sweep_opts_table[] = {
 	OPT_END(),
 };
 
-static int cmd_sweep(int argc, char **argv);
+TL_CMD(sweep, sweep_opts_table, "top ops x counter groups, resumable; fold and chart",
+	"usage: tlreplay sweep [-i TRACE] [--top N] [-e EVENTS]... [-o FOLDED] [--chart FILE] [IR.json]\n"
+	"\n"
+	"Replay the top ops of a trace (its kernel launchers grouped by recorded arguments,\n"
+	"most GPU time first) or every entry of an IR file, once per event group, in one\n"
+	"worker. Each result goes to the results store as it comes, so a sweep that stops\n"
+	"resumes where it was: what the store has for the same op, device, events and calls\n"
+	"is not run again. Prints a summary, folds the results into a copy of the trace (-o)\n"
+	"and draws them (--chart: per-op time, counters per call, roofline where FLOPs are\n"
+	"known).\n"
+	"\n");
 
-const struct cmd sweep_cmd = {
-	.name = "sweep",
-	.fn = cmd_sweep,
-	.summary = "top ops x counter groups, resumable; fold and chart",
-	.usage = "usage: tlreplay sweep [-i TRACE] [--top N] [-e EVENTS]... [-o FOLDED] [--chart FILE] [IR.json]\n"
-		 "\n"
-		 "Replay the top ops of a trace (its kernel launchers grouped by recorded arguments,\n"
-		 "most GPU time first) or every entry of an IR file, once per event group, in one\n"
-		 "worker. Each result goes to the results store as it comes, so a sweep that stops\n"
-		 "resumes where it was: what the store has for the same op, device, events and calls\n"
-		 "is not run again. Prints a summary, folds the results into a copy of the trace (-o)\n"
-		 "and draws them (--chart: per-op time, counters per call, roofline where FLOPs are\n"
-		 "known).\n"
-		 "\n",
-	.opts = sweep_opts_table,
-};
-
-static int parse_sweep(int argc, char **argv, struct sweep_opts *o)
+/* sweep's defaults, before its options */
+static void sweep_defaults(struct sweep_opts *o)
 {
-	size_t i;
-	int err;
-
 	replay_opts_init(&o->ro);
 	o->ro.iters = 50;	/* a sweep runs many regions: fewer calls each */
 	o->cnt.cmd = "sweep";
 	o->cnt.repeat = 1;
 	o->sel.launchers = o->sel.unique = true;
 	o->sel.top = 10;
-	err = opts_parse(&sweep_cmd, argc, argv, o);
-	if (err)
-		return err;
+}
+
+/* What sweep's arguments must be besides its options, and the default event
+ * groups. Returns 0, or 1 after printing why. */
+static int check_sweep(int argc, char **argv, struct sweep_opts *o)
+{
+	size_t i;
+
 	if (argc - optind > 1)
 		return cli_error("sweep: one IR file at most (got '%s' and '%s')", argv[optind], argv[optind + 1]);
-	if (!o->ngroups) {
-		for (i = 0; i < TL_ARRAY_N(default_groups); i++)
-			o->groups[i] = default_groups[i];
-		o->ngroups = TL_ARRAY_N(default_groups);
-	}
+	o->groups = o->events.n ? o->events.v : default_groups;
+	o->ngroups = o->events.n ? o->events.n : TL_ARRAY_N(default_groups);
 	if (o->ro.no_store)
 		return cli_error("sweep: --no-store: a sweep lives in its results store (resuming, "
 				 "folding, charting)");
@@ -615,13 +598,15 @@ static int cmd_sweep(int argc, char **argv)
 	const char *trace = NULL;
 	int rc = 1, err;
 
-	err = parse_sweep(argc, argv, &o);
-	if (err)
-		return err < 0 ? 0 : err;
+	sweep_defaults(&o);
+	if (!opts_parse(&sweep_cmd, argc, argv, &o, &rc) || check_sweep(argc, argv, &o))
+		goto out;
 	s.ir_path = optind < argc ? argv[optind] : NULL;
 	s.store = o.ro.store ? o.ro.store : tl_store_default_path();
-	if (!s.store)
-		return cli_error("sweep: no results store: give --store FILE or set TLREPLAY_STORE");
+	if (!s.store) {
+		cli_error("sweep: no results store: give --store FILE or set TLREPLAY_STORE");
+		goto out;
+	}
 	if (load_ops(&o, s.ir_path, &tr, &s.w, &ops))
 		goto out;
 	trace = tr ? tl_trace_path(tr) : NULL;
@@ -675,5 +660,6 @@ out:
 	tl_worker_stop(s.w);
 	cJSON_Delete(ops);
 	tl_trace_close(tr);
+	opt_strings_free(&o.events);
 	return rc;
 }

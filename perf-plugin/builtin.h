@@ -6,6 +6,22 @@
 
 #include "cli.h"
 
+/*
+ * The row of a subcommand: `const struct cmd NAME_cmd`, which tlreplay.c's
+ * command list names, for the function cmd_NAME of the same file (declared
+ * here, static). OPTS: its option table; SUMMARY: its line in `tlreplay
+ * --help`; USAGE: the head of its --help (usage lines, what it does, a blank
+ * line), which the options follow.
+ */
+#define TL_CMD(NAME, OPTS, SUMMARY, USAGE) TL_CMD_(NAME, OPTS, false, SUMMARY, USAGE)
+/* The same for a command whose one option comes first, spelled out (struct
+ * cmd's lone_option): any other word is an argument. */
+#define TL_CMD_LONE_OPTION(NAME, OPTS, SUMMARY, USAGE) TL_CMD_(NAME, OPTS, true, SUMMARY, USAGE)
+#define TL_CMD_(NAME, OPTS, LONE, SUMMARY, USAGE)                                              \
+	static int cmd_##NAME(int argc, char **argv);                                          \
+	const struct cmd NAME##_cmd = { .name = #NAME, .fn = cmd_##NAME, .summary = (SUMMARY), \
+					.usage = (USAGE), .opts = (OPTS), .lone_option = (LONE) }
+
 /* fold's work: the results of @stores (none: the default store) into a copy
  * of the trace of @co (-i, --capture) written to co->output. @tr: that trace
  * already loaded with co->capture merged (the caller keeps it), or NULL to

@@ -52,12 +52,17 @@ static int opt_jobs(const struct opt *opt, const char *arg, void *obj)
 	return 0;
 }
 
-const struct opt opts_rank_input[] = {
-	OPT_CALLBACK('i', "input", "PATH", opt_input, 0,
-		     "a rank's trace or summary, or a directory of them; repeatable"),
+const struct opt opts_rank_reading[] = {
 	OPT_CALLBACK(0, "jobs", "N", opt_jobs, 0, "read N ranks at once (default: the cores, within memory)"),
 	OPT_BOOL(0, "keep-going", struct mr_inputs, keep_going,
 		 "leave out ranks that cannot be read, with a warning"),
+	OPT_END(),
+};
+
+const struct opt opts_rank_input[] = {
+	OPT_CALLBACK('i', "input", "PATH", opt_input, 0,
+		     "a rank's trace or summary, or a directory of them; repeatable"),
+	OPT_INCLUDE(opts_rank_reading, 0),
 	OPT_END(),
 };
 

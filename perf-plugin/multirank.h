@@ -18,7 +18,9 @@ struct mr_inputs {
 	bool keep_going;	/* --keep-going */
 };
 
-/* The options over struct mr_inputs: -i PATH (repeatable), --jobs N, --keep-going. */
+/* The options over struct mr_inputs: how the ranks are read (--jobs N,
+ * --keep-going), and with them -i PATH (repeatable). */
+extern const struct opt opts_rank_reading[];
 extern const struct opt opts_rank_input[];
 void mr_inputs_free(struct mr_inputs *in);
 /* Several inputs, a directory, or a rank summary file. */

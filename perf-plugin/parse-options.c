@@ -35,25 +35,42 @@ static int no_memory(void)
 	return 1;
 }
 
+/* @v, an array of *@cap elements of @size bytes, with room for element @n:
+ * @v itself or a larger copy (*@cap updated); NULL when memory ran out (@v
+ * is still there). */
+static void *room(void *v, size_t *cap, size_t n, size_t size)
+{
+	size_t nc = *cap ? 2 * *cap : 16;
+
+	if (n < *cap)
+		return v;
+	v = realloc(v, nc * size);
+	if (v)
+		*cap = nc;
+	return v;
+}
+
 static int push(struct flat_list *l, struct flat f)
 {
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? 2 * l->cap : 32;
-		struct flat *nv = realloc(l->v, nc * sizeof(*nv));
+	struct flat *v = room(l->v, &l->cap, l->n, sizeof(*v));
 
-		if (!nv)
-			return no_memory();
-		l->v = nv;
-		l->cap = nc;
-	}
+	if (!v)
+		return no_memory();
+	l->v = v;
 	l->v[l->n++] = f;
 	return 0;
+}
+
+void opt_strings_free(struct opt_strings *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 static bool is_option(const struct opt *o)
 {
 	return o->kind == OPT_KIND_BOOL || o->kind == OPT_KIND_STRING || o->kind == OPT_KIND_U64 ||
-	       o->kind == OPT_KIND_CALLBACK || o->kind == OPT_KIND_HELP;
+	       o->kind == OPT_KIND_STRINGS || o->kind == OPT_KIND_CALLBACK || o->kind == OPT_KIND_HELP;
 }
 
 static int resolve_use(const struct opt *use, size_t off, struct flat *out);
@@ -172,6 +189,16 @@ static int take(const struct cmd *cmd, const struct flat *f, const char *arg, vo
 	case OPT_KIND_STRING:
 		*(const char **)field = arg;
 		return 0;
+	case OPT_KIND_STRINGS: {
+		struct opt_strings *l = field;
+		const char **v = room(l->v, &l->cap, l->n, sizeof(*v));
+
+		if (!v)
+			return no_memory();
+		l->v = v;
+		l->v[l->n++] = arg;
+		return 0;
+	}
 	case OPT_KIND_U64:
 		if (parse_u64(arg, field))
 			return 0;
@@ -208,7 +235,8 @@ static int lone_option(const struct cmd *cmd, const struct flat_list *l, int arg
 	return 0;
 }
 
-int opts_parse(const struct cmd *cmd, int argc, char **argv, void *base)
+/* opts_parse(): 0 to go on, -1 after --help, 1 after an error */
+static int parse(const struct cmd *cmd, int argc, char **argv, void *base)
 {
 	struct flat_list l;
 	struct option *lo = NULL;
@@ -268,6 +296,15 @@ out:
 	free(shorts);
 	free(l.v);
 	return rc;
+}
+
+bool opts_parse(const struct cmd *cmd, int argc, char **argv, void *base, int *status)
+{
+	int rc = parse(cmd, argc, argv, base);
+
+	if (rc)
+		*status = rc < 0 ? 0 : 1;
+	return !rc;
 }
 
 /* ------------------------------------------------------------------ help */

@@ -30,6 +30,7 @@ enum opt_kind {
 	OPT_KIND_BOOL,		/* no argument: the bool field becomes true */
 	OPT_KIND_STRING,	/* the argument is kept (argv's string) in a const char * field */
 	OPT_KIND_U64,		/* the argument, a whole number >= 0, in an unsigned long long field */
+	OPT_KIND_STRINGS,	/* repeatable: each argument appended to a struct opt_strings field */
 	OPT_KIND_CALLBACK,	/* cb() takes the argument (NULL for no argument) */
 	OPT_KIND_HELP,		/* -h, --help: print the command's help */
 	OPT_KIND_TEXT,		/* help lines among the options, printed as they are */
@@ -44,6 +45,14 @@ enum opt_kind {
 
 struct opt;
 
+/* The arguments of a repeatable option, in order (argv's strings); the
+ * caller frees v (opt_strings_free()), after a failed parse too. */
+struct opt_strings {
+	const char **v;
+	size_t n, cap;
+};
+void opt_strings_free(struct opt_strings *l);
+
 /* Takes the argument @arg (NULL for an option without one) into @obj, the
  * struct of the row's table. Returns 0, or 1 after printing one error line. */
 typedef int (*opt_cb)(const struct opt *opt, const char *arg, void *obj);
@@ -55,7 +64,7 @@ struct opt {
 	const char *argh;	/* the argument's metavar; NULL: the option takes none
 				 * (OPT_USE: NULL keeps the group's) */
 	const char *help;	/* lines separated by '\n'; OPT_USE: NULL keeps the group's */
-	size_t off;		/* BOOL, STRING, U64: the field; INCLUDE, USE: the group's struct */
+	size_t off;		/* BOOL, STRING, U64, STRINGS: the field; INCLUDE, USE: the group's struct */
 	opt_cb cb;
 	long value;		/* for cb(): which of several options that share it */
 	const struct opt *group;	/* INCLUDE, USE */
@@ -75,6 +84,9 @@ struct opt {
 #define OPT_U64(s, l, a, TYPE, FIELD, h) \
 	{ .kind = OPT_KIND_U64, .short_name = (s), .long_name = (l), .argh = (a), .help = (h), \
 	  .off = OPT_FIELD(TYPE, FIELD, unsigned long long) }
+#define OPT_STRINGS(s, l, a, TYPE, FIELD, h) \
+	{ .kind = OPT_KIND_STRINGS, .short_name = (s), .long_name = (l), .argh = (a), .help = (h), \
+	  .off = OPT_FIELD(TYPE, FIELD, struct opt_strings) }
 /* @a NULL: an option without an argument. The callback gets the struct the
  * table parses into (for a group, the group's struct) and @v as opt->value. */
 #define OPT_CALLBACK(s, l, a, fn, v, h) \
@@ -113,12 +125,13 @@ struct cmd {
 
 /*
  * Parse the options of @argv (argv[0] is the command's name) for @cmd into
- * @base, the struct the table's offsets are relative to. Afterwards the
- * arguments are argv[optind..argc-1] (getopt_long moves them behind the
- * options). Returns 0 to go on, -1 after printing --help on stdout (exit 0),
- * or 1 after printing the error (an unknown option also gets the usage line).
+ * @base, the struct the table's offsets are relative to. Returns true to go
+ * on, with the arguments in argv[optind..argc-1] (getopt_long moves them
+ * behind the options). Returns false when the command is done: it printed
+ * --help on stdout (*status 0), or an error (*status 1; an unknown option
+ * also gets the usage line); *status is left alone otherwise.
  */
-int opts_parse(const struct cmd *cmd, int argc, char **argv, void *base);
+bool opts_parse(const struct cmd *cmd, int argc, char **argv, void *base, int *status);
 
 /* The help of @cmd: its usage text, then one line per option from the table. */
 void opts_help(const struct cmd *cmd, FILE *f);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "builtin.h"
 
 /* The commands, in the order `tlreplay --help` lists them. CMD(x) stands
  * for `const struct cmd x_cmd` of a builtin-*.c: a new command is its
@@ -80,10 +80,10 @@ static int cmd_help(int argc, char **argv)
 {
 	const struct cmd *c;
 	bool amb;
-	int err = opts_parse(&help_cmd, argc, argv, NULL);
+	int rc;
 
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&help_cmd, argc, argv, NULL, &rc))
+		return rc;
 	if (optind >= argc) {
 		main_usage(stdout);
 		return 0;
@@ -101,14 +101,8 @@ static const struct opt help_opts[] = {
 	OPT_END(),
 };
 
-const struct cmd help_cmd = {
-	.name = "help",
-	.fn = cmd_help,
-	.summary = "help on a command",
-	.usage = "usage: tlreplay help [COMMAND]\n",
-	.opts = help_opts,
-	.lone_option = true,	/* help -h; anything else names a command */
-};
+TL_CMD_LONE_OPTION(help, help_opts, "help on a command",
+	"usage: tlreplay help [COMMAND]\n");
 
 /* ------------------------------------------------------------------ main */
 
