@@ -214,6 +214,16 @@ static int take(const struct cmd *cmd, const struct flat *f, const char *arg, vo
 	}
 }
 
+/* After a wrong option: the usage line of @cmd and where to read more. */
+static int opts_usage_error(const struct cmd *cmd)
+{
+	const char *nl = strchr(cmd->usage, '\n');
+
+	fprintf(stderr, "%.*s\n", nl ? (int)(nl - cmd->usage) : (int)strlen(cmd->usage), cmd->usage);
+	fprintf(stderr, "(see `tlreplay %s --help`)\n", cmd->name);
+	return 1;
+}
+
 /* struct cmd's lone_option: argv[1], if it is an option spelled out. */
 static int lone_option(const struct cmd *cmd, const struct flat_list *l, int argc, char **argv, void *base)
 {
@@ -374,15 +384,6 @@ void opts_help(const struct cmd *cmd, FILE *f)
 		print_help_words(o->help, col, f);
 	}
 	free(l.v);
-}
-
-int opts_usage_error(const struct cmd *cmd)
-{
-	const char *nl = strchr(cmd->usage, '\n');
-
-	fprintf(stderr, "%.*s\n", nl ? (int)(nl - cmd->usage) : (int)strlen(cmd->usage), cmd->usage);
-	fprintf(stderr, "(see `tlreplay %s --help`)\n", cmd->name);
-	return 1;
 }
 
 void opts_list(const struct cmd *cmd, FILE *f)

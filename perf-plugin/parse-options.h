@@ -135,8 +135,6 @@ bool opts_parse(const struct cmd *cmd, int argc, char **argv, void *base, int *s
 
 /* The help of @cmd: its usage text, then one line per option from the table. */
 void opts_help(const struct cmd *cmd, FILE *f);
-/* After a wrong option: the usage line of @cmd and where to read more, on stderr. Returns 1. */
-int opts_usage_error(const struct cmd *cmd);
 /* The long options of @cmd that --help shows, one per line (for bash completion). */
 void opts_list(const struct cmd *cmd, FILE *f);
 
