@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tlreplay breakdown: where the GPU time went (TraceLens's gpu_timeline).
  * Several ranks (-i repeated, or a directory): multirank-breakdown.c. */
-#include <getopt.h>
 #include <string.h>
 
 #include "builtin.h"
@@ -54,104 +53,104 @@ static void print_block(struct out_fmt *o, const struct tl_breakdown *bd, bool p
 	}
 }
 
-int cmd_breakdown(int argc, char **argv)
+struct bd_args {
+	struct common_opts co;
+	struct mr_inputs in;
+	struct tl_breakdown_opts bo;
+	bool per_dev, per_stream;
+};
+
+static const struct opt breakdown_opts[] = {
+	OPT_USE_AS(opts_rank_input, offsetof(struct bd_args, in), "input", "TRACE", TRACE_INPUT_HELP, 0),
+	OPT_INCLUDE(opts_output_format, offsetof(struct bd_args, co)),
+	OPT_HELP(),
+	OPT_USE(opts_trace_input, offsetof(struct bd_args, co), "capture", CAPTURE_HELP_LONG),
+	OPT_BOOL(0, "per-device", struct bd_args, per_dev,
+		 "one breakdown per device (TraceLens's JAX gpu_timeline;\n"
+		 "for PyTorch traces TraceLens pools all devices)"),
+	OPT_BOOL(0, "per-stream", struct bd_args, per_stream, "one breakdown per (device, stream)"),
+	OPT_BOOL(0, "include-unlinked", struct bd_args, bo.include_unlinked,
+		 "also count GPU events no CPU launch links to"),
+	OPT_BOOL(0, "recompute", struct bd_args, bo.split_recompute,
+		 "two breakdowns: activation recompute (torch.utils.checkpoint)\n"
+		 "or not, like TraceLens's detect_recompute option"),
+	OPT_TEXT("\n"
+		 "Several ranks (-i repeated, or -i DIR of traces or rank summaries): one block per\n"
+		 "rank, then each row's min/median/max over the ranks (docs/multi-rank.md).\n"),
+	OPT_INCLUDE(opts_rank_reading, offsetof(struct bd_args, in)),
+	OPT_END(),
+};
+
+TL_CMD(breakdown, breakdown_opts, "GPU time: compute, exposed comm, exposed memcpy, idle",
+	"usage: tlreplay breakdown [-i TRACE] [-x SEP | -j] [-o FILE]\n"
+	"                          [--per-device | --per-stream] [--include-unlinked] [--recompute]\n"
+	"   or: tlreplay breakdown -i DIR | -i RANK0 -i RANK1... [--jobs N] [--keep-going]\n"
+	"\n"
+	"GPU time split into computation, exposed communication, exposed memcpy and idle,\n"
+	"with TraceLens's eight rows and definitions (its gpu_timeline sheet): unions of\n"
+	"[ts, ts+dur) intervals of kernel, gpu_memcpy and gpu_memset events; NCCL/RCCL\n"
+	"kernels are communication; total is the span from the first GPU start to the last\n"
+	"GPU end. By default only GPU events linked to a CPU launch count, as in TraceLens.\n"
+	"\n");
+
+static int cmd_breakdown(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "field-separator", required_argument, NULL, 'x' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "per-device", no_argument, NULL, 'D' },
-		{ "per-stream", no_argument, NULL, 'S' },
-		{ "include-unlinked", no_argument, NULL, 'U' },
-		{ "recompute", no_argument, NULL, 'R' },
-		{ "capture", required_argument, NULL, 'C' },
-		{ "jobs", required_argument, NULL, 'J' },
-		{ "keep-going", no_argument, NULL, 'K' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct mr_inputs in = { 0 };
-	struct tl_breakdown_opts bo = { .sz = sizeof(bo) };
-	struct common_opts co = { 0 };
+	struct bd_args a = { .in.cmd = "breakdown", .bo.sz = sizeof(a.bo) };
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct tl_breakdown_set *set = NULL;
 	size_t i;
-	bool per_dev = false, per_stream = false;
-	int c, rc = 1, err;
+	int rc = 1, err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:x:jo:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (mr_add_input(&in, optarg))
-				goto out;
-			break;
-		case 'x': co.sep = optarg; break;
-		case 'j': co.json = true; break;
-		case 'o': co.output = optarg; break;
-		case 'D': bo.group = TL_BD_GROUP_DEVICE; per_dev = true; break;
-		case 'S': bo.group = TL_BD_GROUP_STREAM; per_stream = true; break;
-		case 'U': bo.include_unlinked = true; break;
-		case 'R': bo.split_recompute = true; break;
-		case 'C': co.capture = optarg; break;
-		case 'J':
-			if (mr_parse_jobs("breakdown", optarg, &in.jobs))
-				goto out;
-			break;
-		case 'K': in.keep_going = true; break;
-		case 'h': rc = cmd_help_for("breakdown"); goto out;
-		default: rc = cmd_usage_error("breakdown"); goto out;
-		}
-	}
+	if (!opts_parse(&breakdown_cmd, argc, argv, &a, &rc))
+		goto out;
+	if (a.per_dev)
+		a.bo.group = TL_BD_GROUP_DEVICE;
+	if (a.per_stream)
+		a.bo.group = TL_BD_GROUP_STREAM;
 	if (optind < argc) {
 		rc = cli_error("breakdown: unexpected argument '%s' (the trace goes after -i)", argv[optind]);
 		goto out;
 	}
-	if (co.sep && co.json) {
-		rc = cli_error("breakdown: -x and -j are exclusive");
+	if (cli_check_format("breakdown", &a.co))
 		goto out;
-	}
-	if (per_dev && per_stream) {
+	if (a.per_dev && a.per_stream) {
 		rc = cli_error("breakdown: --per-device and --per-stream are exclusive");
 		goto out;
 	}
-	if (mr_is_multi(&in)) {
-		if (bo.group != TL_BD_GROUP_NONE || bo.split_recompute || co.capture)
+	if (mr_is_multi(&a.in)) {
+		if (a.bo.group != TL_BD_GROUP_NONE || a.bo.split_recompute || a.co.capture)
 			rc = cli_error("breakdown: --per-device, --per-stream, --recompute and --capture take "
 				       "one trace, not several ranks");
 		else
-			rc = mr_breakdown(&in, &co, bo.include_unlinked);
+			rc = mr_breakdown(&a.in, &a.co, a.bo.include_unlinked);
 		goto out;
 	}
-	co.input = in.n ? in.v[0] : NULL;
-	if (cli_open_trace(&co, &tr))
+	a.co.input = a.in.n ? a.in.v[0] : NULL;
+	if (cli_open_trace(&a.co, &tr))
 		goto out;
-	err = tl_breakdown(tr, &bo, &set);
+	err = tl_breakdown(tr, &a.bo, &set);
 	if (err) {
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (out_open(&o, co.output))
+	if (out_open_opts(&o, &a.co))
 		goto out;
-	o.sep = co.sep;
-	o.json = co.json;
 	if (o.sep) {
-		if (bo.group != TL_BD_GROUP_NONE)
+		if (a.bo.group != TL_BD_GROUP_NONE)
 			out_field(&o, "device", false);
-		if (bo.group == TL_BD_GROUP_STREAM)
+		if (a.bo.group == TL_BD_GROUP_STREAM)
 			out_field(&o, "stream", false);
 		out_field(&o, "type", false);
 		out_field(&o, "time ms", false);
-		out_field(&o, "percent", !bo.split_recompute);
-		if (bo.split_recompute)
+		out_field(&o, "percent", !a.bo.split_recompute);
+		if (a.bo.split_recompute)
 			out_field(&o, "is_recompute", true);
 	} else if (!o.json) {
 		fprintf(o.f, "GPU time breakdown of %s (%s GPU events%s)\n", tl_trace_path(tr),
-			bo.include_unlinked ? "all" : "linked",
-			bo.group == TL_BD_GROUP_DEVICE	 ? ", per device"
-			: bo.group == TL_BD_GROUP_STREAM ? ", per stream"
+			a.bo.include_unlinked ? "all" : "linked",
+			a.bo.group == TL_BD_GROUP_DEVICE	 ? ", per device"
+			: a.bo.group == TL_BD_GROUP_STREAM ? ", per stream"
 							 : ", all devices and streams pooled");
 	}
 	for (i = 0; i < set->n; i++) {
@@ -178,13 +177,13 @@ int cmd_breakdown(int argc, char **argv)
 			fprintf(o.f, "%s%llu GPU events\n", bd->device || bd->recompute >= 0 ? ": " : "",
 				(unsigned long long)bd->nevents);
 		}
-		print_block(&o, bd, bo.group != TL_BD_GROUP_NONE, bo.group == TL_BD_GROUP_STREAM,
-			    bo.split_recompute);
+		print_block(&o, bd, a.bo.group != TL_BD_GROUP_NONE, a.bo.group == TL_BD_GROUP_STREAM,
+			    a.bo.split_recompute);
 	}
 	rc = out_close(&o, false);
 out:
 	tl_breakdown_free(set);
 	tl_trace_close(tr);
-	mr_inputs_free(&in);
+	mr_inputs_free(&a.in);
 	return rc;
 }

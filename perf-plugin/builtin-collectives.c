@@ -3,7 +3,6 @@
  * process group and index), with TraceLens's latency, skew and bandwidth
  * definitions; --summary groups them by kind, --stragglers ranks the ranks,
  * --per-rank lists every rank's part. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,75 +348,89 @@ static void human_header(struct out_fmt *o, const struct tl_rankset *set, const 
 	      o->f);
 }
 
-int cmd_collectives(int argc, char **argv)
+struct coll_args {
+	struct common_opts co;
+	struct mr_inputs in;
+	const char *chart;
+	unsigned long long limit;
+	enum view view;
+	int nviews;
+};
+
+static int opt_limit(const struct opt *opt, const char *arg, void *obj)
 {
-	static const struct option lopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "field-separator", required_argument, NULL, 'x' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "summary", no_argument, NULL, 'S' },
-		{ "stragglers", no_argument, NULL, 'T' },
-		{ "per-rank", no_argument, NULL, 'P' },
-		{ "jobs", required_argument, NULL, 'J' },
-		{ "keep-going", no_argument, NULL, 'K' },
-		{ "chart", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct mr_inputs in = { 0 };
-	const char *chart = NULL;
-	struct common_opts co = { 0 };
+	struct coll_args *a = obj;
+
+	(void)opt;
+	return parse_u64(arg, &a->limit) ? 0 : cli_error("collectives: bad --limit '%s'", arg);
+}
+
+/* --summary, --stragglers, --per-rank: one view; opt->value says which */
+static int opt_view(const struct opt *opt, const char *arg, void *obj)
+{
+	struct coll_args *a = obj;
+
+	(void)arg;
+	a->view = (enum view)opt->value;
+	a->nviews++;
+	return 0;
+}
+
+static const struct opt collectives_opts[] = {
+	OPT_USE(opts_rank_input, offsetof(struct coll_args, in), "input", NULL),
+	OPT_USE(opts_output_format, offsetof(struct coll_args, co), "field-separator", NULL),
+	OPT_USE(opts_output_format, offsetof(struct coll_args, co), "json",
+		"one JSON object per line, with every rank's part"),
+	OPT_USE(opts_output_format, offsetof(struct coll_args, co), "output", NULL),
+	OPT_CALLBACK('n', "limit", "N", opt_limit, 0, "the first N rows only"),
+	OPT_CALLBACK(0, "summary", NULL, opt_view, V_SUMMARY,
+		     "one row per (type, dtype, size, group size): count, latency\n"
+		     "and bandwidth statistics, by total latency"),
+	OPT_CALLBACK(0, "stragglers", NULL, opt_view, V_STRAGGLERS,
+		     "one row per rank: how often it arrived last, time it waited"),
+	OPT_CALLBACK(0, "per-rank", NULL, opt_view, V_PER_RANK,
+		     "one row per rank's part of each collective (for plotting)"),
+	OPT_STRING(0, "chart", "FILE", struct coll_args, chart,
+		   "also draw them (.svg, or .png through rsvg-convert): a\n"
+		   "timeline per rank, the waits, bandwidth by message size"),
+	OPT_INCLUDE(opts_rank_reading, offsetof(struct coll_args, in)),
+	OPT_HELP(),
+	OPT_END(),
+};
+
+TL_CMD(collectives, collectives_opts, "NCCL/RCCL collectives matched across ranks: skew, bandwidth",
+	"usage: tlreplay collectives -i DIR | -i TRACE... [-x SEP | -j] [-o FILE] [-n N]\n"
+	"                            [--summary | --stragglers | --per-rank] [--jobs N] [--keep-going]\n"
+	"\n"
+	"NCCL/RCCL collectives matched across ranks by process group and order (the recorded\n"
+	"Seq, else the rank-local index): per collective its type, dtype, size, the start skew\n"
+	"between ranks, latency (the shortest rank's kernel), algorithm and bus bandwidth, NCCL's\n"
+	"algorithm/protocol (from the kernel name) and the rank that arrived last. Ranks come\n"
+	"from distributedInfo.rank, else from rankN or workerN in the file name. Inputs may be\n"
+	"traces or rank summaries (`summarize`).\n"
+	"\n");
+
+static int cmd_collectives(int argc, char **argv)
+{
+	struct coll_args a = { .in.cmd = "collectives", .view = V_COLL };
 	struct out_fmt o = { 0 };
 	struct tl_rankset *set = NULL;
 	struct tl_coll_table *t = NULL;
-	unsigned long long limit = 0;
-	enum view view = V_COLL;
-	int c, rc = 1, err, nviews = 0;
+	int rc = 1, err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:x:jo:n:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (mr_add_input(&in, optarg))
-				goto out;
-			break;
-		case 'x': co.sep = optarg; break;
-		case 'j': co.json = true; break;
-		case 'o': co.output = optarg; break;
-		case 'n':
-			if (!parse_u64(optarg, &limit)) {
-				rc = cli_error("collectives: bad --limit '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'S': view = V_SUMMARY; nviews++; break;
-		case 'T': view = V_STRAGGLERS; nviews++; break;
-		case 'P': view = V_PER_RANK; nviews++; break;
-		case 'J':
-			if (mr_parse_jobs("collectives", optarg, &in.jobs))
-				goto out;
-			break;
-		case 'K': in.keep_going = true; break;
-		case 'C': chart = optarg; break;
-		case 'h': rc = cmd_help_for("collectives"); goto out;
-		default: rc = cmd_usage_error("collectives"); goto out;
-		}
-	}
+	if (!opts_parse(&collectives_cmd, argc, argv, &a, &rc))
+		goto out;
 	if (optind < argc) {
 		rc = cli_error("collectives: unexpected argument '%s' (the traces go after -i)", argv[optind]);
 		goto out;
 	}
-	if (co.sep && co.json) {
-		rc = cli_error("collectives: -x and -j are exclusive");
+	if (cli_check_format("collectives", &a.co))
 		goto out;
-	}
-	if (nviews > 1) {
+	if (a.nviews > 1) {
 		rc = cli_error("collectives: --summary, --stragglers and --per-rank are exclusive");
 		goto out;
 	}
-	if (mr_open(&in, &set))
+	if (mr_open(&a.in, &set))
 		goto out;
 	err = tl_collectives(set, NULL, &t);
 	if (err) {
@@ -437,30 +450,28 @@ int cmd_collectives(int argc, char **argv)
 		fprintf(stderr, "tlreplay: warning: at %zu of %zu collectives the ranks disagree on the type or "
 			"dtype: the profiles may not start at the same collective (-j shows each rank's part)\n",
 			t->nmismatch, t->n);
-	if (chart) {
+	if (a.chart) {
 		char sub[512];
 
-		snprintf(sub, sizeof(sub), "%s%s", in.n ? in.v[0] : "", in.n > 1 ? " ..." : "");
-		if (coll_chart_write(chart, t, in.n ? sub : NULL))
+		snprintf(sub, sizeof(sub), "%s%s", a.in.n ? a.in.v[0] : "", a.in.n > 1 ? " ..." : "");
+		if (coll_chart_write(a.chart, t, a.in.n ? sub : NULL))
 			goto out;
 	}
-	if (out_open(&o, co.output))
+	if (out_open_opts(&o, &a.co))
 		goto out;
-	o.sep = co.sep;
-	o.json = co.json;
 	if (!o.sep && !o.json)
 		human_header(&o, set, t);
 	rc = 0;
-	switch (view) {
-	case V_COLL: print_colls(&o, t, (size_t)limit); break;
-	case V_SUMMARY: rc = print_summary(&o, t, (size_t)limit); break;
+	switch (a.view) {
+	case V_COLL: print_colls(&o, t, (size_t)a.limit); break;
+	case V_SUMMARY: rc = print_summary(&o, t, (size_t)a.limit); break;
 	case V_STRAGGLERS: rc = print_stragglers(&o, t); break;
-	case V_PER_RANK: print_parts(&o, t, (size_t)limit); break;
+	case V_PER_RANK: print_parts(&o, t, (size_t)a.limit); break;
 	}
 	rc = out_close(&o, rc != 0) || rc;
 out:
 	tl_coll_table_free(t);
 	tl_rankset_free(set);
-	mr_inputs_free(&in);
+	mr_inputs_free(&a.in);
 	return rc;
 }

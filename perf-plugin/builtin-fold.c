@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tlreplay fold: a copy of the trace with the results store folded in. */
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -192,40 +191,59 @@ out:
 	return rc;
 }
 
-int cmd_fold(int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "store", required_argument, NULL, 'S' },
-		{ "capture", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0 };
-	const char *stores[64];
-	size_t nstores = 0;
-	int c;
+struct fold_args {
+	struct common_opts co;
+	struct opt_strings stores;	/* --store */
+};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': co.input = optarg; break;
-		case 'o': co.output = optarg; break;
-		case 'S':
-			if (nstores == TL_ARRAY_N(stores))
-				return cli_error("fold: at most %zu --store files", TL_ARRAY_N(stores));
-			stores[nstores++] = optarg;
-			break;
-		case 'C': co.capture = optarg; break;
-		case 'h': return cmd_help_for("fold");
-		default: return cmd_usage_error("fold");
-		}
-	}
+static const struct opt fold_opts[] = {
+	OPT_USE(opts_trace_input, offsetof(struct fold_args, co), "input",
+		"trace to read (.json or .json.gz); default $TLREPLAY_TRACE,\n"
+		"then the trace saved by `tlreplay open`"),
+	OPT_USE_AS(opts_output_format, offsetof(struct fold_args, co), "output", "OUT",
+		   "the folded trace to write (required; not the input)", 0),
+	OPT_STRINGS(0, "store", "FILE", struct fold_args, stores,
+		    "results store to read (repeatable: the stores of a sweep\n"
+		     "spread over machines); default $TLREPLAY_STORE, else\n"
+		     "$XDG_STATE_HOME/tlreplay/results.jsonl\n"
+		     "(~/.local/state/tlreplay/results.jsonl)"),
+	OPT_HELP(),
+	OPT_USE(opts_trace_input, offsetof(struct fold_args, co), "capture",
+		"merge the CUDA/HIP-graph capture traces in DIR first, so that\n"
+		"graph kernels get the results of the ops that captured them"),
+	OPT_END(),
+};
+
+TL_CMD(fold, fold_opts, "fold replay results into a copy of the trace",
+	"usage: tlreplay fold [-i TRACE] [--store FILE] [--capture DIR] -o OUT.json[.gz]\n"
+	"\n"
+	"Write a copy of the trace with the replay results of the store folded in, for\n"
+	"Perfetto or chrome://tracing: each replayed op gets args.tlreplay (cpu_median_us,\n"
+	"cuda_median_us, trace_gpu_us, replay_over_trace, and every replay with its times,\n"
+	"counters and kernel verdict), the GPU kernels it launched get its uid and medians,\n"
+	"and \"tlreplay\" counter tracks on its process show the replay times and per-call\n"
+	"counters over each op. Results belong to the trace when their trace signature (size,\n"
+	"first and last MiB) matches, else its path; per op, device, command and sweep event\n"
+	"group the latest ok result wins. The input is never modified; OUT is written atomically, gzip-compressed\n"
+	"when it ends in .gz. Exit status 1, with nothing written, when the store is missing\n"
+	"or corrupt or holds no result for this trace.\n"
+	"\n");
+
+static int cmd_fold(int argc, char **argv)
+{
+	struct fold_args a = { 0 };
+	int rc = 1;
+
+	if (!opts_parse(&fold_cmd, argc, argv, &a, &rc))
+		goto out;
 	if (optind < argc)
-		return cli_error("fold: unexpected argument '%s' (the trace goes after -i)", argv[optind]);
-	if (!co.output)
-		return cli_error("fold: -o OUT is required (fold writes a new trace; the input is never "
-				 "modified)");
-	return fold_into(&co, NULL, stores, nstores);
+		rc = cli_error("fold: unexpected argument '%s' (the trace goes after -i)", argv[optind]);
+	else if (!a.co.output)
+		rc = cli_error("fold: -o OUT is required (fold writes a new trace; the input is never "
+			       "modified)");
+	else
+		rc = fold_into(&a.co, NULL, a.stores.v, a.stores.n);
+out:
+	opt_strings_free(&a.stores);
+	return rc;
 }

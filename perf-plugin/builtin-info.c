@@ -63,7 +63,16 @@ static const char *meta_str(const cJSON *m, const char *key, char *buf, size_t n
 	return NULL;
 }
 
-int cmd_info(int argc, char **argv)
+TL_CMD(info, opts_nav_json, "what the trace holds: events, span, devices, versions",
+	"usage: tlreplay info [-i TRACE] [-j] [-o FILE]\n"
+	"\n"
+	"What the trace is: file and JSON size, events by kind, time span, GPU events and how\n"
+	"many are linked to a CPU launch, the devices (deviceProperties), the distributed\n"
+	"setup (distributedInfo) and the runtime versions it records. -j prints all of it,\n"
+	"with every top-level metadata key, as one JSON object.\n"
+	"\n");
+
+static int cmd_info(int argc, char **argv)
 {
 	static const char *const version_keys[] = {
 		"cuda_runtime_version", "cuda_driver_version", "cupti_version", "hip_runtime_version",
@@ -76,16 +85,17 @@ int cmd_info(int argc, char **argv)
 	const cJSON *meta, *devs, *dist, *d;
 	struct stat st;
 	char buf[64];
-	int rc = 1, err, k;
+	int rc = 1, k;
 	size_t i;
 
-	err = cli_parse(argc, argv, "info", &co, NULL, NULL, NULL, NULL);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&info_cmd, argc, argv, &co, &rc))
+		return rc;
+	if (cli_check_format("info", &co))
+		return 1;
 	if (cli_no_args("info", argc, argv))
 		return 1;
-	if (co.sep)
-		return cli_error("info: -x does not apply (use -j for machine-readable output)");
+	if (cli_no_sep("info", &co))
+		return 1;
 	if (cli_open_trace(&co, &tr))
 		return 1;
 	if (out_open(&o, co.output))

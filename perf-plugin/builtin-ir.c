@@ -2,7 +2,6 @@
 /* tlreplay ir: write replay IR; tlreplay pack: IR + a standalone replayer
  * and a README in one zip, for someone who has only Python and torch. */
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,79 +18,71 @@ struct ir_opts {
 	struct ir_select sel;
 };
 
-static int parse_ir_opts(int argc, char **argv, const char *cmd, struct ir_opts *o, bool pack)
+#define CO offsetof(struct ir_opts, co)
+#define RO offsetof(struct ir_opts, ro)
+
+/* How ir and pack choose ops: the IR selection, and where schemas come from. */
+static const struct opt select_opts[] = {
+	OPT_INCLUDE(opts_ir_select, offsetof(struct ir_opts, sel)),
+	OPT_USE(opts_replay, RO, "schemas", "match against this schema snapshot"),
+	OPT_USE(opts_replay, RO, "python", "interpreter whose torch gives the live schemas"),
+	OPT_USE(opts_replay, RO, "namespace",
+		"import MOD (a module or a FILE.py) so that the live\n"
+		"schemas have the ops of NS (repeatable)"),
+	OPT_USE(opts_replay, RO, "verbose", "the worker's messages"),
+	OPT_END(),
+};
+
+/* The UIDs of ir and pack, and what their options must agree on. Returns 0,
+ * or 1 after printing why. */
+static int check_ir_opts(int argc, char **argv, const struct cmd *cmd, struct ir_opts *o)
 {
-	struct option lopts[40];
-	size_t n = 0, i;
-	int c;
-	static const struct option base[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "capture", required_argument, NULL, 0x100 },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "python", required_argument, NULL, RO_PYTHON },
-		{ "schemas", required_argument, NULL, RO_SCHEMAS },
-		{ "namespace", required_argument, NULL, RO_NAMESPACE },
-		{ "init-plugin", required_argument, NULL, RO_PLUGIN },
-	};
-
-	for (i = 0; i < TL_ARRAY_N(base); i++)
-		if (pack || base[i].val != RO_PLUGIN)
-			lopts[n++] = base[i];
-	for (i = 0; ir_select_long_opts[i].name; i++)
-		lopts[n++] = ir_select_long_opts[i];
-	memset(&lopts[n], 0, sizeof(lopts[n]));
-	replay_opts_init(&o->ro);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:hv", lopts, NULL)) != -1) {
-		int r;
-
-		switch (c) {
-		case 'i': o->co.input = optarg; continue;
-		case 'o': o->co.output = optarg; continue;
-		case 0x100: o->co.capture = optarg; continue;
-		case 'h': cmd_help_for(cmd); return -1;
-		case '?': return cmd_usage_error(cmd);
-		}
-		r = ir_select_opt(&o->sel, c, optarg);
-		if (r == 0)
-			continue;
-		if (r < 0)
-			return 1;
-		r = replay_opt(&o->ro, c, optarg);
-		if (r == 0)
-			continue;
-		if (r < 0)
-			return 1;
-		return cmd_usage_error(cmd);
-	}
 	o->sel.uids = argv + optind;
 	o->sel.nuids = (size_t)(argc - optind);
 	if (o->sel.nuids && (o->sel.launchers || o->sel.filter || o->sel.top || o->sel.unique))
 		return cli_error("%s: give UIDs or a selection (--launchers, --filter, --top, --unique), "
-				 "not both", cmd);
+				 "not both", cmd->name);
 	if (o->ro.schemas && o->sel.no_torch)
 		return cli_error("%s: --schemas and --no-torch both say where schemas come from; give one",
-				 cmd);
+				 cmd->name);
 	return 0;
 }
 
-int cmd_ir(int argc, char **argv)
+static const struct opt ir_opts_table[] = {
+	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
+	OPT_USE(opts_output_format, CO, "output", NULL),
+	OPT_HELP(),
+	OPT_USE(opts_trace_input, CO, "capture", NULL),
+	OPT_INCLUDE(select_opts, 0),
+	OPT_END(),
+};
+
+TL_CMD(ir, ir_opts_table, "write ops as replay IR (JSON)",
+	"usage: tlreplay ir [-i TRACE] [-o FILE] UID...\n"
+	"       tlreplay ir [-i TRACE] [-o FILE] [--launchers] [--unique] [--filter REGEX] [--top N]\n"
+	"\n"
+	"Write ops as replay IR (docs/ir.md): a JSON list in TraceLens's format, {op_name,\n"
+	"replay_ir: {list_pos_args, list_kwargs}}, plus uid, schema, overload, trace_dur_us,\n"
+	"gpu_time_us, kernels and source. Schemas come from the torch of --python when it\n"
+	"can be started, else from the bundled snapshot. Without UIDs or options: every\n"
+	"cpu_op that recorded shapes. What was left out, and why, is said on stderr.\n"
+	"\n");
+
+static int cmd_ir(int argc, char **argv)
 {
 	struct ir_opts o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct out_fmt out = { 0 };
 	struct ir_tally t;
 	cJSON *list = NULL;
-	int rc = 1, err;
+	int rc = 1;
 
-	err = parse_ir_opts(argc, argv, "ir", &o, false);
-	if (err)
-		return err < 0 ? 0 : err;
+	replay_opts_init(&o.ro);
+	if (!opts_parse(&ir_cmd, argc, argv, &o, &rc) || check_ir_opts(argc, argv, &ir_cmd, &o))
+		return rc;
 	if (cli_open_trace(&o.co, &tr))
 		return 1;
-	if (ir_build_list(tr, &o.sel, &o.ro, "ir", &list, &t))
+	if (ir_build_list(tr, &o.sel, &o.ro, NULL, "ir", &list, &t))
 		goto out;
 	if (!t.written) {
 		rc = cli_error("ir: none of the %zu selected ops of %s could be extracted: %s",
@@ -205,7 +196,25 @@ static int pack_write(struct zipw *z, const char *dir, const char *name, const v
 	return zipw_add(z, path, data, len, mode);
 }
 
-int cmd_pack(int argc, char **argv)
+static const struct opt pack_opts[] = {
+	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
+	OPT_USE_AS(opts_output_format, CO, "output", "FILE.zip", "the archive to write (atomically)", 0),
+	OPT_HELP(),
+	OPT_USE(opts_trace_input, CO, "capture", NULL),
+	OPT_USE(opts_replay, RO, "init-plugin", "an initializer to ship with the ops (repeatable)"),
+	OPT_INCLUDE(select_opts, 0),
+	OPT_END(),
+};
+
+TL_CMD(pack, pack_opts, "zip ops with a standalone replayer and a README",
+	"usage: tlreplay pack -o FILE.zip [-i TRACE] [selection] UID...\n"
+	"\n"
+	"Pack ops into one zip for someone with only Python and torch: ir.json, replay.py\n"
+	"(python3 replay.py replay ir.json) and a README. The ops are chosen as for\n"
+	"`tlreplay ir`; the initializers given with --init-plugin travel in plugins/.\n"
+	"\n");
+
+static int cmd_pack(int argc, char **argv)
 {
 	struct ir_opts o = { 0 };
 	struct tl_trace *tr = NULL;
@@ -218,9 +227,9 @@ int cmd_pack(int argc, char **argv)
 	size_t script_len = 0, irlen = 0, i;
 	int rc = 1, err;
 
-	err = parse_ir_opts(argc, argv, "pack", &o, true);
-	if (err)
-		return err < 0 ? 0 : err;
+	replay_opts_init(&o.ro);
+	if (!opts_parse(&pack_cmd, argc, argv, &o, &rc) || check_ir_opts(argc, argv, &pack_cmd, &o))
+		return rc;
 	if (!o.co.output)
 		return cli_error("pack: where to? usage: tlreplay pack -o FILE.zip UID...");
 	if (!o.sel.nuids && !o.sel.launchers && !o.sel.filter && !o.sel.top)
@@ -234,7 +243,7 @@ int cmd_pack(int argc, char **argv)
 		return cli_error("pack: %s: %s", script_path, strerror(errno));
 	if (cli_open_trace(&o.co, &tr))
 		goto out;
-	if (ir_build_list(tr, &o.sel, &o.ro, "pack", &list, &t))
+	if (ir_build_list(tr, &o.sel, &o.ro, NULL, "pack", &list, &t))
 		goto out;
 	if (!t.written) {
 		rc = cli_error("pack: none of the %zu selected ops of %s could be extracted: %s",

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tlreplay list / show / tree: navigation by UID. */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -47,9 +46,26 @@ static const char *kind_label(const struct tl_event_info *e)
 	return *e->cat ? e->cat : tl_kind_name(e->kind);
 }
 
+/* show and tree: the trace of @co linked into its call tree (with
+ * python_function events when @py), and the output opened. Returns 0, or 1
+ * after printing why; the caller closes *tr either way. */
+static int nav_load(const struct common_opts *co, bool py, struct tl_trace **tr, struct out_fmt *o)
+{
+	struct tl_link_opts lo = { .sz = sizeof(lo), .with_python = py };
+	int err;
+
+	if (cli_open_trace(co, tr))
+		return 1;
+	err = tl_trace_link(*tr, &lo);
+	if (err)
+		return cli_lib_error(err);
+	return out_open(o, co->output);
+}
+
 /* ------------------------------------------------------------------ list */
 
 struct list_ctx {
+	struct common_opts co;
 	const char *name_re, *cat;
 	double from, to;
 	bool have_from, have_to, gpu;
@@ -65,51 +81,68 @@ static bool parse_time(const char *s, double *v)
 	return end != s && !*end && isfinite(*v);
 }
 
-static int list_extra(int c, void *ctx)
+/* --from, --to (opt->value 't') */
+static int opt_window(const struct opt *opt, const char *arg, void *obj)
 {
-	struct list_ctx *x = ctx;
+	struct list_ctx *x = obj;
+	bool to = opt->value == 't';
 
-	switch (c) {
-	case 'N': x->name_re = optarg; return 0;
-	case 'c': x->cat = optarg; return 0;
-	case 'g': x->gpu = true; return 0;
-	case 'F':
-		x->have_from = true;
-		return parse_time(optarg, &x->from) ? 0 : cli_error("list: bad --from '%s'", optarg);
-	case 'T':
-		x->have_to = true;
-		return parse_time(optarg, &x->to) ? 0 : cli_error("list: bad --to '%s'", optarg);
-	case 'n':
-		x->limit_set = true;
-		return parse_u64(optarg, &x->limit) ? 0 : cli_error("list: bad --limit '%s'", optarg);
-	}
-	return 1;
+	*(to ? &x->have_to : &x->have_from) = true;
+	if (!parse_time(arg, to ? &x->to : &x->from))
+		return cli_error("list: bad --%s '%s'", opt->long_name, arg);
+	return 0;
 }
 
-int cmd_list(int argc, char **argv)
+static int opt_list_limit(const struct opt *opt, const char *arg, void *obj)
 {
-	static const struct option extra[] = {
-		{ "name", required_argument, NULL, 'N' },
-		{ "cat", required_argument, NULL, 'c' },
-		{ "gpu", no_argument, NULL, 'g' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "to", required_argument, NULL, 'T' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct list_ctx *x = obj;
+
+	(void)opt;
+	x->limit_set = true;	/* else the default depends on where the output goes */
+	return parse_u64(arg, &x->limit) ? 0 : cli_error("list: bad --limit '%s'", arg);
+}
+
+static const struct opt list_opts[] = {
+	OPT_INCLUDE(opts_analysis, offsetof(struct list_ctx, co)),
+	OPT_STRING(0, "name", "REGEX", struct list_ctx, name_re,
+		   "event names matching the extended regular expression"),
+	OPT_STRING('c', "cat", "CAT", struct list_ctx, cat,
+		   "events of this category (raw \"cat\", or a kind such as\n"
+		   "cpu_op, runtime, kernel, gpu_memcpy, python_function)"),
+	OPT_BOOL(0, "gpu", struct list_ctx, gpu, "GPU events only (kernel, gpu_memcpy, gpu_memset)"),
+	OPT_CALLBACK(0, "from", "US", opt_window, 'f',
+		     "events overlapping this window, in microseconds from the\n"
+		     "first event of the trace"),
+	OPT_CALLBACK_SAME_LINE("to", "US", opt_window, 't'),
+	OPT_CALLBACK('n', "limit", "N", opt_list_limit, 0,
+		     "at most N events (0 = all; default 50 for human output on\n"
+		     "stdout, all otherwise)"),
+	OPT_END(),
+};
+
+TL_CMD(list, list_opts, "list events with their UIDs",
+	"usage: tlreplay list [-i TRACE] [-x SEP | -j] [-o FILE] [REGEX] [--name REGEX]\n"
+	"                     [-c CAT] [--gpu] [--from US] [--to US] [-n N]\n"
+	"\n"
+	"List events with their UIDs (the index in traceEvents, as in TraceLens).\n"
+	"\n");
+
+static int cmd_list(int argc, char **argv)
+{
 	struct list_ctx x = { 0 };
-	struct common_opts co = { 0 };
+	struct common_opts *co = &x.co;
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	regex_t re;
 	bool have_re = false;
 	uint64_t i, n, shown = 0, matched = 0;
 	double t0;
-	int rc = 1, err;
+	int rc = 1;
 
-	err = cli_parse(argc, argv, "list", &co, "n:c:", extra, list_extra, &x);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&list_cmd, argc, argv, &x, &rc))
+		return rc;
+	if (cli_check_format("list", co))
+		return 1;
 	/* a bare positional argument is taken as the name pattern */
 	if (optind < argc && !x.name_re)
 		x.name_re = argv[optind++];
@@ -126,14 +159,12 @@ int cmd_list(int argc, char **argv)
 		}
 		have_re = true;
 	}
-	if (!x.limit_set && !co.sep && !co.json && !co.output)
+	if (!x.limit_set && !co->sep && !co->json && !co->output)
 		x.limit = 50;
-	if (cli_open_trace(&co, &tr))
+	if (cli_open_trace(co, &tr))
 		goto out;
-	if (out_open(&o, co.output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co.sep;
-	o.json = co.json;
 	t0 = trace_t0(tr);
 	if (o.sep) {
 		static const char *const hdr[] = { "uid", "cat", "name", "ts", "dur", "pid", "tid" };
@@ -451,45 +482,40 @@ static void show_human(FILE *f, struct tl_trace *tr, uint64_t uid)
 		show_line(f, tr, bwd[i], "  backward:   ");
 }
 
-static int nav_extra(int c, void *ctx)
-{
-	int *py = ctx;
+struct show_args {
+	struct common_opts co;
+	bool py;
+};
 
-	if (c == 'P') {
-		*py = 1;
-		return 0;
-	}
-	return 1;
-}
+static const struct opt show_opts[] = {
+	OPT_INCLUDE(opts_nav_json, offsetof(struct show_args, co)),
+	OPT_BOOL(0, "python", struct show_args, py, "build the call tree with python_function events"),
+	OPT_END(),
+};
 
-int cmd_show(int argc, char **argv)
+TL_CMD(show, show_opts, "show one event: args, call stack, children, GPU events",
+	"usage: tlreplay show [-i TRACE] [-j] [-o FILE] [--python] UID...\n"
+	"\n"
+	"Show an event: its fields and args, the call stack above it, its children, the GPU\n"
+	"events below it (or, for a GPU event, the runtime call and op that launched it), and\n"
+	"its forward/backward partner.\n"
+	"\n");
+
+static int cmd_show(int argc, char **argv)
 {
-	static const struct option extra[] = {
-		{ "python", no_argument, NULL, 'P' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0 };
+	struct show_args x = { 0 };
+	struct common_opts *co = &x.co;
 	struct out_fmt o = { 0 };
-	struct tl_link_opts lo = { .sz = sizeof(lo) };
 	struct tl_trace *tr = NULL;
-	int py = 0, rc = 1, err, a;
+	int rc = 1, a;
 
-	err = cli_parse(argc, argv, "show", &co, NULL, extra, nav_extra, &py);
-	if (err)
-		return err < 0 ? 0 : err;
-	if (co.sep)
-		return cli_error("show: -x does not apply (use -j for machine-readable output)");
+	if (!opts_parse(&show_cmd, argc, argv, &x, &rc))
+		return rc;
+	if (cli_check_format("show", co) || cli_no_sep("show", co))
+		return 1;
 	if (optind >= argc)
 		return cli_error("show: which event? usage: tlreplay show [-i TRACE] UID...");
-	if (cli_open_trace(&co, &tr))
-		return 1;
-	lo.with_python = py;
-	err = tl_trace_link(tr, &lo);
-	if (err) {
-		rc = cli_lib_error(err);
-		goto out;
-	}
-	if (out_open(&o, co.output))
+	if (nav_load(co, x.py, &tr, &o))
 		goto out;
 	for (a = optind; a < argc; a++) {
 		uint64_t uid;
@@ -498,7 +524,7 @@ int cmd_show(int argc, char **argv)
 			out_close(&o, true);
 			goto out;
 		}
-		if (co.json)
+		if (co->json)
 			show_json(o.f, tr, uid);
 		else {
 			if (a > optind)
@@ -515,24 +541,20 @@ out:
 /* ------------------------------------------------------------------ tree */
 
 struct tree_ctx {
-	int py;
+	struct common_opts co;
+	bool py;
 	bool all;
 	unsigned long long depth;
 	bool depth_set;
 };
 
-static int tree_extra(int c, void *ctx)
+static int opt_depth(const struct opt *opt, const char *arg, void *obj)
 {
-	struct tree_ctx *x = ctx;
+	struct tree_ctx *x = obj;
 
-	switch (c) {
-	case 'P': x->py = 1; return 0;
-	case 'a': x->all = true; return 0;
-	case 'd':
-		x->depth_set = true;
-		return parse_u64(optarg, &x->depth) ? 0 : cli_error("tree: bad --depth '%s'", optarg);
-	}
-	return 1;
+	(void)opt;
+	x->depth_set = true;
+	return parse_u64(arg, &x->depth) ? 0 : cli_error("tree: bad --depth '%s'", arg);
 }
 
 static bool has_gpu_below(struct tl_trace *tr, uint64_t uid)
@@ -586,37 +608,36 @@ static void tree_print(FILE *f, struct tl_trace *tr, uint64_t uid, const char *p
 	}
 }
 
-int cmd_tree(int argc, char **argv)
-{
-	static const struct option extra[] = {
-		{ "python", no_argument, NULL, 'P' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "depth", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct tree_ctx x = { 0 };
-	struct common_opts co = { 0 };
-	struct out_fmt o = { 0 };
-	struct tl_link_opts lo = { .sz = sizeof(lo) };
-	struct tl_trace *tr = NULL;
-	int rc = 1, err;
+static const struct opt tree_opts[] = {
+	OPT_INCLUDE(opts_nav_json, offsetof(struct tree_ctx, co)),
+	OPT_BOOL('a', "all", struct tree_ctx, all, "keep branches that launch no GPU work"),
+	OPT_CALLBACK('d', "depth", "N", opt_depth, 0, "stop N levels below the start"),
+	OPT_BOOL(0, "python", struct tree_ctx, py, "build the call tree with python_function events"),
+	OPT_END(),
+};
 
-	err = cli_parse(argc, argv, "tree", &co, "ad:", extra, tree_extra, &x);
-	if (err)
-		return err < 0 ? 0 : err;
-	if (co.sep)
-		return cli_error("tree: -x does not apply (use -j for machine-readable output)");
+TL_CMD(tree, tree_opts, "the CPU op -> runtime -> GPU call tree",
+	"usage: tlreplay tree [-i TRACE] [-j] [-o FILE] [--all] [-d N] [--python] [UID]\n"
+	"\n"
+	"Print the call tree below UID (CPU op -> runtime call -> GPU events), or every root\n"
+	"of the tree that leads to GPU work (to depth 2 unless -d is given).\n"
+	"\n");
+
+static int cmd_tree(int argc, char **argv)
+{
+	struct tree_ctx x = { 0 };
+	struct common_opts *co = &x.co;
+	struct out_fmt o = { 0 };
+	struct tl_trace *tr = NULL;
+	int rc = 1;
+
+	if (!opts_parse(&tree_cmd, argc, argv, &x, &rc))
+		return rc;
+	if (cli_check_format("tree", co) || cli_no_sep("tree", co))
+		return 1;
 	if (argc - optind > 1)
 		return cli_error("tree: at most one UID");
-	if (cli_open_trace(&co, &tr))
-		return 1;
-	lo.with_python = x.py;
-	err = tl_trace_link(tr, &lo);
-	if (err) {
-		rc = cli_lib_error(err);
-		goto out;
-	}
-	if (out_open(&o, co.output))
+	if (nav_load(co, x.py, &tr, &o))
 		goto out;
 	if (optind < argc) {
 		uint64_t uid;
@@ -625,7 +646,7 @@ int cmd_tree(int argc, char **argv)
 			out_close(&o, true);
 			goto out;
 		}
-		tree_print(o.f, tr, uid, "", true, 0, &x, co.json);
+		tree_print(o.f, tr, uid, "", true, 0, &x, co->json);
 	} else {
 		/* every root of the host tree that leads to GPU work (or all with --all) */
 		uint64_t i, n = tl_trace_nevents(tr), roots = 0;
@@ -639,10 +660,10 @@ int cmd_tree(int argc, char **argv)
 				continue;
 			if (!x.all && !has_gpu_below(tr, i))
 				continue;
-			tree_print(o.f, tr, i, "", true, 0, &x, co.json);
+			tree_print(o.f, tr, i, "", true, 0, &x, co->json);
 			roots++;
 		}
-		if (!co.json && !roots)
+		if (!co->json && !roots)
 			fputs("no call-tree root leads to GPU work (use --all to see every root)\n", o.f);
 	}
 	rc = out_close(&o, false);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tlreplay open / check. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,20 +27,44 @@ static int mkdirs_for(char *path)
 	return 0;
 }
 
-int cmd_open(int argc, char **argv)
+struct open_args {
+	bool forget;
+};
+
+static const struct opt open_opts[] = {
+	OPT_BOOL(0, "forget", struct open_args, forget, "forget the remembered trace"),
+	OPT_HELP(),
+	OPT_END(),
+};
+
+TL_CMD_LONE_OPTION(open, open_opts, "remember a trace for later commands",
+	"usage: tlreplay open TRACE\n"
+	"       tlreplay open            (print the remembered trace)\n"
+	"       tlreplay open --forget   (forget it)\n"
+	"       tlreplay open --help\n"
+	"\n"
+	"Remember TRACE as the current trace, so that later commands may omit -i.\n"
+	"The path is kept in $XDG_STATE_HOME/tlreplay/current-trace\n"
+	"(~/.local/state/tlreplay/current-trace). The trace is loaded once to check it.\n"
+	"\n");
+
+static int cmd_open(int argc, char **argv)
 {
 	char *state = cli_state_file(), *abs = NULL, *tmp = NULL;
+	struct open_args a = { 0 };
 	struct tl_trace *tr = NULL;
 	FILE *f;
 	int rc = 1;
 
 	if (!state)
 		return cli_error("open: cannot find a state directory (set HOME or XDG_STATE_HOME)");
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+	if (!opts_parse(&open_cmd, argc, argv, &a, &rc)) {
 		free(state);
-		return cmd_help_for("open");
+		return rc;
 	}
-	if (argc < 2) {
+	argc -= optind - 1;	/* from here on argv[1] is the trace */
+	argv += optind - 1;
+	if (argc < 2 && !a.forget) {
 		FILE *sf = fopen(state, "r");
 		char line[4096];
 		bool have = sf && fgets(line, sizeof(line), sf);
@@ -55,7 +78,7 @@ int cmd_open(int argc, char **argv)
 		free(state);
 		return have ? 0 : rc;
 	}
-	if (!strcmp(argv[1], "--forget")) {
+	if (a.forget) {
 		if (unlink(state) && errno != ENOENT)
 			rc = cli_error("open: %s: %s", state, strerror(errno));
 		else
@@ -110,7 +133,16 @@ out:
 	return rc;
 }
 
-int cmd_check(int argc, char **argv)
+TL_CMD(check, opts_analysis, "trace health report (exit 1 on errors)",
+	"usage: tlreplay check [-i TRACE] [-x SEP | -j] [-o FILE]\n"
+	"\n"
+	"Trace health report: GPU events no CPU launch links to, flows without a start,\n"
+	"kernels on one stream that overlap or run past the next one, ops without shapes,\n"
+	"negative or missing durations, clock disagreements between CPU and GPU.\n"
+	"Exit status: 0 if nothing is an error, 1 if some finding is an error.\n"
+	"\n");
+
+static int cmd_check(int argc, char **argv)
 {
 	static const char *const sev[] = { "info", "warning", "error" };
 	struct common_opts co = { 0 };
@@ -120,9 +152,10 @@ int cmd_check(int argc, char **argv)
 	size_t i;
 	int rc = 1, err;
 
-	err = cli_parse(argc, argv, "check", &co, NULL, NULL, NULL, NULL);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&check_cmd, argc, argv, &co, &rc))
+		return rc;
+	if (cli_check_format("check", &co))
+		return 1;
 	if (cli_no_args("check", argc, argv))
 		return 1;
 	if (cli_open_trace(&co, &tr))
@@ -132,9 +165,8 @@ int cmd_check(int argc, char **argv)
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (out_open(&o, co.output))
+	if (out_open_opts(&o, &co))
 		goto out;
-	o.sep = co.sep;
 	if (co.sep) {
 		out_field(&o, "severity", false);
 		out_field(&o, "code", false);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tlreplay ops / kernels: TraceLens's ops_summary and kernel_summary, and
  * the table of distinct kernel launch configurations. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,24 +24,11 @@ static void cats_repr(char *buf, size_t n, const struct tl_op_row *r)
 /* ------------------------------------------------------------------ ops */
 
 struct ops_ctx {
+	struct common_opts co;
 	struct tl_ops_opts oo;
 	unsigned long long limit;
 	bool unique_args;
 };
-
-static int ops_extra(int c, void *ctx)
-{
-	struct ops_ctx *x = ctx;
-
-	switch (c) {
-	case 'R': x->oo.split_recompute = true; return 0;
-	case 'N': x->oo.include_nccl = true; return 0;
-	case 'M': x->oo.by_module = true; return 0;
-	case 'U': x->unique_args = true; return 0;
-	case 'n': return parse_u64(optarg, &x->limit) ? 0 : cli_error("ops: bad --limit '%s'", optarg);
-	}
-	return 1;
-}
 
 /* A recorded args field (compact JSON) as Python's repr of TraceLens's
  * list_to_tuple() of it: lists become tuples, "((8944, 1024), (1024, 2816))". */
@@ -129,10 +115,8 @@ static int ops_unique_args(struct tl_trace *tr, const struct common_opts *co, co
 	err = tl_launcher_groups(tr, &go, &set);
 	if (err)
 		return cli_lib_error(err);
-	if (out_open(&o, co->output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co->sep;
-	o.json = co->json;
 	for (i = 0; i < set->n; i++)
 		total += set->v[i].direct.sum;
 	n = x->limit && x->limit < set->n ? x->limit : set->n;
@@ -268,35 +252,54 @@ out:
 	return rc;
 }
 
-int cmd_ops(int argc, char **argv)
+static const struct opt ops_opts[] = {
+	OPT_INCLUDE(opts_analysis, offsetof(struct ops_ctx, co)),
+	OPT_U64('n', "limit", "N", struct ops_ctx, limit, "show the first N rows (0 = all, the default)"),
+	OPT_BOOL(0, "recompute", struct ops_ctx, oo.split_recompute, "group by (name, is_recompute)"),
+	OPT_BOOL(0, "by-module", struct ops_ctx, oo.by_module,
+		 "group by (name, parent nn.Module), with the call stack, like\n"
+		 "TraceLens's inference report (builds the tree with python functions)"),
+	OPT_BOOL(0, "unique-args", struct ops_ctx, unique_args,
+		 "one row per distinct (name, category, pid, tid, Input Dims, Input\n"
+		 "type, Input Strides, Concrete Inputs), TraceLens's ops_unique_args;\n"
+		 "count and mean/median/std/min/max/sum of both times, ex_UID"),
+	OPT_BOOL(0, "include-nccl", struct ops_ctx, oo.include_nccl,
+		 "count NCCL kernels too (TraceLens leaves them out)"),
+	OPT_END(),
+};
+
+TL_CMD(ops, ops_opts, "op summary by GPU time (TraceLens ops_summary)",
+	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N]\n"
+	"                    [--recompute | --by-module | --unique-args] [--include-nccl]\n"
+	"\n"
+	"Kernel launchers grouped by op name (TraceLens's ops_summary): the busy time of the\n"
+	"GPU events each op launched directly and of all GPU events below it, the count and\n"
+	"the op categories. A launcher is the first cpu_op above the runtime call of a GPU\n"
+	"event (else the runtime call itself).\n"
+	"\n");
+
+static int cmd_ops(int argc, char **argv)
 {
-	static const struct option extra[] = {
-		{ "recompute", no_argument, NULL, 'R' },
-		{ "include-nccl", no_argument, NULL, 'N' },
-		{ "by-module", no_argument, NULL, 'M' },
-		{ "unique-args", no_argument, NULL, 'U' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct ops_ctx x = { .oo = { .sz = sizeof(x.oo) } };
-	struct common_opts co = { 0 };
+	struct common_opts *co = &x.co;
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct tl_op_table *t = NULL;
 	size_t i, n;
 	int rc = 1, err;
 
-	err = cli_parse(argc, argv, "ops", &co, "n:", extra, ops_extra, &x);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&ops_cmd, argc, argv, &x, &rc))
+		return rc;
+	if (cli_check_format("ops", co))
+		return 1;
 	if (cli_no_args("ops", argc, argv))
 		return 1;
 	if (x.unique_args && (x.oo.by_module || x.oo.split_recompute))
 		return cli_error("ops: --unique-args goes with neither --by-module nor --recompute");
-	if (cli_open_trace(&co, &tr))
+	if (cli_open_trace(co, &tr))
 		return 1;
 	if (x.unique_args) {
-		rc = ops_unique_args(tr, &co, &x);
+		rc = ops_unique_args(tr, co, &x);
 		goto out;
 	}
 	err = tl_ops_summary(tr, &x.oo, &t);
@@ -304,10 +307,8 @@ int cmd_ops(int argc, char **argv)
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (out_open(&o, co.output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co.sep;
-	o.json = co.json;
 	n = x.limit && x.limit < t->n ? x.limit : t->n;
 	if (o.sep && x.oo.by_module) {
 		static const char *const hdr[] = {
@@ -425,21 +426,10 @@ out:
 /* ------------------------------------------------------------------ kernels */
 
 struct kern_ctx {
+	struct common_opts co;
 	bool unique;
 	unsigned long long limit;
 };
-
-static int kern_extra(int c, void *ctx)
-{
-	struct kern_ctx *x = ctx;
-
-	switch (c) {
-	case 'u': x->unique = true; return 0;
-	case 'n':
-		return parse_u64(optarg, &x->limit) ? 0 : cli_error("kernels: bad --limit '%s'", optarg);
-	}
-	return 1;
-}
 
 static void fmt_triple(char *buf, size_t n, const int64_t v[3])
 {
@@ -616,30 +606,40 @@ static int kernels_summary(struct tl_trace *tr, struct out_fmt *o, unsigned long
 	return 0;
 }
 
-int cmd_kernels(int argc, char **argv)
+static const struct opt kernels_opts[] = {
+	OPT_INCLUDE(opts_analysis, offsetof(struct kern_ctx, co)),
+	OPT_U64('n', "limit", "N", struct kern_ctx, limit, "show the first N rows (0 = all, the default)"),
+	OPT_BOOL(0, "unique", struct kern_ctx, unique, "one row per distinct kernel configuration"),
+	OPT_END(),
+};
+
+TL_CMD(kernels, kernels_opts, "kernel summary, or every distinct kernel (--unique)",
+	"usage: tlreplay kernels [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--unique]\n"
+	"\n"
+	"Kernel summary (TraceLens's kernel_summary): kernels grouped by parent op category,\n"
+	"parent cpu_op, kernel name and stream, with count, total, mean, min, max duration and\n"
+	"shares of all kernel time and of the GPU timeline. With --unique: every distinct\n"
+	"kernel launch configuration (name, grid, block, registers, shared memory).\n"
+	"\n");
+
+static int cmd_kernels(int argc, char **argv)
 {
-	static const struct option extra[] = {
-		{ "unique", no_argument, NULL, 'u' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kern_ctx x = { 0 };
-	struct common_opts co = { 0 };
+	struct common_opts *co = &x.co;
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	int rc = 1, err;
 
-	err = cli_parse(argc, argv, "kernels", &co, "n:", extra, kern_extra, &x);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (!opts_parse(&kernels_cmd, argc, argv, &x, &rc))
+		return rc;
+	if (cli_check_format("kernels", co))
+		return 1;
 	if (cli_no_args("kernels", argc, argv))
 		return 1;
-	if (cli_open_trace(&co, &tr))
+	if (cli_open_trace(co, &tr))
 		return 1;
-	if (out_open(&o, co.output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co.sep;
-	o.json = co.json;
 	err = x.unique ? kernels_unique(tr, &o, x.limit) : kernels_summary(tr, &o, x.limit);
 	rc = out_close(&o, err != 0);
 out:

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tlreplay ir / uid / replay: extract ops as replay IR and replay them. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -12,61 +11,16 @@
 #include "replay-common.h"
 #include "results.h"
 
-/* Options of a replaying command: the common ones, the replay ones, and @extra. */
+/* Options of uid and replay: the trace's (replay takes them too, and does
+ * nothing with them), the output's and the replay ones. */
 struct ropts {
 	struct common_opts co;
 	struct replay_opts ro;
+	/* replay */
+	const char *filter;		/* --op-filter */
+	unsigned long long limit;	/* --op-limit */
+	bool stop_on_error;
 };
-
-typedef int (*extra_fn)(int c, const char *arg, void *ctx);
-
-static int parse_ropts(int argc, char **argv, const char *cmd, struct ropts *o,
-		       const struct option *extra, const char *shorts, extra_fn on_extra, void *ctx)
-{
-	struct option lopts[48];
-	char optstr[64];
-	size_t n = 0, i;
-	int c;
-	static const struct option base[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "capture", required_argument, NULL, 0x100 },
-	};
-
-	for (i = 0; i < TL_ARRAY_N(base); i++)
-		lopts[n++] = base[i];
-	for (i = 0; replay_long_opts[i].name; i++)
-		lopts[n++] = replay_long_opts[i];
-	for (i = 0; extra && extra[i].name && n + 1 < TL_ARRAY_N(lopts); i++)
-		lopts[n++] = extra[i];
-	memset(&lopts[n], 0, sizeof(lopts[n]));
-	snprintf(optstr, sizeof(optstr), "i:jo:hr:v%s", shorts ? shorts : "");
-	replay_opts_init(&o->ro);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, optstr, lopts, NULL)) != -1) {
-		int r;
-
-		switch (c) {
-		case 'i': o->co.input = optarg; continue;
-		case 'j': o->co.json = true; continue;
-		case 'o': o->co.output = optarg; continue;
-		case 0x100: o->co.capture = optarg; continue;
-		case 'h': cmd_help_for(cmd); return -1;
-		case '?': return cmd_usage_error(cmd);
-		}
-		r = replay_opt(&o->ro, c, optarg);
-		if (r < 0)
-			return 1;
-		if (r == 0)
-			continue;
-		if (on_extra && on_extra(c, optarg, ctx) == 0)
-			continue;
-		return cmd_usage_error(cmd);
-	}
-	return 0;
-}
 
 static void print_value(FILE *f, const cJSON *v)
 {
@@ -281,7 +235,23 @@ static void print_result_json(FILE *f, const struct replay_opts *ro, const cJSON
 
 /* ------------------------------------------------------------------ uid */
 
-int cmd_uid(int argc, char **argv)
+static const struct opt uid_opts[] = {
+	OPT_INCLUDE(opts_nav, offsetof(struct ropts, co)),
+	OPT_INCLUDE(opts_replay, offsetof(struct ropts, ro)),
+	OPT_END(),
+};
+
+TL_CMD(uid, uid_opts, "replay one op of the trace alone and time it",
+	"usage: tlreplay uid [-i TRACE] [-j] [-o FILE] [options] UID\n"
+	"\n"
+	"Replay one op of the trace alone: rebuild its arguments with the recorded shapes,\n"
+	"strides and dtypes, run it --warmup times, then time -r calls (CPU clock on the CPU,\n"
+	"CUDA events on a GPU) and print median, mean, std, min and max. On a GPU, the kernels\n"
+	"the replay launched are compared with the trace's (MATCH, SUBSET or MISMATCH).\n"
+	"Exit status 1 when the op cannot be replayed.\n"
+	"\n");
+
+static int cmd_uid(int argc, char **argv)
 {
 	struct ropts o = { 0 };
 	struct uid_job job = { 0 };
@@ -290,11 +260,11 @@ int cmd_uid(int argc, char **argv)
 	struct out_fmt out = { 0 };
 	cJSON *reply = NULL, *rec = NULL;
 	struct result_src src = { 0 };
-	int rc = 1, err;
+	int rc = 1;
 
-	err = parse_ropts(argc, argv, "uid", &o, NULL, NULL, NULL, NULL);
-	if (err)
-		return err < 0 ? 0 : err;
+	replay_opts_init(&o.ro);
+	if (!opts_parse(&uid_cmd, argc, argv, &o, &rc))
+		return rc;
 	if (argc - optind != 1)
 		return cli_error("uid: which event? usage: tlreplay uid [-i TRACE] UID");
 	if (perf_ctl_setup(&pc, o.ro.control))
@@ -342,71 +312,30 @@ out:
 
 /* ------------------------------------------------------------------ replay */
 
-struct batch_ctx {
-	const char *filter;
-	unsigned long long limit;
-	bool stop_on_error;
+static const struct opt replay_cmd_opts[] = {
+	OPT_USE(opts_output_format, offsetof(struct ropts, co), "json", "one JSON object per entry"),
+	OPT_USE(opts_output_format, offsetof(struct ropts, co), "output", NULL),
+	OPT_HELP(),
+	OPT_STRING(0, "op-filter", "SUBSTR", struct ropts, filter, "only entries whose op name contains SUBSTR"),
+	OPT_U64(0, "op-limit", "N", struct ropts, limit, "at most N entries (after --op-filter)"),
+	OPT_BOOL(0, "stop-on-error", struct ropts, stop_on_error, "stop at the first failed entry"),
+	OPT_INCLUDE(opts_replay, offsetof(struct ropts, ro)),
+	OPT_USE_AS(opts_trace_input, offsetof(struct ropts, co), "input", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_trace_input, offsetof(struct ropts, co), "capture", NULL, NULL, OPT_HIDDEN),
+	OPT_END(),
 };
 
-static int batch_extra(int c, const char *arg, void *ctx)
+TL_CMD(replay, replay_cmd_opts, "replay every op of an IR file",
+	"usage: tlreplay replay [-j] [-o FILE] [options] IR.json\n"
+	"\n"
+	"Replay every entry of an IR file (tlreplay's or TraceLens's) in a worker that is\n"
+	"restarted when an op crashes it, and print a summary: entries, attempted, ok,\n"
+	"failed, unavailable. With -j, one JSON object per entry with status ok | failed |\n"
+	"unavailable and the reason. Exit status 1 when some entry failed.\n"
+	"\n");
+
+static int cmd_replay(int argc, char **argv)
 {
-	struct batch_ctx *b = ctx;
-
-	switch (c) {
-	case 'F': b->filter = arg; return 0;
-	case 'L':
-		return parse_u64(arg, &b->limit) ? 0 : cli_error("replay: bad --op-limit '%s'", arg);
-	case 'S': b->stop_on_error = true; return 0;
-	}
-	return 1;
-}
-
-/* Identities of the traces the entries of an IR file came from (source.trace),
- * computed once per trace, so that batch results fold into their trace. */
-struct trace_ids {
-	char *path[8];
-	cJSON *id[8];
-	size_t n;
-};
-
-static const cJSON *trace_id_of(struct trace_ids *t, const cJSON *entry)
-{
-	const char *p = str(cJSON_GetObjectItemCaseSensitive(entry, "source"), "trace");
-	size_t i;
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < t->n; i++)
-		if (!strcmp(t->path[i], p))
-			return t->id[i];
-	if (t->n == TL_ARRAY_N(t->path) || !(t->path[t->n] = strdup(p)))
-		return NULL;
-	/* a trace that moved or is gone leaves its results unfoldable, not failed */
-	if (tl_store_trace_id(p, &t->id[t->n]))
-		t->id[t->n] = NULL;
-	return t->id[t->n++];
-}
-
-static void trace_ids_free(struct trace_ids *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++) {
-		free(t->path[i]);
-		cJSON_Delete(t->id[i]);
-	}
-	t->n = 0;
-}
-
-int cmd_replay(int argc, char **argv)
-{
-	static const struct option extra[] = {
-		{ "op-filter", required_argument, NULL, 'F' },
-		{ "op-limit", required_argument, NULL, 'L' },
-		{ "stop-on-error", no_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct batch_ctx b = { 0 };
 	struct ropts o = { 0 };
 	struct tl_worker *w = NULL;
 	struct out_fmt out = { 0 };
@@ -416,11 +345,11 @@ int cmd_replay(int argc, char **argv)
 	cJSON *doc = NULL, *e;
 	size_t total = 0, selected = 0, torun, attempted = 0, nok = 0, nfail = 0, nunavail = 0, idx = 0;
 	bool tty = isatty(2), store_failed = false;
-	int rc = 1, err;
+	int rc = 1;
 
-	err = parse_ropts(argc, argv, "replay", &o, extra, NULL, batch_extra, &b);
-	if (err)
-		return err < 0 ? 0 : err;
+	replay_opts_init(&o.ro);
+	if (!opts_parse(&replay_cmd, argc, argv, &o, &rc))
+		return rc;
 	if (argc - optind != 1)
 		return cli_error("replay: which IR file? usage: tlreplay replay IR.json");
 	if (perf_ctl_setup(&pc, o.ro.control))
@@ -439,11 +368,11 @@ int cmd_replay(int argc, char **argv)
 	cJSON_ArrayForEach(e, doc) {
 		const char *op = str(e, "op_name");
 
-		if (!op || (b.filter && !strstr(op, b.filter)))
+		if (!op || (o.filter && !strstr(op, o.filter)))
 			continue;
 		selected++;
 	}
-	torun = b.limit && b.limit < selected ? (size_t)b.limit : selected;
+	torun = o.limit && o.limit < selected ? (size_t)o.limit : selected;
 	if (!o.co.json) {
 		const cJSON *h = tl_worker_hello(w);
 
@@ -463,7 +392,7 @@ int cmd_replay(int argc, char **argv)
 			attempted++;
 			continue;
 		}
-		if (b.filter && !strstr(op, b.filter))
+		if (o.filter && !strstr(op, o.filter))
 			continue;
 		if (attempted >= torun)
 			break;
@@ -478,7 +407,7 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 		if (!o.ro.no_store && !store_failed) {
-			struct result_src src = { .trace_id = trace_id_of(&ids, e), .ir_path = argv[optind],
+			struct result_src src = { .trace_id = trace_ids_get(&ids, e), .ir_path = argv[optind],
 						  .ir_index = (long)idx - 1 };
 			cJSON *rec = result_record("replay", &o.ro, w, e, reply, &src);
 
@@ -503,7 +432,7 @@ int cmd_replay(int argc, char **argv)
 			print_result(out.f, &o.ro, e, reply, w, false);
 		}
 		cJSON_Delete(reply);
-		if (b.stop_on_error && nfail)
+		if (o.stop_on_error && nfail)
 			break;
 		if (!tl_worker_alive(w)) {
 			rc = cli_error("replay: the worker could not be restarted: %s", tl_last_error());
@@ -515,8 +444,8 @@ int cmd_replay(int argc, char **argv)
 
 		fprintf(out.f, "\n--- replay summary ---\n");
 		fprintf(out.f, "%-24s %zu\n", "entries in file", total);
-		if (b.filter) {
-			snprintf(label, sizeof(label), "matching '%.60s'", b.filter);
+		if (o.filter) {
+			snprintf(label, sizeof(label), "matching '%.60s'", o.filter);
 			fprintf(out.f, "%-24s %zu\n", label, selected);
 		}
 		fprintf(out.f, "%-24s %zu\n", "attempted", attempted);

@@ -4,7 +4,6 @@
  * arguments are built and the warm-up calls ran) and read at region_end, so
  * start-up, tensor construction and warm-up are never counted. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +18,16 @@ struct stat_opts {
 	struct common_opts co;
 	struct replay_opts ro;
 	char *events;			/* -e, joined with ',' */
-	unsigned long long repeat;	/* -r: runs of the region */
-	bool repeat_given, no_scale;
+	struct count_opts cnt;		/* -r, --no-scale */
 };
 
-static int add_event(struct stat_opts *o, const char *ev)
+static int opt_event(const struct opt *opt, const char *ev, void *obj)
 {
+	struct stat_opts *o = obj;
 	size_t old = o->events ? strlen(o->events) : 0;
 	char *n = realloc(o->events, old + strlen(ev) + 2);
 
+	(void)opt;
 	if (!n)
 		return cli_error("out of memory");
 	if (old)
@@ -37,68 +37,65 @@ static int add_event(struct stat_opts *o, const char *ev)
 	return 0;
 }
 
-static int parse_stat(int argc, char **argv, struct stat_opts *o)
+#define CO offsetof(struct stat_opts, co)
+#define RO offsetof(struct stat_opts, ro)
+#define CNT offsetof(struct stat_opts, cnt)
+
+/* The replay options as uid's, but -r is perf's repeat here and the help is
+ * about one counted region. */
+static const struct opt stat_opts_table[] = {
+	OPT_CALLBACK('e', "event", "EVENTS", opt_event, 0,
+		     "events as perf takes them: cycles,instructions, {a,b} groups,\n"
+		     ":u/:k modifiers, pmu/event=0x3c/, rNNNN, libpfm4 names\n"
+		     "(default: perf stat's default set); GPU metrics as ncu names\n"
+		     "them, nvgpu/dram__bytes_read.sum/ (CUPTI, per call), and the\n"
+		     "GPU's energy, nvml/energy-gpu0/ (NVML, Joules)"),
+	OPT_USE(opts_count, CNT, "repeat", NULL),
+	OPT_USE_AS(opts_replay, RO, "iters", NULL, "timed calls in one region (default 100)", OPT_NOSHORT),
+	OPT_USE(opts_count, CNT, "no-scale", NULL),
+	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
+	OPT_USE(opts_output_format, CO, "field-separator", "separated values in perf stat -x's field order"),
+	OPT_USE(opts_output_format, CO, "json", "one JSON object per event, with perf stat -j's keys"),
+	OPT_USE(opts_output_format, CO, "output", "write to FILE (atomically) instead of stderr"),
+	OPT_HELP(),
+	OPT_USE(opts_trace_input, CO, "capture", NULL),
+	OPT_USE(opts_replay, RO, "warmup", NULL),
+	OPT_USE(opts_replay, RO, "min-time", NULL),
+	OPT_USE(opts_replay, RO, "device", NULL),
+	OPT_USE(opts_replay, RO, "flush-l2", NULL),
+	OPT_USE(opts_replay, RO, "cuda-graph", "CUDA: capture the op in a graph and time its replays"),
+	OPT_USE(opts_replay, RO, "seed", NULL),
+	OPT_USE(opts_replay, RO, "init-plugin", "custom initializers (repeatable)"),
+	OPT_USE(opts_replay, RO, "init-kwargs", "options for the initializers"),
+	OPT_USE(opts_replay, RO, "python", NULL),
+	OPT_USE(opts_replay, RO, "schemas", "match op schemas against this snapshot"),
+	OPT_USE(opts_replay, RO, "timeout", "give up on one run after S seconds (default 600)"),
+	OPT_USE(opts_replay, RO, "namespace", "import MOD (a module or a FILE.py) for the ops of NS"),
+	OPT_USE(opts_replay, RO, "alias", "replay OP as OTHER when this torch lacks OP"),
+	OPT_USE(opts_replay, RO, "control", "also drive perf stat's control channel"),
+	OPT_USE(opts_replay, RO, "store", NULL),
+	OPT_USE(opts_replay, RO, "no-store", NULL),
+	OPT_USE(opts_replay, RO, "verbose", "worker messages, tracebacks"),
+	OPT_END(),
+};
+
+TL_CMD(stat, stat_opts_table, "perf stat over the timed replay of one op",
+	"usage: tlreplay stat [-e EVENTS] [-r N] [-x SEP | -j] [-o FILE] [options] uid UID\n"
+	"\n"
+	"Count hardware and software events (perf_event_open) over the timed replay of one op\n"
+	"only: the counters open on the replay worker's threads after its arguments are built\n"
+	"and its warm-up calls ran, and close when the timed calls end. Output as perf stat's:\n"
+	"the human table (on stderr, as perf), -x SEP with perf's field order, -j with perf's\n"
+	"keys; values per call as well. With -r N the region runs N times and each counter\n"
+	"gets perf's noise figure. Results go to the results store (see `tlreplay fold`).\n"
+	"\n");
+
+/* What stat's arguments must be besides its options. Returns 0, or 1 after
+ * printing why. */
+static int check_stat(int argc, char **argv, struct stat_opts *o)
 {
-	struct option lopts[48];
-	size_t n = 0, i;
-	int c;
-	static const struct option base[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "field-separator", required_argument, NULL, 'x' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "capture", required_argument, NULL, 0x100 },
-		{ "event", required_argument, NULL, 'e' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "no-scale", no_argument, NULL, 0x101 },
-		{ "iters", required_argument, NULL, 0x102 },
-	};
-
-	for (i = 0; i < TL_ARRAY_N(base); i++)
-		lopts[n++] = base[i];
-	for (i = 0; replay_long_opts[i].name; i++)
-		if (strcmp(replay_long_opts[i].name, "iters"))	/* -r is perf's repeat here */
-			lopts[n++] = replay_long_opts[i];
-	memset(&lopts[n], 0, sizeof(lopts[n]));
-	replay_opts_init(&o->ro);
-	o->repeat = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:x:jo:he:r:v", lopts, NULL)) != -1) {
-		int r;
-
-		switch (c) {
-		case 'i': o->co.input = optarg; continue;
-		case 'x': o->co.sep = optarg; continue;
-		case 'j': o->co.json = true; continue;
-		case 'o': o->co.output = optarg; continue;
-		case 0x100: o->co.capture = optarg; continue;
-		case 'h': cmd_help_for("stat"); return -1;
-		case 'e':
-			if (add_event(o, optarg))
-				return 1;
-			continue;
-		case 'r':
-			if (!parse_u64(optarg, &o->repeat) || !o->repeat || o->repeat > 100)
-				return cli_error("stat: -r: '%s' is not a number of runs from 1 to 100", optarg);
-			o->repeat_given = true;
-			continue;
-		case 0x101: o->no_scale = true; continue;
-		case 0x102:
-			r = replay_opt(&o->ro, 'r', optarg);	/* timed calls per run */
-			if (r)
-				return 1;
-			continue;
-		case '?': return cmd_usage_error("stat");
-		}
-		r = replay_opt(&o->ro, c, optarg);
-		if (r < 0)
-			return 1;
-		if (r)
-			return cmd_usage_error("stat");
-	}
-	if (o->co.sep && o->co.json)
-		return cli_error("stat: -x and -j are exclusive");
+	if (cli_check_format("stat", &o->co))
+		return 1;
 	if (argc - optind != 2 || strcmp(argv[optind], "uid"))
 		return cli_error("stat: what to count? usage: tlreplay stat [-e EVENTS] [-r N] uid UID");
 	return stat_check_events(o->events);
@@ -114,7 +111,7 @@ static void print_report(FILE *f, const struct stat_opts *o, const struct stat_r
 		stat_print_human(f, rep);
 }
 
-int cmd_stat(int argc, char **argv)
+static int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = { 0 };
 	struct uid_job job = { 0 };
@@ -126,10 +123,12 @@ int cmd_stat(int argc, char **argv)
 	char what[64];
 	int rc = 1, err;
 
-	err = parse_stat(argc, argv, &o);
-	if (err) {
+	replay_opts_init(&o.ro);
+	o.cnt.cmd = "stat";
+	o.cnt.repeat = 1;
+	if (!opts_parse(&stat_cmd, argc, argv, &o, &rc) || check_stat(argc, argv, &o)) {
 		free(o.events);
-		return err < 0 ? 0 : err;
+		return rc;
 	}
 	if (perf_ctl_setup(&pc, o.ro.control))
 		goto out;
@@ -139,8 +138,8 @@ int cmd_stat(int argc, char **argv)
 	rep.what = what;
 	rep.op = job.name;
 	rep.device = o.ro.device;
-	rep.repeat = o.repeat_given;
-	err = stat_run(&o.ro, job.w, job.entry, o.events, o.no_scale, o.repeat, &pc, &rep, &reply);
+	rep.repeat = o.cnt.repeat_given;
+	err = stat_run(&o.ro, job.w, job.entry, o.events, o.cnt.no_scale, o.cnt.repeat, &pc, &rep, &reply);
 	if (err == STAT_RUN_REPLAY_FAILED)
 		cli_error("stat: uid %llu (%s): replay %s: %s", job.uid, job.name, reply_status(reply),
 			  cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reply, "error")));

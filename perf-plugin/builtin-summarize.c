@@ -3,7 +3,6 @@
  * collective timeline, docs/multi-rank.md), so that ranks can be read on
  * many machines and merged by breakdown and collectives. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,67 +78,73 @@ static int summarize_many(const struct mr_inputs *in, const char *dir)
 	return rc;
 }
 
-int cmd_summarize(int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "rank", required_argument, NULL, 'r' },
-		{ "jobs", required_argument, NULL, 'J' },
-		{ "keep-going", no_argument, NULL, 'K' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct mr_inputs in = { 0 };
-	const char *output = NULL;
-	unsigned long long rank = 0;
-	bool have_rank = false;
-	int c, rc = 1;
+struct sum_args {
+	struct mr_inputs in;
+	const char *output;
+	unsigned long long rank;
+	bool have_rank;
+};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:r:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (mr_add_input(&in, optarg))
-				goto out;
-			break;
-		case 'o': output = optarg; break;
-		case 'r':
-			if (!parse_u64(optarg, &rank) || rank > 1000000000ULL) {
-				rc = cli_error("summarize: bad --rank '%s'", optarg);
-				goto out;
-			}
-			have_rank = true;
-			break;
-		case 'J':
-			if (mr_parse_jobs("summarize", optarg, &in.jobs))
-				goto out;
-			break;
-		case 'K': in.keep_going = true; break;
-		case 'h': rc = cmd_help_for("summarize"); goto out;
-		default: rc = cmd_usage_error("summarize"); goto out;
-		}
-	}
+static int opt_rank(const struct opt *opt, const char *arg, void *obj)
+{
+	struct sum_args *a = obj;
+
+	(void)opt;
+	if (!parse_u64(arg, &a->rank) || a->rank > 1000000000ULL)
+		return cli_error("summarize: bad --rank '%s'", arg);
+	a->have_rank = true;
+	return 0;
+}
+
+static const struct opt summarize_opts[] = {
+	OPT_USE(opts_rank_input, offsetof(struct sum_args, in), "input",
+		"the trace (default as for the other commands), or several"),
+	OPT_STRING('o', "output", "FILE|DIR", struct sum_args, output,
+		   "the summary file (atomically; default stdout); for several\n"
+		   "ranks a directory that gets rank-N.tlrank.jsonl each"),
+	OPT_CALLBACK('r', "rank", "N", opt_rank, 0, "the rank, when neither distributedInfo nor the name says"),
+	OPT_INCLUDE(opts_rank_reading, offsetof(struct sum_args, in)),
+	OPT_HELP(),
+	OPT_END(),
+};
+
+TL_CMD(summarize, summarize_opts, "reduce rank traces to summaries for a later merge",
+	"usage: tlreplay summarize [-i TRACE] [-o FILE] [--rank N]\n"
+	"   or: tlreplay summarize -i DIR | -i TRACE... -o DIR [--jobs N] [--keep-going]\n"
+	"\n"
+	"Reduce a rank's trace to its rank summary (JSON lines, about 100 bytes per collective\n"
+	"kernel): its breakdowns and collective timeline. `breakdown` and `collectives` read\n"
+	"summaries as they read traces, so a job array can summarise ranks where they were\n"
+	"written and one machine merges them (docs/multi-rank.md, scripts/slurm-ranks.sh).\n"
+	"\n");
+
+static int cmd_summarize(int argc, char **argv)
+{
+	struct sum_args a = { .in.cmd = "summarize" };
+	int rc = 1;
+
+	if (!opts_parse(&summarize_cmd, argc, argv, &a, &rc))
+		goto out;
 	if (optind < argc) {
 		rc = cli_error("summarize: unexpected argument '%s' (the traces go after -i)", argv[optind]);
 		goto out;
 	}
-	if (mr_is_multi(&in)) {
-		if (have_rank)
+	if (mr_is_multi(&a.in)) {
+		if (a.have_rank)
 			rc = cli_error("summarize: --rank takes one trace");
-		else if (!output || !strcmp(output, "-"))
+		else if (!a.output || !strcmp(a.output, "-"))
 			rc = cli_error("summarize: several ranks need -o DIR (one rank-N.tlrank.jsonl each)");
 		else
-			rc = summarize_many(&in, output);
+			rc = summarize_many(&a.in, a.output);
 		goto out;
 	}
 	{
-		const char *input = cli_trace_path(in.n ? in.v[0] : NULL);
+		const char *input = cli_trace_path(a.in.n ? a.in.v[0] : NULL);
 
 		if (input)
-			rc = summarize_one(input, have_rank ? (int)rank : -1, output);
+			rc = summarize_one(input, a.have_rank ? (int)a.rank : -1, a.output);
 	}
 out:
-	mr_inputs_free(&in);
+	mr_inputs_free(&a.in);
 	return rc;
 }

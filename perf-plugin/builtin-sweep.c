@@ -6,7 +6,6 @@
  * events and calls are not run again. At the end the results are folded
  * into a copy of the trace (-o) and drawn (--chart). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,119 +30,124 @@ struct sweep_opts {
 	struct common_opts co;
 	struct replay_opts ro;
 	struct ir_select sel;
-	const char *groups[32];
+	struct opt_strings events;		/* -e, one group each */
+	const char *const *groups;		/* the groups swept: -e's, else the default ones */
 	size_t ngroups;
 	const char *chart, *folded;
-	unsigned long long repeat, shard, nshards;
-	bool retry_failed, no_scale;
+	struct count_opts cnt;		/* -r, --no-scale */
+	unsigned long long shard, nshards;
+	bool retry_failed;
 	double peak_gflops, peak_gbs;	/* the roof of the chart's roofline */
 };
 
-static int parse_shard(struct sweep_opts *o, const char *arg)
+static int opt_shard(const struct opt *opt, const char *arg, void *obj)
 {
+	struct sweep_opts *o = obj;
 	char *end;
 
+	(void)opt;
 	o->shard = strtoull(arg, &end, 10);
 	if (*end != '/' || !(o->nshards = strtoull(end + 1, &end, 10)) || *end || o->shard >= o->nshards)
 		return cli_error("sweep: --shard '%s' is not K/N with 0 <= K < N", arg);
 	return 0;
 }
 
-static int parse_sweep(int argc, char **argv, struct sweep_opts *o)
+/* --peak-gflops, --peak-gbs (opt->value 'b') */
+static int opt_peak(const struct opt *opt, const char *arg, void *obj)
 {
-	struct option lopts[64];
-	size_t n = 0, i;
-	int c;
-	static const struct option base[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "capture", required_argument, NULL, 0x100 },
-		{ "event", required_argument, NULL, 'e' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "iters", required_argument, NULL, 0x101 },
-		{ "chart", required_argument, NULL, 0x102 },
-		{ "shard", required_argument, NULL, 0x103 },
-		{ "retry-failed", no_argument, NULL, 0x104 },
-		{ "no-scale", no_argument, NULL, 0x105 },
-		{ "peak-gflops", required_argument, NULL, 0x106 },
-		{ "peak-gbs", required_argument, NULL, 0x107 },
-	};
+	struct sweep_opts *o = obj;
+	char *end;
+	double v = strtod(arg, &end);
 
-	for (i = 0; i < TL_ARRAY_N(base); i++)
-		lopts[n++] = base[i];
-	for (i = 0; replay_long_opts[i].name; i++)
-		if (strcmp(replay_long_opts[i].name, "iters"))
-			lopts[n++] = replay_long_opts[i];
-	for (i = 0; ir_select_long_opts[i].name; i++)
-		if (!strcmp(ir_select_long_opts[i].name, "top") || !strcmp(ir_select_long_opts[i].name, "filter"))
-			lopts[n++] = ir_select_long_opts[i];
-	memset(&lopts[n], 0, sizeof(lopts[n]));
+	if (*end || !(v > 0))
+		return cli_error("sweep: --%s: '%s' is not a positive number", opt->long_name, arg);
+	*(opt->value == 'b' ? &o->peak_gbs : &o->peak_gflops) = v;
+	return 0;
+}
+
+#define CO offsetof(struct sweep_opts, co)
+#define RO offsetof(struct sweep_opts, ro)
+#define SEL offsetof(struct sweep_opts, sel)
+#define CNT offsetof(struct sweep_opts, cnt)
+
+static const struct opt sweep_opts_table[] = {
+	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
+	OPT_USE(opts_ir_select, SEL, "top", "the N op groups with the most GPU time (default 10)"),
+	OPT_USE(opts_ir_select, SEL, "filter", "only ops whose name matches"),
+	OPT_STRINGS('e', "event", "EVENTS", struct sweep_opts, events,
+		    "one event group per -e, in perf's syntax (repeatable; default:\n"
+		     "software events, then {cycles,instructions},\n"
+		     "{cache-references,cache-misses}, {branches,branch-misses})"),
+	OPT_USE(opts_count, CNT, "repeat", "count each region N times (perf's noise figure)"),
+	OPT_USE_AS(opts_replay, RO, "iters", NULL, "timed calls per region (default 50)", OPT_NOSHORT),
+	OPT_CALLBACK(0, "shard", "K/N", opt_shard, 0,
+		     "only ops K, K+N, K+2N...: one of N machines (a SLURM array)"),
+	OPT_BOOL(0, "retry-failed", struct sweep_opts, retry_failed,
+		 "run again what failed before (else only what is missing)"),
+	OPT_USE(opts_count, CNT, "no-scale", "do not scale multiplexed counts"),
+	OPT_STRING('o', "output", "FOLDED", struct sweep_opts, folded,
+		   "fold the results into this copy of the trace (.json[.gz])"),
+	OPT_STRING(0, "chart", "FILE", struct sweep_opts, chart,
+		   "draw the results: FILE.svg, or FILE.png (needs rsvg-convert)"),
+	OPT_CALLBACK(0, "peak-gflops", "G", opt_peak, 'f',
+		     "the device's peak GFLOP/s and GB/s: the roofline's roof"),
+	OPT_CALLBACK_SAME_LINE("peak-gbs", "B", opt_peak, 'b'),
+	OPT_HELP(),
+	OPT_USE(opts_trace_input, CO, "capture", NULL),
+	OPT_USE(opts_replay, RO, "device", NULL),
+	OPT_USE(opts_replay, RO, "warmup", "untimed calls before each region (default 10)"),
+	OPT_USE(opts_replay, RO, "python", NULL),
+	OPT_USE(opts_replay, RO, "store", NULL),
+	OPT_USE(opts_replay, RO, "namespace", "import MOD (a module or a FILE.py) for the ops of NS"),
+	OPT_USE(opts_replay, RO, "init-plugin", "custom initializers (repeatable)"),
+	OPT_USE(opts_replay, RO, "timeout", "give up on one region after S seconds (default 600)"),
+	OPT_USE(opts_replay, RO, "verbose", "worker messages, tracebacks"),
+	/* the other replay options, taken as uid takes them (--no-store to refuse it) */
+	OPT_USE_AS(opts_replay, RO, "min-time", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "flush-l2", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "cuda-graph", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "seed", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "init-kwargs", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "schemas", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "alias", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "control", NULL, NULL, OPT_HIDDEN),
+	OPT_USE_AS(opts_replay, RO, "no-store", NULL, NULL, OPT_HIDDEN),
+	OPT_END(),
+};
+
+TL_CMD(sweep, sweep_opts_table, "top ops x counter groups, resumable; fold and chart",
+	"usage: tlreplay sweep [-i TRACE] [--top N] [-e EVENTS]... [-o FOLDED] [--chart FILE] [IR.json]\n"
+	"\n"
+	"Replay the top ops of a trace (its kernel launchers grouped by recorded arguments,\n"
+	"most GPU time first) or every entry of an IR file, once per event group, in one\n"
+	"worker. Each result goes to the results store as it comes, so a sweep that stops\n"
+	"resumes where it was: what the store has for the same op, device, events and calls\n"
+	"is not run again. Prints a summary, folds the results into a copy of the trace (-o)\n"
+	"and draws them (--chart: per-op time, counters per call, roofline where FLOPs are\n"
+	"known).\n"
+	"\n");
+
+/* sweep's defaults, before its options */
+static void sweep_defaults(struct sweep_opts *o)
+{
 	replay_opts_init(&o->ro);
 	o->ro.iters = 50;	/* a sweep runs many regions: fewer calls each */
-	o->repeat = 1;
+	o->cnt.cmd = "sweep";
+	o->cnt.repeat = 1;
 	o->sel.launchers = o->sel.unique = true;
 	o->sel.top = 10;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:he:r:v", lopts, NULL)) != -1) {
-		int r;
+}
 
-		switch (c) {
-		case 'i': o->co.input = optarg; continue;
-		case 'o': o->folded = optarg; continue;
-		case 0x100: o->co.capture = optarg; continue;
-		case 'h': cmd_help_for("sweep"); return -1;
-		case 'e':
-			if (o->ngroups == TL_ARRAY_N(o->groups))
-				return cli_error("sweep: at most %zu event groups", TL_ARRAY_N(o->groups));
-			o->groups[o->ngroups++] = optarg;
-			continue;
-		case 'r':
-			if (!parse_u64(optarg, &o->repeat) || !o->repeat || o->repeat > 100)
-				return cli_error("sweep: -r: '%s' is not a number of runs from 1 to 100", optarg);
-			continue;
-		case 0x101:
-			if (replay_opt(&o->ro, 'r', optarg))
-				return 1;
-			continue;
-		case 0x102: o->chart = optarg; continue;
-		case 0x103:
-			if (parse_shard(o, optarg))
-				return 1;
-			continue;
-		case 0x104: o->retry_failed = true; continue;
-		case 0x105: o->no_scale = true; continue;
-		case 0x106:
-		case 0x107: {
-			char *end;
-			double v = strtod(optarg, &end);
+/* What sweep's arguments must be besides its options, and the default event
+ * groups. Returns 0, or 1 after printing why. */
+static int check_sweep(int argc, char **argv, struct sweep_opts *o)
+{
+	size_t i;
 
-			if (*end || !(v > 0))
-				return cli_error("sweep: --%s: '%s' is not a positive number",
-						 c == 0x106 ? "peak-gflops" : "peak-gbs", optarg);
-			*(c == 0x106 ? &o->peak_gflops : &o->peak_gbs) = v;
-			continue;
-		}
-		case '?': return cmd_usage_error("sweep");
-		}
-		r = ir_select_opt(&o->sel, c, optarg);
-		if (r < 0)
-			return 1;
-		if (!r)
-			continue;
-		r = replay_opt(&o->ro, c, optarg);
-		if (r < 0)
-			return 1;
-		if (r)
-			return cmd_usage_error("sweep");
-	}
 	if (argc - optind > 1)
 		return cli_error("sweep: one IR file at most (got '%s' and '%s')", argv[optind], argv[optind + 1]);
-	if (!o->ngroups) {
-		for (i = 0; i < TL_ARRAY_N(default_groups); i++)
-			o->groups[i] = default_groups[i];
-		o->ngroups = TL_ARRAY_N(default_groups);
-	}
+	o->groups = o->events.n ? o->events.v : default_groups;
+	o->ngroups = o->events.n ? o->events.n : TL_ARRAY_N(default_groups);
 	if (o->ro.no_store)
 		return cli_error("sweep: --no-store: a sweep lives in its results store (resuming, "
 				 "folding, charting)");
@@ -155,8 +159,10 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o)
 
 /* ------------------------------------------------------------------ the ops */
 
-/* The entries to sweep: an IR file's, or the trace's top kernel launchers. */
-static int load_ops(struct sweep_opts *o, const char *ir_path, struct tl_trace **tr, cJSON **ops)
+/* The entries to sweep: an IR file's, or the trace's top kernel launchers;
+ * the worker that read the schemas for the latter is left in *w. */
+static int load_ops(struct sweep_opts *o, const char *ir_path, struct tl_trace **tr, struct tl_worker **w,
+		    cJSON **ops)
 {
 	struct ir_tally t;
 
@@ -166,7 +172,7 @@ static int load_ops(struct sweep_opts *o, const char *ir_path, struct tl_trace *
 	}
 	if (cli_open_trace(&o->co, tr))
 		return 1;
-	if (ir_build_list(*tr, &o->sel, &o->ro, "sweep", ops, &t))
+	if (ir_build_list(*tr, &o->sel, &o->ro, w, "sweep", ops, &t))
 		return 1;
 	if (!t.written)
 		return cli_error("sweep: none of the selected ops of %s could be extracted: %s",
@@ -259,31 +265,9 @@ struct sweep_run {
 	struct tl_worker *w;
 	const char *store;
 	const char *ir_path;
-	struct trace_src {
-		char *path;
-		cJSON *id;
-	} src[8];
-	size_t nsrc;
+	struct trace_ids ids;	/* of the entries' traces */
 	size_t ran, skipped, failed;
 };
-
-static const cJSON *entry_trace_id(struct sweep_run *s, const cJSON *entry)
-{
-	const char *p = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "source"), "trace"));
-	size_t i;
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < s->nsrc; i++)
-		if (!strcmp(s->src[i].path, p))
-			return s->src[i].id;
-	if (s->nsrc == TL_ARRAY_N(s->src) || !(s->src[s->nsrc].path = strdup(p)))
-		return NULL;
-	if (tl_store_trace_id(p, &s->src[s->nsrc].id))
-		s->src[s->nsrc].id = NULL;
-	return s->src[s->nsrc++].id;
-}
 
 /* One op under one event group: counted, recorded. 0, or 1 after printing why
  * the sweep cannot go on (a store that cannot be written, counters that cannot
@@ -291,12 +275,12 @@ static const cJSON *entry_trace_id(struct sweep_run *s, const cJSON *entry)
 static int run_one(struct sweep_run *s, cJSON *entry, long index, const char *events, bool *op_failed)
 {
 	struct stat_report rep = { 0 };
-	struct result_src src = { .trace_id = entry_trace_id(s, entry), .ir_path = s->ir_path,
+	struct result_src src = { .trace_id = trace_ids_get(&s->ids, entry), .ir_path = s->ir_path,
 				  .ir_index = index };
 	cJSON *reply = NULL, *rec = NULL;
 	int rc = 1, err;
 
-	err = stat_run(&s->o->ro, s->w, entry, events, s->o->no_scale, s->o->repeat, NULL, &rep, &reply);
+	err = stat_run(&s->o->ro, s->w, entry, events, s->o->cnt.no_scale, s->o->cnt.repeat, NULL, &rep, &reply);
 	if (err == 1)
 		goto out;
 	*op_failed = err == STAT_RUN_REPLAY_FAILED;
@@ -342,9 +326,9 @@ static int run_all(struct sweep_run *s, cJSON *ops, const struct done_set *done)
 		/* a failed replay fails under every group alike: recorded once */
 		for (g = 0; g < s->o->ngroups && !op_failed; g++) {
 			const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
-			char *key = result_key(entry_trace_id(s, e), s->ir_path, idx, uid, s->o->ro.device,
+			char *key = result_key(trace_ids_get(&s->ids, e), s->ir_path, idx, uid, s->o->ro.device,
 					       s->o->groups[g], s->o->ro.iters);
-			char *failed = result_key(entry_trace_id(s, e), s->ir_path, idx, uid, s->o->ro.device,
+			char *failed = result_key(trace_ids_get(&s->ids, e), s->ir_path, idx, uid, s->o->ro.device,
 						  "*", s->o->ro.iters);
 			bool skip = (key && is_done(done, key)) || (failed && is_done(done, failed));
 
@@ -409,7 +393,7 @@ static const char *intern(struct collect *c, const char *ev)
 static bool same_op(struct collect *c, size_t i, const cJSON *rec)
 {
 	const cJSON *e = cJSON_GetArrayItem(c->ops, (int)i);
-	const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(entry_trace_id(c->s, e), "sig"));
+	const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(trace_ids_get(&c->s->ids, e), "sig"));
 	const char *rsig = cJSON_GetStringValue(
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "trace"), "sig"));
 	const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
@@ -603,7 +587,7 @@ static int fold_results(const struct sweep_opts *o, struct tl_trace *tr, const c
 	return fold_into(&co, tr, stores, 1);
 }
 
-int cmd_sweep(int argc, char **argv)
+static int cmd_sweep(int argc, char **argv)
 {
 	struct sweep_opts o = { 0 };
 	struct sweep_run s = { .o = &o };
@@ -612,17 +596,18 @@ int cmd_sweep(int argc, char **argv)
 	struct tl_trace *tr = NULL;
 	cJSON *ops = NULL;
 	const char *trace = NULL;
-	size_t i;
 	int rc = 1, err;
 
-	err = parse_sweep(argc, argv, &o);
-	if (err)
-		return err < 0 ? 0 : err;
+	sweep_defaults(&o);
+	if (!opts_parse(&sweep_cmd, argc, argv, &o, &rc) || check_sweep(argc, argv, &o))
+		goto out;
 	s.ir_path = optind < argc ? argv[optind] : NULL;
 	s.store = o.ro.store ? o.ro.store : tl_store_default_path();
-	if (!s.store)
-		return cli_error("sweep: no results store: give --store FILE or set TLREPLAY_STORE");
-	if (load_ops(&o, s.ir_path, &tr, &ops))
+	if (!s.store) {
+		cli_error("sweep: no results store: give --store FILE or set TLREPLAY_STORE");
+		goto out;
+	}
+	if (load_ops(&o, s.ir_path, &tr, &s.w, &ops))
 		goto out;
 	trace = tr ? tl_trace_path(tr) : NULL;
 	done.retry_failed = o.retry_failed;
@@ -631,7 +616,8 @@ int cmd_sweep(int argc, char **argv)
 		cli_lib_error(err);
 		goto out;
 	}
-	if (replay_worker(&o.ro, &s.w) || replay_check_device(&o.ro, s.w))
+	/* the worker that read the schemas replays too */
+	if ((!s.w && replay_worker(&o.ro, &s.w)) || replay_check_device(&o.ro, s.w))
 		goto out;
 	if (run_all(&s, ops, &done))
 		goto out;
@@ -670,12 +656,10 @@ int cmd_sweep(int argc, char **argv)
 out:
 	collect_free(&col);
 	done_free(&done);
-	for (i = 0; i < s.nsrc; i++) {
-		free(s.src[i].path);
-		cJSON_Delete(s.src[i].id);
-	}
+	trace_ids_free(&s.ids);
 	tl_worker_stop(s.w);
 	cJSON_Delete(ops);
 	tl_trace_close(tr);
+	opt_strings_free(&o.events);
 	return rc;
 }

@@ -11,14 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <getopt.h>
-
 #include <cjson/cJSON.h>
 #include <zlib.h>
 
 #include "cli.h"
-#include "builtin.h"
-#include "multirank.h"
 
 int cli_error(const char *fmt, ...)
 {
@@ -39,33 +35,6 @@ int cli_lib_error(int err)
 	if (m && *m)
 		return cli_error("%s", m);
 	return cli_error("%s", strerror(err < 0 ? -err : err));
-}
-
-void cli_usage(const struct cmd *cmd, FILE *f)
-{
-	fputs(cmd->usage, f);
-}
-
-const struct cmd *cli_find_cmd(const char *name, bool *ambiguous)
-{
-	const struct cmd *hit = NULL;
-	size_t n = strlen(name);
-	int i, nhits = 0;
-
-	*ambiguous = false;
-	for (i = 0; tl_cmds[i].name; i++) {
-		if (!strcmp(tl_cmds[i].name, name))
-			return &tl_cmds[i];
-		if (!strncmp(tl_cmds[i].name, name, n)) {
-			hit = &tl_cmds[i];
-			nhits++;
-		}
-	}
-	if (nhits > 1) {
-		*ambiguous = true;
-		return NULL;
-	}
-	return hit;
 }
 
 /* ------------------------------------------------------------------ trace */
@@ -148,6 +117,13 @@ static const char *remember_dir(const char *dir, char *trace)
 	return trace;
 }
 
+const char *cli_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
 static bool summary_name(const char *p)
 {
 	size_t n = strlen(p);
@@ -175,7 +151,7 @@ static const char *dir_trace(const char *path, bool say)
 		if (say)
 			cli_error("%s: is a directory of %zu traces or rank summaries (%s, %s%s): name one with -i, "
 				  "or give the directory to breakdown, collectives or summarize (a rank each)",
-				  path, n, mr_base(paths[0]), mr_base(paths[1]), n > 2 ? ", ..." : "");
+				  path, n, cli_base(paths[0]), cli_base(paths[1]), n > 2 ? ", ..." : "");
 		r = NULL;
 	}
 	tl_ranks_paths_free(paths, n);
@@ -348,6 +324,15 @@ int out_open(struct out_fmt *o, const char *path)
 	return 0;
 }
 
+int out_open_opts(struct out_fmt *o, const struct common_opts *co)
+{
+	if (out_open(o, co->output))
+		return 1;
+	o->sep = co->sep;
+	o->json = co->json;
+	return 0;
+}
+
 int out_close(struct out_fmt *o, bool failed)
 {
 	int rc = 0;
@@ -467,58 +452,19 @@ void fmt_us(char *buf, size_t n, double us)
 		snprintf(buf, n, "%.3f us", us);
 }
 
-bool parse_u64(const char *s, unsigned long long *v)
+int cli_check_format(const char *cmd, const struct common_opts *co)
 {
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return !errno && !*end;
-}
-
-int cli_parse(int argc, char **argv, const char *cmd, struct common_opts *co, const char *shorts,
-	      const struct option *extra, int (*on_extra)(int c, void *ctx), void *ctx)
-{
-	struct option lopts[24];
-	char optstr[64];
-	int c, n = 0, i;
-	static const struct option base[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "field-separator", required_argument, NULL, 'x' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "capture", required_argument, NULL, 0x100 },
-	};
-
-	for (i = 0; i < 6; i++)
-		lopts[n++] = base[i];
-	for (i = 0; extra && extra[i].name && n < 23; i++)
-		lopts[n++] = extra[i];
-	memset(&lopts[n], 0, sizeof(lopts[n]));
-	snprintf(optstr, sizeof(optstr), "i:x:jo:h%s", shorts ? shorts : "");
-	optind = 1;
-	while ((c = getopt_long(argc, argv, optstr, lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': co->input = optarg; break;
-		case 'x': co->sep = optarg; break;
-		case 'j': co->json = true; break;
-		case 'o': co->output = optarg; break;
-		case 0x100: co->capture = optarg; break;
-		case 'h': cmd_help_for(cmd); return -1;
-		default:
-			if (c != '?' && on_extra && on_extra(c, ctx) == 0)
-				break;
-			return cmd_usage_error(cmd);
-		}
-	}
 	if (co->sep && co->json)
 		return cli_error("%s: -x and -j are exclusive", cmd);
 	return 0;
 }
 
+int cli_no_sep(const char *cmd, const struct common_opts *co)
+{
+	if (co->sep)
+		return cli_error("%s: -x does not apply (use -j for machine-readable output)", cmd);
+	return 0;
+}
 
 int cli_no_args(const char *cmd, int argc, char **argv)
 {

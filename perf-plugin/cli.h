@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared pieces of the tlreplay command: the subcommand table, option
- * handling, trace resolution (-i, $TLREPLAY_TRACE, `tlreplay open`), load
+/* Shared pieces of the tlreplay command: errors, the options of the analysis
+ * commands, trace resolution (-i, $TLREPLAY_TRACE, `tlreplay open`), load
  * progress, and the output formats (human table, -x SEP, -j JSON lines). */
 #ifndef TLREPLAY_CLI_H
 #define TLREPLAY_CLI_H
@@ -10,15 +10,7 @@
 
 #include <tlreplay/tlreplay.h>
 
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
-	const char *usage;	/* full --help text */
-};
-
-/* The table, in help order (tlreplay.c). */
-extern const struct cmd tl_cmds[];
+#include "parse-options.h"
 
 /* Output format chosen with -x SEP / -j. */
 struct out_fmt {
@@ -33,11 +25,6 @@ struct out_fmt {
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The message for a failed library call: tl_last_error(), else strerror. */
 int cli_lib_error(int err);
-/* Print the usage of @cmd to @f. */
-void cli_usage(const struct cmd *cmd, FILE *f);
-/* Find a subcommand by name or unambiguous prefix; NULL if none. */
-const struct cmd *cli_find_cmd(const char *name, bool *ambiguous);
-
 struct common_opts;
 
 /* Trace to use: -i value if given, else $TLREPLAY_TRACE, else the one saved
@@ -48,6 +35,8 @@ const char *cli_trace_path(const char *opt_i);
  * exit); any other path comes back as given. NULL (after printing why) for
  * a directory of several traces, which only the multi-rank commands take. */
 const char *cli_dir_trace(const char *path);
+/* "worker3.json" of "run/worker3.json": the file's name, for messages and tables. */
+const char *cli_base(const char *path);
 /* Whether @path is such a directory of one trace (says nothing). */
 bool cli_is_trace_dir(const char *path);
 /* Load a trace with progress on stderr when it is a terminal. */
@@ -63,6 +52,8 @@ char *cli_state_file(void);
 
 /* -o FILE: output goes to a temporary file renamed over FILE at the end. */
 int out_open(struct out_fmt *o, const char *path);
+/* out_open() for the -o FILE of @co, with its -x SEP and -j. */
+int out_open_opts(struct out_fmt *o, const struct common_opts *co);
 /* Flush and publish (or discard on @failed). Returns 0 or 1 on write error. */
 int out_close(struct out_fmt *o, bool failed);
 
@@ -81,9 +72,6 @@ void json_pretty(FILE *f, const struct cJSON *v);
 /* Human-readable duration in microseconds ("12.3 us", "4.56 ms", "1.2 s"). */
 void fmt_us(char *buf, size_t n, double us);
 
-/* Parse a non-negative integer (UIDs, counts). */
-bool parse_u64(const char *s, unsigned long long *v);
-
 #define TL_ARRAY_N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The options every analysis subcommand takes. */
@@ -95,13 +83,31 @@ struct common_opts {
 	const char *capture;	/* --capture DIR */
 };
 
-struct option;
-/* Parse -i/-x/-j/-o/-h plus @extra (short forms in @shorts, e.g. "n:") (handled by @on_extra, which returns 0 if
- * it took the option). Returns 0 to go on, -1 after printing --help, or 1
- * after printing a usage error. */
-int cli_parse(int argc, char **argv, const char *cmd, struct common_opts *co, const char *shorts,
-	      const struct option *extra, int (*on_extra)(int c, void *ctx), void *ctx);
-/* After cli_parse(): fail if positional arguments are left. */
+/* Option groups over struct common_opts (common-opts.c). */
+extern const struct opt opts_trace_input[];	/* -i, --capture */
+extern const struct opt opts_output_format[];	/* -x, -j, -o */
+/* What the analysis commands take, in their help's order: -i -x -j -o -h --capture */
+extern const struct opt opts_analysis[];
+/* ... and the navigation and replay commands: -i -j -o -h --capture */
+extern const struct opt opts_nav[];
+/* ... and those with no -x output (info, show, tree): -x is taken, for
+ * cli_no_sep() to say so */
+extern const struct opt opts_nav_json[];
+
+/* Help words of -i and --capture that more than one table shows. */
+#define TRACE_INPUT_HELP \
+	"trace to read (.json[.gz], or JAX .xplane.pb[.gz]); default\n" \
+	"$TLREPLAY_TRACE, then the trace saved by `tlreplay open`"
+#define TRACE_INPUT_HELP_BRIEF "trace to read; default $TLREPLAY_TRACE, then `tlreplay open`'s"
+#define CAPTURE_HELP_LONG \
+	"merge the CUDA/HIP-graph capture traces in DIR first, so that\n" \
+	"graph kernels belong to the ops that captured them"
+
+/* After opts_parse(): fail if arguments are left. */
 int cli_no_args(const char *cmd, int argc, char **argv);
+/* -x and -j both given: an error. Returns 0, or 1 after saying so. */
+int cli_check_format(const char *cmd, const struct common_opts *co);
+/* -x given to a command without it: an error. Returns 0, or 1 after saying so. */
+int cli_no_sep(const char *cmd, const struct common_opts *co);
 
 #endif

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Selecting the ops that become replay IR entries (ir-select.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,31 +8,32 @@
 
 #include "ir-select.h"
 
-const struct option ir_select_long_opts[] = {
-	{ "launchers", no_argument, NULL, IS_LAUNCHERS },
-	{ "unique", no_argument, NULL, IS_UNIQUE },
-	{ "filter", required_argument, NULL, IS_FILTER },
-	{ "top", required_argument, NULL, IS_TOP },
-	{ "strict", no_argument, NULL, IS_STRICT },
-	{ "no-torch", no_argument, NULL, IS_NOTORCH },
-	{ NULL, 0, NULL, 0 },
-};
-
-int ir_select_opt(struct ir_select *sel, int c, const char *arg)
+static int opt_top(const struct opt *opt, const char *arg, void *obj)
 {
-	switch (c) {
-	case IS_LAUNCHERS: sel->launchers = true; return 0;
-	case IS_UNIQUE: sel->unique = true; return 0;
-	case IS_FILTER: sel->filter = arg; return 0;
-	case IS_TOP:
-		if (!parse_u64(arg, &sel->top) || !sel->top)
-			return cli_error("--top: '%s' is not a count >= 1", arg), -1;
-		return 0;
-	case IS_STRICT: sel->strict = true; return 0;
-	case IS_NOTORCH: sel->no_torch = true; return 0;
-	}
-	return 1;
+	struct ir_select *sel = obj;
+
+	(void)opt;
+	if (!parse_u64(arg, &sel->top) || !sel->top)
+		return cli_error("--top: '%s' is not a count >= 1", arg);
+	return 0;
 }
+
+const struct opt opts_ir_select[] = {
+	OPT_BOOL(0, "launchers", struct ir_select, launchers, "kernel launchers only (ops that launched GPU work)"),
+	OPT_BOOL(0, "unique", struct ir_select, unique,
+		 "one entry per distinct (name, Input Dims, Input type, Input\n"
+		 "Strides, Concrete Inputs), with count and uids (with\n"
+		 "--launchers: TraceLens's ops_unique_args groups)"),
+	OPT_STRING(0, "filter", "REGEX", struct ir_select, filter,
+		   "ops whose name matches the extended regular expression"),
+	OPT_CALLBACK(0, "top", "N", opt_top, 0, "the N ops (or groups) with the most GPU time"),
+	OPT_BOOL(0, "strict", struct ir_select, strict,
+		 "leave out ops no schema matches, instead of typing their\n"
+		 "arguments from the profile (schemaless entries)"),
+	OPT_BOOL(0, "no-torch", struct ir_select, no_torch,
+		 "match against the bundled schema snapshot; start no Python"),
+	OPT_END(),
+};
 
 /* A candidate op, or a group of ops with the same recorded args (--unique). */
 struct cand {
@@ -343,16 +343,15 @@ static size_t namespaces(struct tl_trace *tr, const struct cands *c, char ***out
 
 	for (i = 0; i < c->n; i++) {
 		struct tl_event_info ev;
-		const char *sep;
+		size_t len;
 		char **nv;
 
 		tl_trace_event(tr, c->v[i].uid, &ev);
-		sep = strstr(ev.name, "::");
-		if (!sep || (sep - ev.name == 4 && !strncmp(ev.name, "aten", 4)) ||
-		    (sep - ev.name == 5 && !strncmp(ev.name, "prims", 5)))
+		len = op_namespace_len(ev.name);
+		if (!len)
 			continue;
 		for (k = 0; k < n; k++)
-			if (strlen(v[k]) == (size_t)(sep - ev.name) && !strncmp(v[k], ev.name, (size_t)(sep - ev.name)))
+			if (strlen(v[k]) == len && !strncmp(v[k], ev.name, len))
 				break;
 		if (k < n)
 			continue;
@@ -360,7 +359,7 @@ static size_t namespaces(struct tl_trace *tr, const struct cands *c, char ***out
 		if (!nv)
 			break;
 		v = nv;
-		v[n] = strndup(ev.name, (size_t)(sep - ev.name));
+		v[n] = strndup(ev.name, len);
 		if (!v[n])
 			break;
 		n++;
@@ -382,39 +381,44 @@ static void tally_error(struct ir_tally *t, int err)
 		snprintf(t->first_reason, sizeof(t->first_reason), "%s", tl_last_error());
 }
 
-/* The schema database for @sel; 1 after printing why. */
+/* The schema database for @sel; 1 after printing why. The live registry
+ * comes from *wp, else from a worker started for it, which is left in *wp
+ * for the caller when @wp is not NULL. */
 static int schemas_for(struct tl_trace *tr, const struct ir_select *sel,
 		       const struct replay_opts *ro, const char *cmd, const struct cands *c,
-		       struct tl_schema_db **db)
+		       struct tl_worker **wp, struct tl_schema_db **db)
 {
-	struct tl_worker *w = NULL;
+	struct tl_worker *w = wp ? *wp : NULL, *own = NULL;
 	char **ns = NULL;
 	size_t nns = 0, i;
 	int rc;
 
-	if (!ro->schemas && !sel->no_torch) {
+	if (ro->schemas || sel->no_torch) {
+		w = NULL;
+	} else if (!w) {
 		struct tl_worker_opts wo = { .sz = sizeof(wo), .python = ro->python,
 					     .verbose = ro->verbose };
-		int err = tl_worker_start(&wo, &w);
 
-		if (err) {
+		if (tl_worker_start(&wo, &own))
 			fprintf(stderr, "tlreplay: %s: note: %s; matching schemas against the bundled "
 				"snapshot instead\n", cmd, tl_last_error());
-			w = NULL;
-		} else {
-			nns = namespaces(tr, c, &ns);
-		}
+		w = own;
 	}
+	if (w)
+		nns = namespaces(tr, c, &ns);
 	rc = replay_schemas(ro, w, (const char *const *)ns, nns, db);
 	for (i = 0; i < nns; i++)
 		free(ns[i]);
 	free(ns);
-	tl_worker_stop(w);
+	if (wp && !*wp)
+		*wp = own;
+	else
+		tl_worker_stop(own);
 	return rc;
 }
 
 int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct replay_opts *ro,
-		  const char *cmd, cJSON **list, struct ir_tally *t)
+		  struct tl_worker **w, const char *cmd, cJSON **list, struct ir_tally *t)
 {
 	struct tl_ir_opts io = { .sz = sizeof(io), .allow_schemaless = !sel->strict };
 	struct tl_schema_db *db = NULL;
@@ -434,7 +438,7 @@ int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct
 			       sel->filter ? " (check --filter)" : "");
 		goto out;
 	}
-	if (schemas_for(tr, sel, ro, cmd, &c, &db))
+	if (schemas_for(tr, sel, ro, cmd, &c, w, &db))
 		goto out;
 	io.db = db;
 	/* absolute, so that the results of replaying the file elsewhere still

@@ -28,24 +28,22 @@ struct ir_tally {
 	char first_reason[256];
 };
 
-/* Options shared by ir and pack, for their getopt tables. */
-enum {
-	IS_LAUNCHERS = 0x300, IS_UNIQUE, IS_FILTER, IS_TOP, IS_STRICT, IS_NOTORCH,
-};
-extern const struct option ir_select_long_opts[];
-/* 0 if @c was one of the above, 1 if not ours, -1 after a bad value. */
-int ir_select_opt(struct ir_select *sel, int c, const char *arg);
+/* The options over struct ir_select (ir, pack; sweep takes --top and --filter):
+ * --launchers, --unique, --filter, --top, --strict, --no-torch. */
+extern const struct opt opts_ir_select[];
 
 /*
  * Build the IR list of @tr for @sel: a cJSON array the caller frees.
  * Schemas come from ro->schemas, else (unless sel->no_torch) the live
- * registry of a worker started with @ro, else the bundled snapshot.
+ * registry of a worker, else the bundled snapshot. The worker is *w if
+ * set, else one started with @ro; with @w not NULL that one is left in *w
+ * for the caller to go on with (and stop), else it is stopped.
  * Explicit UIDs that cannot be extracted are an error (nothing is returned);
  * selected ops that cannot be are counted in @t and left out.
  * Returns 0, or 1 after printing why.
  */
 int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct replay_opts *ro,
-		  const char *cmd, cJSON **list, struct ir_tally *t);
+		  struct tl_worker **w, const char *cmd, cJSON **list, struct ir_tally *t);
 
 /* One stderr line on what was written and what was left out, and why. */
 void ir_tally_print(const char *cmd, const struct ir_tally *t, const char *dest);

@@ -14,7 +14,7 @@ static void human_rank(struct out_fmt *o, const struct tl_rank_summary *s, bool 
 
 	fprintf(o->f, "\nrank %d (%s): %s", ri->rank, tl_rank_source_name(ri->rank_from), ri->file);
 	if (strcmp(ri->file, ri->trace))
-		fprintf(o->f, " (summary of %s)", mr_base(ri->trace));
+		fprintf(o->f, " (summary of %s)", cli_base(ri->trace));
 	fputs(": ", o->f);
 	if (!bd) {
 		fprintf(o->f, "no %sGPU events\n", all ? "" : "linked ");
@@ -115,10 +115,8 @@ int mr_breakdown(const struct mr_inputs *in, const struct common_opts *co, bool 
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (out_open(&o, co->output))
+	if (out_open_opts(&o, co))
 		goto out;
-	o.sep = co->sep;
-	o.json = co->json;
 	if (o.sep) {
 		out_field(&o, "rank", false);
 		out_field(&o, "type", false);

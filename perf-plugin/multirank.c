@@ -12,7 +12,7 @@
 
 #include "multirank.h"
 
-int mr_add_input(struct mr_inputs *in, const char *path)
+static int mr_add_input(struct mr_inputs *in, const char *path)
 {
 	if (in->n == in->cap) {
 		size_t cap = in->cap ? 2 * in->cap : 8;
@@ -34,15 +34,37 @@ void mr_inputs_free(struct mr_inputs *in)
 	in->n = in->cap = 0;
 }
 
-int mr_parse_jobs(const char *cmd, const char *arg, unsigned *jobs)
+static int opt_input(const struct opt *opt, const char *arg, void *obj)
 {
+	(void)opt;
+	return mr_add_input(obj, arg);
+}
+
+static int opt_jobs(const struct opt *opt, const char *arg, void *obj)
+{
+	struct mr_inputs *in = obj;
 	unsigned long long v;
 
+	(void)opt;
 	if (!parse_u64(arg, &v) || v > 4096)
-		return cli_error("%s: bad --jobs '%s' (0 = automatic, else 1..4096)", cmd, arg);
-	*jobs = (unsigned)v;
+		return cli_error("%s: bad --jobs '%s' (0 = automatic, else 1..4096)", in->cmd, arg);
+	in->jobs = (unsigned)v;
 	return 0;
 }
+
+const struct opt opts_rank_reading[] = {
+	OPT_CALLBACK(0, "jobs", "N", opt_jobs, 0, "read N ranks at once (default: the cores, within memory)"),
+	OPT_BOOL(0, "keep-going", struct mr_inputs, keep_going,
+		 "leave out ranks that cannot be read, with a warning"),
+	OPT_END(),
+};
+
+const struct opt opts_rank_input[] = {
+	OPT_CALLBACK('i', "input", "PATH", opt_input, 0,
+		     "a rank's trace or summary, or a directory of them; repeatable"),
+	OPT_INCLUDE(opts_rank_reading, 0),
+	OPT_END(),
+};
 
 static bool is_dir(const char *p)
 {
@@ -68,13 +90,6 @@ bool mr_is_multi(const struct mr_inputs *in)
 {
 	return in->n > 1 ||
 	       (in->n == 1 && ((is_dir(in->v[0]) && !cli_is_trace_dir(in->v[0])) || is_summary_file(in->v[0])));
-}
-
-const char *mr_base(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
 }
 
 int mr_expand(const struct mr_inputs *in, char ***paths, size_t *n)
@@ -174,7 +189,7 @@ static void progress_cb(size_t done, size_t total, const char *path, int err, co
 		return;
 	p->shown = true;
 	fprintf(stderr, "%stlreplay: read %zu of %zu ranks (%s)%s", p->tty ? "\r\033[K" : "", done, total,
-		mr_base(path), p->tty ? "" : "\n");
+		cli_base(path), p->tty ? "" : "\n");
 	fflush(stderr);
 }
 

@@ -11,17 +11,18 @@
 #include "cli.h"
 
 struct mr_inputs {
+	const char *cmd;	/* the command, for messages: set before parsing */
 	const char **v;		/* -i values, in order (borrowed from argv) */
 	size_t n, cap;
 	unsigned jobs;		/* --jobs N, 0 = automatic */
 	bool keep_going;	/* --keep-going */
 };
 
-/* Record one -i value. Returns 0, or 1 after printing an error. */
-int mr_add_input(struct mr_inputs *in, const char *path);
+/* The options over struct mr_inputs: how the ranks are read (--jobs N,
+ * --keep-going), and with them -i PATH (repeatable). */
+extern const struct opt opts_rank_reading[];
+extern const struct opt opts_rank_input[];
 void mr_inputs_free(struct mr_inputs *in);
-/* --jobs N. Returns 0, or 1 after printing an error. */
-int mr_parse_jobs(const char *cmd, const char *arg, unsigned *jobs);
 /* Several inputs, a directory, or a rank summary file. */
 bool mr_is_multi(const struct mr_inputs *in);
 /* The inputs with directories replaced by their files (tl_ranks_list_dir());
@@ -32,8 +33,6 @@ int mr_expand(const struct mr_inputs *in, char ***paths, size_t *n);
  * --keep-going and ranks numbered by input order are reported there).
  * Returns 0, or 1 after printing an error. */
 int mr_open(const struct mr_inputs *in, struct tl_rankset **out);
-/* "worker3.json" for the rank's file, for tables. */
-const char *mr_base(const char *path);
 
 /* breakdown over several ranks: one block per rank, then the spread. */
 int mr_breakdown(const struct mr_inputs *in, const struct common_opts *co, bool include_unlinked);

@@ -2,7 +2,6 @@
 /* Shared by the replaying subcommands. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,28 +12,6 @@
 #include <tlreplay/store.h>
 
 #include "replay-common.h"
-
-const struct option replay_long_opts[] = {
-	{ "python", required_argument, NULL, RO_PYTHON },
-	{ "device", required_argument, NULL, RO_DEVICE },
-	{ "iters", required_argument, NULL, 'r' },
-	{ "warmup", required_argument, NULL, RO_WARMUP },
-	{ "min-time", required_argument, NULL, RO_MINTIME },
-	{ "flush-l2", no_argument, NULL, RO_FLUSH },
-	{ "cuda-graph", no_argument, NULL, RO_GRAPH },
-	{ "seed", required_argument, NULL, RO_SEED },
-	{ "init-plugin", required_argument, NULL, RO_PLUGIN },
-	{ "init-kwargs", required_argument, NULL, RO_KWARGS },
-	{ "schemas", required_argument, NULL, RO_SCHEMAS },
-	{ "timeout", required_argument, NULL, RO_TIMEOUT },
-	{ "namespace", required_argument, NULL, RO_NAMESPACE },
-	{ "alias", required_argument, NULL, RO_ALIAS },
-	{ "control", required_argument, NULL, RO_CONTROL },
-	{ "store", required_argument, NULL, RO_STORE },
-	{ "no-store", no_argument, NULL, RO_NOSTORE },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ NULL, 0, NULL, 0 },
-};
 
 void replay_opts_init(struct replay_opts *ro)
 {
@@ -54,70 +31,120 @@ static bool parse_long(const char *s, long lo, long *v)
 	return !errno && *s && !*end && *v >= lo;
 }
 
-int replay_opt(struct replay_opts *ro, int c, const char *arg)
+static int opt_device(const struct opt *opt, const char *arg, void *obj)
 {
+	(void)opt;
+	if (strcmp(arg, "cpu") && strncmp(arg, "cuda", 4))
+		return cli_error("--device: '%s' is neither cpu nor cuda[:N]", arg);
+	((struct replay_opts *)obj)->device = arg;
+	return 0;
+}
+
+/* -r/--iters, --warmup, --seed: whole numbers from 1, 0, 0 */
+static int opt_count(const struct opt *opt, const char *arg, void *obj)
+{
+	struct replay_opts *ro = obj;
+
+	switch (opt->value) {
+	case 'r':
+		return parse_long(arg, 1, &ro->iters) ? 0 : cli_error("-r: '%s' is not a count >= 1", arg);
+	case 'w':
+		return parse_long(arg, 0, &ro->warmup) ? 0 : cli_error("--warmup: bad count '%s'", arg);
+	default:
+		return parse_long(arg, 0, &ro->seed) ? 0 : cli_error("--seed: bad value '%s'", arg);
+	}
+}
+
+/* --min-time (>= 0) and --timeout (> 0), in seconds */
+static int opt_seconds(const struct opt *opt, const char *arg, void *obj)
+{
+	struct replay_opts *ro = obj;
+	double *v = opt->value ? &ro->timeout_s : &ro->min_time_s;
 	char *end;
 
-	switch (c) {
-	case RO_PYTHON: ro->python = arg; return 0;
-	case RO_DEVICE:
-		if (strcmp(arg, "cpu") && strncmp(arg, "cuda", 4))
-			return cli_error("--device: '%s' is neither cpu nor cuda[:N]", arg), -1;
-		ro->device = arg;
-		return 0;
-	case 'r':
-		return parse_long(arg, 1, &ro->iters) ? 0 : (cli_error("-r: '%s' is not a count >= 1", arg), -1);
-	case RO_WARMUP:
-		return parse_long(arg, 0, &ro->warmup) ? 0 : (cli_error("--warmup: bad count '%s'", arg), -1);
-	case RO_MINTIME:
-		ro->min_time_s = strtod(arg, &end);
-		return *end || ro->min_time_s < 0 ? (cli_error("--min-time: bad seconds '%s'", arg), -1) : 0;
-	case RO_FLUSH: ro->flush_l2 = true; return 0;
-	case RO_GRAPH: ro->cuda_graph = true; return 0;
-	case RO_SEED:
-		return parse_long(arg, 0, &ro->seed) ? 0 : (cli_error("--seed: bad value '%s'", arg), -1);
-	case RO_PLUGIN:
-		if (ro->nplugins == TL_ARRAY_N(ro->plugins))
-			return cli_error("--init-plugin: at most %zu", TL_ARRAY_N(ro->plugins)), -1;
-		if (access(arg, R_OK))
-			return cli_error("--init-plugin: %s: %s", arg, strerror(errno)), -1;
-		ro->plugins[ro->nplugins++] = arg;
-		return 0;
-	case RO_KWARGS: {
-		cJSON *j = cJSON_Parse(arg);
-		bool okj = cJSON_IsObject(j);
-
-		cJSON_Delete(j);
-		if (!okj)
-			return cli_error("--init-kwargs: not a JSON object: %s", arg), -1;
-		ro->init_kwargs = arg;
-		return 0;
-	}
-	case RO_SCHEMAS: ro->schemas = arg; return 0;
-	case RO_TIMEOUT:
-		ro->timeout_s = strtod(arg, &end);
-		return *end || ro->timeout_s <= 0 ? (cli_error("--timeout: bad seconds '%s'", arg), -1) : 0;
-	case RO_NAMESPACE:
-	case RO_ALIAS: {
-		const char **v = c == RO_ALIAS ? ro->aliases : ro->namespaces;
-		size_t *n = c == RO_ALIAS ? &ro->naliases : &ro->nnamespaces;
-		const char *eq = strchr(arg, '=');
-
-		if (!eq || eq == arg || !eq[1])
-			return cli_error("--%s: '%s' is not %s", c == RO_ALIAS ? "alias" : "namespace", arg,
-					 c == RO_ALIAS ? "OP=OTHER[,OTHER]" : "NS=MODULE[,MODULE]"), -1;
-		if (*n == 16)
-			return cli_error("--%s: at most 16", c == RO_ALIAS ? "alias" : "namespace"), -1;
-		v[(*n)++] = arg;
-		return 0;
-	}
-	case RO_CONTROL: ro->control = arg; return 0;
-	case RO_STORE: ro->store = arg; return 0;
-	case RO_NOSTORE: ro->no_store = true; return 0;
-	case 'v': ro->verbose = true; return 0;
-	}
-	return 1;
+	*v = strtod(arg, &end);
+	if (*end || (opt->value ? *v <= 0 : *v < 0))
+		return cli_error("--%s: bad seconds '%s'", opt->long_name, arg);
+	return 0;
 }
+
+static int opt_plugin(const struct opt *opt, const char *arg, void *obj)
+{
+	struct replay_opts *ro = obj;
+
+	(void)opt;
+	if (ro->nplugins == TL_ARRAY_N(ro->plugins))
+		return cli_error("--init-plugin: at most %zu", TL_ARRAY_N(ro->plugins));
+	if (access(arg, R_OK))
+		return cli_error("--init-plugin: %s: %s", arg, strerror(errno));
+	ro->plugins[ro->nplugins++] = arg;
+	return 0;
+}
+
+static int opt_kwargs(const struct opt *opt, const char *arg, void *obj)
+{
+	cJSON *j = cJSON_Parse(arg);
+	bool okj = cJSON_IsObject(j);
+
+	(void)opt;
+	cJSON_Delete(j);
+	if (!okj)
+		return cli_error("--init-kwargs: not a JSON object: %s", arg);
+	((struct replay_opts *)obj)->init_kwargs = arg;
+	return 0;
+}
+
+/* --namespace NS=MOD[,MOD] and --alias OP=OTHER[,OTHER] (opt->value 'a') */
+static int opt_kv(const struct opt *opt, const char *arg, void *obj)
+{
+	struct replay_opts *ro = obj;
+	bool alias = opt->value == 'a';
+	const char **v = alias ? ro->aliases : ro->namespaces;
+	size_t *n = alias ? &ro->naliases : &ro->nnamespaces;
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1])
+		return cli_error("--%s: '%s' is not %s", opt->long_name, arg,
+				 alias ? "OP=OTHER[,OTHER]" : "NS=MODULE[,MODULE]");
+	if (*n == 16)
+		return cli_error("--%s: at most 16", opt->long_name);
+	v[(*n)++] = arg;
+	return 0;
+}
+
+const struct opt opts_replay[] = {
+	OPT_CALLBACK('r', "iters", "N", opt_count, 'r', "timed calls (default 100)"),
+	OPT_CALLBACK(0, "warmup", "N", opt_count, 'w', "untimed calls first (default 10)"),
+	OPT_CALLBACK(0, "min-time", "S", opt_seconds, 0, "keep timing until S seconds have passed"),
+	OPT_CALLBACK(0, "device", "DEV", opt_device, 0, "cpu (default), cuda or cuda:N"),
+	OPT_BOOL(0, "flush-l2", struct replay_opts, flush_l2, "CUDA: evict the L2 cache before each timed call"),
+	OPT_BOOL(0, "cuda-graph", struct replay_opts, cuda_graph,
+		 "CUDA: capture the op in a graph and time its replays (tiny ops)"),
+	OPT_CALLBACK(0, "seed", "N", opt_count, 's', "seed for the tensor contents (default 0)"),
+	OPT_CALLBACK(0, "init-plugin", "FILE.py", opt_plugin, 0,
+		     "custom initializers (repeatable; first exact op match wins)"),
+	OPT_CALLBACK(0, "init-kwargs", "JSON", opt_kwargs, 0,
+		     "options for the initializers, e.g. '{\"moe_distribution\": \"zipf\"}'"),
+	OPT_STRING(0, "python", "PATH", struct replay_opts, python,
+		   "interpreter with torch (default $TLREPLAY_PYTHON, else\n" TL_DEFAULT_PYTHON ")"),
+	OPT_STRING(0, "schemas", "FILE", struct replay_opts, schemas,
+		   "match op schemas against this snapshot instead of the\nworker's torch"),
+	OPT_CALLBACK(0, "timeout", "S", opt_seconds, 1, "give up on one op after S seconds (default 600)"),
+	OPT_CALLBACK(0, "namespace", "NS=MOD[,MOD]", opt_kv, 'n',
+		     "import MOD (a module or a FILE.py) for the ops of NS\n"
+		     "(repeatable; aiter, vllm, _C, _rocm_C, _C_cache_ops are known)"),
+	OPT_CALLBACK(0, "alias", "OP=OTHER[,OTHER]", opt_kv, 'a',
+		     "replay OP as OTHER when this torch lacks OP (repeatable)"),
+	OPT_STRING(0, "control", "fd:CTL[,ACK] | fifo:CTL[,ACK]", struct replay_opts, control,
+		   "under `perf stat -D -1 --control ...`: send\n"
+		   "enable/disable around the timed calls only (also taken from\n"
+		   "PERF_CTL_FD/PERF_ACK_FD or PERF_STAT_CTL_FIFO/PERF_STAT_ACK_FIFO)"),
+	OPT_STRING(0, "store", "FILE", struct replay_opts, store,
+		   "the results store (default $TLREPLAY_STORE, else\n~/.local/state/tlreplay/results.jsonl)"),
+	OPT_BOOL(0, "no-store", struct replay_opts, no_store, "do not record the results"),
+	OPT_BOOL('v', "verbose", struct replay_opts, verbose, "arguments, worker messages, tracebacks"),
+	OPT_END(),
+};
 
 /* {"KEY": ["V1", "V2"], ...} from "KEY=V1,V2" strings. */
 static cJSON *kv_lists(const char *const *v, size_t n)
@@ -354,16 +381,14 @@ cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entr
 	return rep;
 }
 
-/* Namespace of an op name ("vllm" of "vllm::rms_norm"); aten/prims need none. */
-static const char *op_namespace(const char *op, char *buf, size_t n)
+size_t op_namespace_len(const char *op)
 {
 	const char *sep = strstr(op, "::");
+	size_t n = sep ? (size_t)(sep - op) : 0;
 
-	if (!sep || (size_t)(sep - op) >= n)
-		return NULL;
-	memcpy(buf, op, (size_t)(sep - op));
-	buf[sep - op] = 0;
-	return !strcmp(buf, "aten") || !strcmp(buf, "prims") ? NULL : buf;
+	if ((n == 4 && !strncmp(op, "aten", 4)) || (n == 5 && !strncmp(op, "prims", 5)))
+		return 0;
+	return n;
 }
 
 int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const struct replay_opts *ro,
@@ -373,7 +398,8 @@ int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const str
 	struct tl_schema_db *db = NULL;
 	struct tl_event_info ev;
 	char nsbuf[128];
-	const char *ns;
+	const char *ns = NULL;
+	size_t n;
 	int rc = 1, err;
 
 	memset(job, 0, sizeof(*job));
@@ -389,7 +415,12 @@ int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const str
 	job->name = ev.name;
 	if (replay_worker(ro, &job->w) || replay_check_device(ro, job->w))
 		goto out;
-	ns = op_namespace(ev.name, nsbuf, sizeof(nsbuf));
+	n = op_namespace_len(ev.name);
+	if (n && n < sizeof(nsbuf)) {
+		memcpy(nsbuf, ev.name, n);
+		nsbuf[n] = 0;
+		ns = nsbuf;
+	}
 	if (replay_schemas(ro, job->w, ns ? &ns : NULL, ns ? 1 : 0, &db))
 		goto out;
 	io.db = db;

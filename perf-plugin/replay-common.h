@@ -4,8 +4,6 @@
 #ifndef TLREPLAY_REPLAY_COMMON_H
 #define TLREPLAY_REPLAY_COMMON_H
 
-#include <getopt.h>
-
 #include <cjson/cJSON.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
@@ -37,16 +35,9 @@ struct replay_opts {
 };
 
 void replay_opts_init(struct replay_opts *ro);
-/* Handle one of the replay options; 0 if taken, 1 if not ours, -1 on a bad value. */
-int replay_opt(struct replay_opts *ro, int c, const char *arg);
-/* The getopt long options for the above (terminated by a zero entry). */
-extern const struct option replay_long_opts[];
-/* Option codes used by replay_long_opts. */
-enum {
-	RO_PYTHON = 0x200, RO_DEVICE, RO_WARMUP, RO_MINTIME, RO_FLUSH, RO_GRAPH, RO_SEED,
-	RO_PLUGIN, RO_KWARGS, RO_SCHEMAS, RO_TIMEOUT, RO_NAMESPACE, RO_ALIAS, RO_CONTROL, RO_STORE,
-	RO_NOSTORE,
-};
+/* The options over struct replay_opts, in the help order of uid and replay:
+ * -r/--iters, --warmup ... --no-store, -v/--verbose. */
+extern const struct opt opts_replay[];
 
 /* Start a worker for @ro (prints why on failure). */
 int replay_worker(const struct replay_opts *ro, struct tl_worker **w);
@@ -100,6 +91,10 @@ struct uid_job {
 int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const struct replay_opts *ro,
 		    const char *cmd, const char *uid_str);
 void uid_job_done(struct uid_job *job);
+
+/* The length of the namespace of op name @op ("vllm" of "vllm::rms_norm"),
+ * 0 when it has none or needs no import (aten, prims). */
+size_t op_namespace_len(const char *op);
 
 /* Status string of a reply ("ok", "failed", "unavailable"). */
 const char *reply_status(const cJSON *reply);

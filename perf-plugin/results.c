@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Records of replays for the results store (results.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +102,32 @@ cJSON *result_record(const char *command, const struct replay_opts *ro, const st
 	}
 	copy_key(rec, "trace_gpu_us", entry, "gpu_time_us");
 	return rec;
+}
+
+const cJSON *trace_ids_get(struct trace_ids *t, const cJSON *entry)
+{
+	const char *p = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "source"), "trace"));
+	cJSON *id;
+
+	if (!p || (!t->by_path && !(t->by_path = cJSON_CreateObject())))
+		return NULL;
+	id = cJSON_GetObjectItemCaseSensitive(t->by_path, p);
+	if (!id) {
+		if (tl_store_trace_id(p, &id))
+			id = cJSON_CreateNull();
+		if (!id || !cJSON_AddItemToObject(t->by_path, p, id)) {
+			cJSON_Delete(id);
+			return NULL;
+		}
+	}
+	return cJSON_IsNull(id) ? NULL : id;
+}
+
+void trace_ids_free(struct trace_ids *t)
+{
+	cJSON_Delete(t->by_path);
+	t->by_path = NULL;
 }
 
 int result_store(const struct replay_opts *ro, const cJSON *rec)

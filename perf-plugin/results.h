@@ -16,6 +16,19 @@ struct result_src {
 	long ir_index;
 };
 
+/* The identities (tl_store_trace_id()) of the traces that IR entries came
+ * from (their source.trace), each computed once, so that the results of a
+ * batch or a sweep fold into their trace. */
+struct trace_ids {
+	cJSON *by_path;	/* {path: identity, or null for a trace that moved or is gone} */
+};
+
+/* @entry's trace identity (owned by @t), or NULL: no source.trace, a trace
+ * that moved or is gone (its results cannot be folded, which is no error),
+ * or out of memory. */
+const cJSON *trace_ids_get(struct trace_ids *t, const cJSON *entry);
+void trace_ids_free(struct trace_ids *t);
+
 /* A new record for @entry's @reply (NULL when out of memory). */
 cJSON *result_record(const char *command, const struct replay_opts *ro, const struct tl_worker *w,
 		     const cJSON *entry, const cJSON *reply, const struct result_src *src);

@@ -9,6 +9,24 @@
 #include "gpu-events.h"
 #include "stat-run.h"
 
+
+static int opt_repeat(const struct opt *opt, const char *arg, void *obj)
+{
+	struct count_opts *c = obj;
+
+	(void)opt;
+	if (!parse_u64(arg, &c->repeat) || !c->repeat || c->repeat > 100)
+		return cli_error("%s: -r: '%s' is not a number of runs from 1 to 100", c->cmd, arg);
+	c->repeat_given = true;
+	return 0;
+}
+
+const struct opt opts_count[] = {
+	OPT_CALLBACK('r', "repeat", "N", opt_repeat, 0, "run the counted region N times (1..100)"),
+	OPT_BOOL(0, "no-scale", struct count_opts, no_scale, "do not scale multiplexed counts by enabled/running"),
+	OPT_END(),
+};
+
 /* The counters of one region, opened at its beginning. */
 struct stat_region {
 	const struct event_split *sp;

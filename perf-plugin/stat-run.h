@@ -8,6 +8,16 @@
 #include "replay-common.h"
 #include "stat-format.h"
 
+/* How stat and sweep count a region, and their options -r/--repeat N
+ * (1..100) and --no-scale. */
+struct count_opts {
+	const char *cmd;		/* the command, for messages: set before parsing */
+	unsigned long long repeat;	/* runs of the region: set to 1 before parsing */
+	bool repeat_given;
+	bool no_scale;
+};
+extern const struct opt opts_count[];
+
 /* stat_run()'s result besides 0 and 1 (printed): the replay itself did not
  * succeed; *reply says why (status failed or unavailable). */
 #define STAT_RUN_REPLAY_FAILED 2

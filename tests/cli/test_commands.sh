@@ -141,6 +141,24 @@ for c in $("$TLREPLAY" --list-cmds); do
 	}
 done
 ok $fails "--help on every subcommand"
+# --help, --list-opts (bash completion, the man page test) and the parser
+# are made from one option table: each listed option is in --help and taken
+fails=0
+for c in $("$TLREPLAY" --list-cmds); do
+	"$TLREPLAY" "$c" --help >"$TMP/help" 2>&1
+	for o in $("$TLREPLAY" --list-opts "$c"); do
+		grep -Eq -- "(^| )$o( |,|\$)" "$TMP/help" || {
+			diag "$c: $o is not in --help"
+			fails=1
+		}
+		"$TLREPLAY" "$c" "$o" >/dev/null 2>"$TMP/err"
+		! grep -q "unrecognized option" "$TMP/err" || {
+			diag "$c: $o: $(head -1 "$TMP/err")"
+			fails=1
+		}
+	done
+done
+ok $fails "every option of --list-opts CMD is in CMD --help and CMD takes it"
 TLREPLAY_PROGRESS=always "$TLREPLAY" breakdown -i "$T" >/dev/null 2>"$TMP/err"
 grep -q "^tlreplay: loading .*mini.json: 100%" "$TMP/err"
 ok $? "TLREPLAY_PROGRESS=always: load progress on stderr"

@@ -141,6 +141,12 @@ checks() {
 	expect_eq "$mode: tlreplay help br<TAB> -> breakdown" "breakdown" tlreplay help br
 	expect_none "$mode: tlreplay show <TAB> completes no file (UIDs)" tlreplay show "$t/"
 	expect_none "$mode: tlreplay nosuchcmd<TAB> -> nothing" tlreplay nosuchcmd
+	# every long option of every command's table (as --help shows them)
+	local c
+	for c in "${cmds[@]}"; do
+		expect_eq "$mode: tlreplay $c --<TAB> -> its long options" \
+			"$(mapfile -t o < <("$TLREPLAY" --list-opts "$c"); sorted "${o[@]}")" tlreplay "$c" --
+	done
 }
 
 # shellcheck source=/dev/null
@@ -151,7 +157,8 @@ checks() {
 }
 export TLREPLAY_BIN=$TLREPLAY
 
-plan=18
+mapfile -t cmds < <("$TLREPLAY" --list-cmds)
+plan=$((18 + ${#cmds[@]}))
 if declare -F _init_completion >/dev/null || [[ -z $bc ]]; then
 	echo "1..$((plan + 1))"
 else

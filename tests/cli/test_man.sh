@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # TAP test of docs/tlreplay.1: it formats without warnings, has the usual
-# sections, and mentions every command of `tlreplay --list-cmds` and every
-# long option of `tlreplay --list-opts CMD`, so the page cannot fall behind
-# the usage strings in perf-plugin/tlreplay.c.
+# sections, and has an entry for every command of `tlreplay --list-cmds` that
+# describes every long option of `tlreplay --list-opts CMD` (the option tables
+# of perf-plugin/builtin-*.c, as --help shows them), so the page cannot fall
+# behind the command.
 # Env: TLREPLAY = the built binary (set by `make check`).
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -86,6 +87,19 @@ else
 	not_ok "the page describes ${envs[*]}" "missing: ${missing[*]}"
 fi
 
+# section TITLE: the text of the subsection whose heading starts with TITLE
+# (headings are indented 3 spaces, their text 7)
+section() {
+	awk -v t="$1" '
+		/^[^ ]/ || /^   [^ ]/ { on = index($0, "   " t) == 1 && \
+			(length($0) == length(t) + 3 || substr($0, length(t) + 4, 1) == " ") }
+		on' <<<"$text"
+}
+# Options several commands share are described once, in these sections;
+# pack's selection options are described with ir's ("chosen as for ir").
+shared=$(section "Replay options"; section "Options of the analysis commands")
+declare -A see=([pack]=ir)
+
 for c in "${cmds[@]}"; do
 	# an entry of its own: a subsection heading or tag that starts with it
 	if grep -Eq "^[[:space:]]+$c([[:space:]]|\$)" <<<"$text"; then
@@ -96,16 +110,18 @@ for c in "${cmds[@]}"; do
 
 	opts=()
 	missing=()
+	where=$(section "$c"; [[ -n ${see[$c]} ]] && section "${see[$c]}"; printf '%s\n' "$shared")
 	for o in $("$TLREPLAY" --list-opts "$c"); do
 		[[ " ${opts[*]} " == *" $o "* ]] && continue
 		opts+=("$o")
 		# the whole option: "--per" must not be taken for "--per-device"
-		grep -Eq -- "(^|[^-a-z])$o([^-a-z]|\$)" <<<"$text" || missing+=("$o")
+		grep -Eq -- "(^|[^-a-z0-9])$o([^-a-z0-9]|\$)" <<<"$where" || missing+=("$o")
 	done
 	if ((${#missing[@]} == 0)); then
-		ok "$c: the page mentions its ${#opts[@]} long options${opts:+ (${opts[*]})}"
+		ok "$c: its entry (or the shared option sections) describes its ${#opts[@]} long options${opts:+ (${opts[*]})}"
 	else
-		not_ok "$c: the page mentions its long options" "missing: ${missing[*]}"
+		not_ok "$c: its entry (or the shared option sections) describes its long options" \
+			"missing: ${missing[*]}"
 	fi
 done
 

@@ -1,0 +1,91 @@
+#!/bin/sh
+# The files of the tlreplay command depend on each other without a cycle: a
+# file depends on another when it uses a symbol the other defines (nm over
+# $TLREPLAY_BUILD/perf-plugin/*.o). A cycle is named file by file. The check
+# is first run on two objects made to depend on each other, so that a check
+# that cannot fail does not pass for one that works.
+. "$(dirname "$0")/../taplib.sh"
+
+BUILD=${TLREPLAY_BUILD:-$ROOT/build}
+OBJ=$BUILD/perf-plugin
+
+# edges DIR: "USER DEFINER" lines, one per pair of files of DIR/*.o
+edges() {
+	for o in "$1"/*.o; do
+		f=$(basename "$o" .o)
+		nm --defined-only -g "$o" | awk -v f="$f" 'NF == 3 { print "D", $3, f }'
+		nm -u "$o" | awk -v f="$f" '{ print "U", $NF, f }'
+	done | awk '
+		$1 == "D" { def[$2] = $3; next }
+		{ use[++n] = $2; user[n] = $3 }
+		END {
+			for (i = 1; i <= n; i++)
+				if ((use[i] in def) && def[use[i]] != user[i])
+					print user[i], def[use[i]]
+		}' | sort -u
+}
+
+# cycles EDGES_FILE: the files on each cycle tsort finds, one cycle a line
+cycles() {
+	tsort "$1" 2>&1 >/dev/null | awk '
+		/input contains a loop/ { if (c != "") print c; c = ""; next }
+		{ sub(/^tsort: /, ""); c = c (c == "" ? "" : ", ") $0 }
+		END { if (c != "") print c }'
+}
+
+if ! command -v nm >/dev/null 2>&1 || ! command -v tsort >/dev/null 2>&1; then
+	skip "nm or tsort not installed"
+	done_testing
+fi
+
+# the check itself: a.c and b.c call each other, c.c calls a.c
+CC=${CC:-cc}
+mkdir -p "$TMP/cyc"
+printf 'int b(void);\nint a(void) { return b(); }\n' >"$TMP/cyc/a.c"
+printf 'int a(void);\nint b(void) { return a() + 1; }\n' >"$TMP/cyc/b.c"
+printf 'int a(void);\nint c(void) { return a(); }\n' >"$TMP/cyc/c.c"
+for f in a b c; do
+	$CC -c -o "$TMP/cyc/$f.o" "$TMP/cyc/$f.c" || break
+done
+if [ -f "$TMP/cyc/c.o" ]; then
+	edges "$TMP/cyc" >"$TMP/cyc.edges"
+	cycles "$TMP/cyc.edges" >"$TMP/cyc.found"
+	grep -q 'a' "$TMP/cyc.found" && grep -q 'b' "$TMP/cyc.found" && ! grep -q 'c' "$TMP/cyc.found" &&
+		grep -qx 'c a' "$TMP/cyc.edges"
+	ok $? "the check finds the cycle of a.o and b.o it is shown: $(cat "$TMP/cyc.found")"
+else
+	skip "$CC cannot compile the cycle the check is tried on"
+fi
+
+set -- "$OBJ"/*.o
+if [ ! -f "$1" ]; then
+	skip "no objects in $OBJ (build first)"
+	done_testing
+fi
+
+edges "$OBJ" >"$TMP/edges"
+[ -s "$TMP/edges" ]
+ok $? "$# objects in $OBJ, $(wc -l <"$TMP/edges") dependencies between them"
+
+# none FILE WHAT DESC: ok when FILE is empty, else "not ok" and each line of
+# it as a diagnostic "WHAT: line"
+none() {
+	[ ! -s "$1" ]
+	st=$?
+	while read -r line; do
+		diag "$2: $line"
+	done <"$1"
+	ok $st "$3"
+}
+
+cycles "$TMP/edges" >"$TMP/found"
+none "$TMP/found" cycle "perf-plugin files depend on each other without a cycle"
+
+# the layers the design relies on: the option parser and cli.c use no
+# command, and no file but tlreplay.c (the command table) uses tlreplay.c
+grep -E '^(parse-options|cli|common-opts) (builtin-|tlreplay$)' "$TMP/edges" >"$TMP/bad"
+none "$TMP/bad" "uses a command" "parse-options.o, cli.o and common-opts.o use no command"
+awk '$2 == "tlreplay"' "$TMP/edges" >"$TMP/bad"
+none "$TMP/bad" "uses tlreplay.o" "nothing uses tlreplay.o, the command table"
+
+done_testing
