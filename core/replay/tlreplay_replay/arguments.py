@@ -6,7 +6,7 @@ layouts, memory formats, devices, the str defaults the profiler dropped)."""
 
 import re
 
-from . import tensors
+from . import tensors  # build_tensor looked up at each call: tests/replay/fake_torch_cuda.py patches it
 from .errors import ArgsError, MemoryRefused
 from .fmt import human_bytes
 from .tensors import TensorSpec, is_tensor_value, resolve_dtype, scalar_type_from_code

@@ -256,8 +256,8 @@ class Session:
             gpu_reply = gpu_backend = None
             if gpu_names is not None:  # before the kernel recording: torch.profiler also uses CUPTI
                 flush = self.l2.buffer(device, warn) if is_cuda and flush_l2 else None
-                gpu_reply, gpu_backend = gpu_metrics.count(self.gpu_libs, gpu_names, req, device, call, written,
-                                                           flush, gpu_calls, warn)
+                gpu_reply, gpu_backend = gpu_metrics.count(self.gpu_libs, gpu_names, req, device, call,
+                                                           written, flush, gpu_calls, warn)
             kernels, kernel_us = [], None
             if is_cuda and req.get("record_kernels"):
                 kernels, kernel_us = timing.record_kernels(call, device, warn)
