@@ -1802,8 +1802,8 @@ class TestWorkerLifecycle(unittest.TestCase):
 
 # ---------------------------------------------------------------------------- standalone mode
 
-def run_standalone(*args, env=None):
-    p = subprocess.run([PY, WORKER] + list(args), env=env or env_with_tmp(), stdout=subprocess.PIPE,
+def run_standalone(*args, env=None, script=WORKER):
+    p = subprocess.run([PY, script] + list(args), env=env or env_with_tmp(), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=300)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
@@ -1973,6 +1973,28 @@ class TestStandalone(unittest.TestCase):
         lines = out.splitlines()
         self.assertIn("tltest::myop(Tensor x, int n=1) -> Tensor", lines)
         self.assertTrue(any(l.startswith("aten::addmm(") for l in lines))
+
+
+class TestEntryScript(unittest.TestCase):
+    """tlreplay_worker.py finds its package beside it, however it is started."""
+
+    def test_symlink_in_isolated_mode(self):
+        # -I: the script's folder is not put on sys.path by Python; the link's folder has no package
+        d = tempfile.mkdtemp(dir=TMP)
+        link = os.path.join(d, "tlreplay_worker.py")
+        os.symlink(WORKER, link)
+        p = subprocess.run([PY, "-I", link, "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(b"schemas", p.stdout)
+
+    def test_alone_says_the_package_is_missing(self):
+        d = tempfile.mkdtemp(dir=TMP)
+        alone = os.path.join(d, "replay.py")
+        shutil.copy(WORKER, alone)
+        rc, out, err = run_standalone("replay", self.id() + ".json", script=alone)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertEqual(err, "tlreplay_worker: the tlreplay_replay package is not beside %s (copy "
+                              "core/replay/tlreplay_replay/ there)\n" % os.path.realpath(alone))
 
 
 if __name__ == "__main__":
