@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Tests of core/replay/tlreplay_worker.py on CPU (stdlib unittest; run with /usr/bin/python3).
+"""Tests of the replay worker, core/replay/tlreplay_worker.py and its package tlreplay_replay, on
+CPU (stdlib unittest; run with /usr/bin/python3).
 
     /usr/bin/python3 tests/replay/test_worker.py          # unittest output
     /usr/bin/python3 tests/replay/test_worker.py --tap    # TAP, for prove (tests/replay/test_worker.sh)
@@ -9,7 +10,9 @@ Covers the worker protocol over real pipes (fds 3 and 4, as tlreplay starts it),
 (overloads, namespace auto-import, aliases, unavailable ops), the memory guard, crashes in ops,
 custom initializers (user plugins, the built-in PagedAttention and MoE-routing ones on stand-in
 ops named like vLLM's and aiter's), GPU metrics (`gpu_metrics`, against libtlreplay_gpu.so with a
-fake libcupti and libcuda when they are built) and the standalone `replay` mode.
+fake libcupti and libcuda when they are built), the standalone `replay` mode and how the script
+finds its package. Unit tests import the package's modules (core/replay on sys.path); the
+protocol and standalone tests run the script.
 """
 
 import fcntl

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The replay worker (core/replay/tlreplay_worker.py) on CPU: its protocol over real pipes, tensor
+# The replay worker (core/replay/tlreplay_worker.py, package tlreplay_replay) on CPU: its protocol over real pipes, tensor
 # building, op resolution, crashes, custom initializers and the standalone replay mode. The tests
 # are the unittest file next to this one; --tap makes each test one TAP line.
 . "$(dirname "$0")/../taplib.sh"
