@@ -70,6 +70,7 @@ BIN := $(O)/tlreplay
 PC := $(O)/tlreplay.pc
 
 GDB_PKG := $(wildcard gdb/tlreplay_gdb/*.py)
+WORKER_PKG := $(wildcard core/replay/tlreplay_replay/*.py)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
@@ -236,9 +237,9 @@ bundle: $(BUNDLE)/bin/tlreplay
 	$(Q)tar -C $(O)/bundle -czf $(O)/bundle/$(BUNDLE_NAME).tar.gz $(BUNDLE_NAME)
 
 $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlreplay core/replay/tlreplay_worker.py \
-		$(wildcard core/replay/schemas/*.json.gz) docs/tlreplay.1 gdb/tlreplay.py gdb/tlreplay-gdb.sh $(GDB_PKG)
+		$(WORKER_PKG) $(wildcard core/replay/schemas/*.json.gz) docs/tlreplay.1 gdb/tlreplay.py gdb/tlreplay-gdb.sh $(GDB_PKG)
 	$(call say,BUNDLE,$(BUNDLE))
-	$(Q)rm -rf $(BUNDLE) && mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib $(BUNDLE)/share/tlreplay/replay \
+	$(Q)rm -rf $(BUNDLE) && mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib $(BUNDLE)/share/tlreplay/replay/tlreplay_replay \
 		$(BUNDLE)/share/tlreplay/schemas $(BUNDLE)/share/man/man1
 	$(Q)$(CC) -o $(BUNDLE)/bin/tlreplay $(CLI_OBJS) $(LIB_A) $(LDFLAGS_ALL) \
 		-Wl,-Bstatic -ldeflate -lz -lprotobuf-c -Wl,-Bdynamic -lcjson -lm -lpthread \
@@ -253,6 +254,7 @@ $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlre
 	$(Q)install -m 755 $(O)/perf-tlreplay $(BUNDLE)/bin/
 	$(if $(GPU_LIB),$(Q)install -m 755 $(GPU_LIB) $(BUNDLE)/lib/)
 	$(Q)install -m 644 core/replay/tlreplay_worker.py $(BUNDLE)/share/tlreplay/replay/
+	$(Q)install -m 644 $(WORKER_PKG) $(BUNDLE)/share/tlreplay/replay/tlreplay_replay/
 	$(Q)install -m 644 $(wildcard core/replay/schemas/*.json.gz) $(BUNDLE)/share/tlreplay/schemas/
 	$(Q)install -m 644 docs/tlreplay.1 $(BUNDLE)/share/man/man1/
 	$(Q)mkdir -p $(BUNDLE)/share/tlreplay/gdb/tlreplay_gdb
@@ -286,8 +288,9 @@ install: all
 		-e 's|@VERSION@|$(VERSION)|' core/tlreplay.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/tlreplay.pc
 	install -m 644 docs/tlreplay.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 scripts/bash-completion/tlreplay $(DESTDIR)$(bash_compdir)/tlreplay
-	install -d $(DESTDIR)$(DATADIR)/tlreplay/replay $(DESTDIR)$(DATADIR)/tlreplay/schemas
+	install -d $(DESTDIR)$(DATADIR)/tlreplay/replay/tlreplay_replay $(DESTDIR)$(DATADIR)/tlreplay/schemas
 	install -m 644 core/replay/tlreplay_worker.py $(DESTDIR)$(DATADIR)/tlreplay/replay/
+	install -m 644 $(WORKER_PKG) $(DESTDIR)$(DATADIR)/tlreplay/replay/tlreplay_replay/
 	install -m 644 $(wildcard core/replay/schemas/*.json.gz) $(DESTDIR)$(DATADIR)/tlreplay/schemas/
 	install -d $(DESTDIR)$(DATADIR)/tlreplay/gdb/tlreplay_gdb
 	install -m 644 gdb/tlreplay.py $(DESTDIR)$(DATADIR)/tlreplay/gdb/

@@ -7,8 +7,8 @@ Load with `gdb -x gdb/tlreplay.py` or `(gdb) source .../tlreplay.py`, then see
 
 gdb runs this file in its __main__ namespace, so it only puts its own
 directory on sys.path and imports the tlreplay_gdb package beside it: the
-commands are in tlreplay_gdb/commands.py, the logic (which runs without gdb)
-in the package's other modules.
+commands are in tlreplay_gdb/commands.py (their settings in params.py), the
+logic (which runs without gdb) in the package's other modules.
 """
 
 

@@ -1,11 +1,21 @@
 # SPDX-License-Identifier: MIT
 """tlreplay's gdb front end.
 
-gdb/tlreplay.py (the script gdb sources) imports commands, the only module
-here that imports gdb: the gdb commands and settings. The other modules hold
-everything they use that can run, and be tested, without gdb:
+gdb/tlreplay.py (the script gdb sources) imports commands. Three modules
+import gdb:
 
-  session   the state of a gdb session and what the commands print
+  commands  the gdb commands (tlreplay open, list, ..., here, break), register()
+  params    the settings: set tlreplay ... / show tlreplay
+  inferior  what the stopped program holds: its stack, an op's arguments in the
+            registers, a stopped tlreplay's command line
+
+The other modules hold everything they use that can run, and be tested,
+without gdb:
+
+  session   the state of a gdb session, what the trace commands print, the
+            command lines of replays
+  here      tlreplay here: the op of the stack to look for, the trace event it is
+  breaks    tlreplay break: the symbols to stop at, the per-thread call counts
   libtl     the trace, through ctypes on libtlreplay.so (loaded once per open)
   locate    where the tlreplay command, the library and the schema snapshot are
   schemas   operator schemas: names, overloads, at::_ops symbol names

@@ -1,22 +1,22 @@
 # SPDX-License-Identifier: MIT
-"""The gdb commands of tlreplay (the only module of the package that imports gdb).
+"""The gdb commands of tlreplay: one gdb.Command per verb under the `tlreplay`
+prefix, the breakpoints `tlreplay break` makes, and the stop and exit handlers.
 
-gdb/tlreplay.py imports this module and calls register() once per gdb. The
-commands read the program (stack, registers, memory) and never change gdb's
-own settings; theirs are under `set tlreplay` / `show tlreplay`. The logic
-lives in the other modules of the package, which run without gdb.
+gdb/tlreplay.py imports this module and calls register() once per gdb. With
+params (the `set tlreplay` settings) and inferior (reading the stopped
+program) it is all of the package that imports gdb; the commands never change
+gdb's own settings. The logic lives in the other modules, which run without
+gdb.
 """
 
 import functools
 import json
-import os
-import re
 import traceback
 
 import gdb
 
 import tlreplay_gdb
-from . import cursor, frames, libtl, locate, runner, tensors, tlproc
+from . import breaks, cursor, frames, here, inferior, libtl, params, runner
 from .session import Session, UserError, plural, short
 
 
@@ -430,158 +430,6 @@ else perf stat's default set. -r N repeats the counted region N times."""
 
 # ------------------------------------------------------------------ the live program
 
-_INT_REGS = {"i386:x86-64": ("rdi", "rsi", "rdx", "rcx", "r8", "r9"),
-             "aarch64": ("x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7")}
-_ONE_REG_TYPES = re.compile(r"^(Tensor(\([a-z]!?\))?|Tensor\?|Scalar\??|int|SymInt|bool|"
-                            r"ScalarType\??|Layout\??|MemoryFormat\??|Device\??|Generator\?)$")
-_TENSOR = re.compile(r"^Tensor(\([a-z]!?\))?$")
-
-
-def _require_live():
-    inf = gdb.selected_inferior()
-    if inf is None or inf.pid == 0:
-        raise UserError("The program is not being run.")
-    th = gdb.selected_thread()
-    if th is None:
-        raise UserError("No thread selected.")
-    if th.is_running():
-        raise UserError("The selected thread is running; stop it first (interrupt).")
-    return inf, th
-
-
-def _stack(limit=256):
-    """[(frame, name)] from the selected frame outward."""
-    f = gdb.selected_frame()
-    out = []
-    while f is not None and len(out) < limit:
-        try:
-            name = f.name()
-        except gdb.error:
-            name = None
-        out.append((f, name))
-        try:
-            f = f.older()
-        except gdb.error:
-            break
-    return out
-
-
-def _offset_in_symbol(pc):
-    try:
-        s = gdb.execute("info symbol 0x%x" % pc, to_string=True)
-    except gdb.error:
-        return None
-    m = re.search(r" \+ (\d+) in section", s)
-    if m:
-        return int(m.group(1))
-    return 0 if " in section " in s else None
-
-
-def _read_live(frame, fop, inf):
-    """The op's tensor arguments read from the registers at its entry:
-    ([(position, name, TensorInfo)], None) or (None, why not)."""
-    if frame.level() != 0:
-        return None, "the op's frame is not the innermost one, so its arguments are not in " \
-                     "the registers any more"
-    if not fop.how.startswith("dispatcher"):
-        return None, "only at::_ops entry points have known arguments"
-    off = _offset_in_symbol(frame.pc())
-    if off is None or off > 16:
-        return None, "the program is past the op's entry, so its arguments are not in the " \
-                     "registers any more"
-    arch = frame.architecture().name()
-    regs = _INT_REGS.get(arch)
-    if regs is None:
-        return None, "arguments are not read on %s" % arch
-    sc = S.schemas()
-    schema = sc.find(fop.op, fop.overload) if sc is not None else None
-    if schema is None:
-        return None, "no schema of %s in the bundled snapshot" % fop.full_name
-    slot = 0
-    if arch == "i386:x86-64" and schema.returns_in_memory():
-        slot += 1                       # the hidden pointer to the returned value
-    if fop.how == "dispatcher redispatch":
-        slot += 1                       # c10::DispatchKeySet
-    want = []
-    for pos, (typ, name, _) in enumerate(schema.args):
-        if slot >= len(regs) or not _ONE_REG_TYPES.match(typ):
-            break
-        if _TENSOR.match(typ):
-            want.append((pos, name, regs[slot]))
-        slot += 1
-    if not want:
-        return None, "%s takes no tensor in its first arguments" % fop.full_name
-    addrs = [int(frame.read_register(r)) & 0xFFFFFFFFFFFFFFFF for _, _, r in want]
-
-    def read(addr, n):
-        return bytes(inf.read_memory(addr, n))
-
-    infos, offset = tensors.read_tensors(read, addrs, S.tensor_offset)
-    if offset is None or any(t is None for t in infos):
-        return None, "the argument registers do not point to tensors whose TensorImpl reads " \
-                     "back consistently"
-    S.tensor_offset = offset
-    return [(pos, name, t) for (pos, name, _), t in zip(want, infos)], None
-
-
-def _proc_file(pid, name):
-    try:
-        with open("/proc/%d/%s" % (pid, name), "rb") as f:
-            return [x.decode("utf-8", "replace") for x in f.read().split(b"\0") if x]
-    except OSError:
-        return None
-
-
-def _is_local(inf):
-    conn = getattr(inf, "connection", None)     # gdb >= 13
-    return conn is None or getattr(conn, "type", "native") == "native"
-
-
-def _tlreplay_job(stack, inf):
-    """What a stopped tlreplay process works on: (job, uid, how)."""
-    local = _is_local(inf)
-    argv = _proc_file(inf.pid, "cmdline") if local else None
-    if argv is None:                    # not a local process: main's argv
-        argv = []
-        for f, name in stack:
-            if frames.qualified_name(name) == "main":
-                try:
-                    argc = int(f.read_var("argc"))
-                    av = f.read_var("argv")
-                    argv = [av[i].string() for i in range(argc)]
-                except (gdb.error, ValueError):
-                    pass
-    job = tlproc.parse(argv)
-    if not job.trace and local:
-        env = _proc_file(inf.pid, "environ")
-        if env is not None:
-            envd = dict(e.partition("=")[::2] for e in env)
-            job.trace = locate.remembered_trace(envd)
-    if job.trace and not os.path.isabs(job.trace) and local:
-        try:
-            job.trace = os.path.join(os.readlink("/proc/%d/cwd" % inf.pid), job.trace)
-        except OSError:
-            pass
-    uid, how = None, "from its command line"
-    for f, name in stack:
-        q = frames.qualified_name(name)
-        try:
-            if q in ("cmd_uid", "cmd_stat"):
-                job_v = f.read_var("job")
-                if int(job_v["tr"]) != 0:
-                    uid, how = int(job_v["uid"]), "its variable job.uid in %s" % q
-                    break
-            elif q == "uid_job_prepare":
-                uid = int(f.read_var("uid_str").string(), 0)
-                how = "its argument uid_str of uid_job_prepare"
-                break
-        except (gdb.error, ValueError):
-            continue
-    if uid is None and job.uids:
-        uid = job.uids[0]
-    return job, uid, how
-
-
 class HereCmd(gdb.Command):
     """Name the op the stopped program is in, find it in the trace, replay it.
 
@@ -618,25 +466,25 @@ take an outer op."""
                 pick = int(a)
             else:
                 raise UserError("Usage: tlreplay here [-l] [N]")
-        inf, th = _require_live()
-        stack = _stack()
+        inf, th = inferior.require_live()
+        stack = inferior.stack()
         names = [n for _, n in stack]
         found = frames.scan(names, S.schemas(), S.known_op)
         found = [(stack[i][0].level(), f) for i, f in found]
         if any(f.kind == "tlreplay" for _, f in found):
-            job, uid, how = _tlreplay_job(stack, inf)
-            lines, chosen = S.here_tlreplay(job, uid, how)
+            job, uid, how = inferior.tlreplay_job(stack, inf)
+            lines, chosen = here.in_tlreplay(S, job, uid, how)
         else:
             S.require_trace()
-            choice = S.pick_op(found)
+            choice = here.pick_op(S, found)
             idx, fop = choice[0], choice[1]
             frame = next(f for f, _ in stack if f.level() == idx)
-            live, note = _read_live(frame, fop, inf)
+            live, note = inferior.read_live(S, frame, fop, inf)
             pid, lwp, _ = th.ptid
-            g = S.break_for(fop.op)
+            g = breaks.counting(S.breaks, fop.op)
             ordinal = g.count(pid, lwp) if g is not None else None
-            lines, chosen = S.here(found, live, note, ordinal, is_main=(lwp == pid), pick=pick,
-                                   thread_label="thread %d" % th.num, choice=choice)
+            lines, chosen = here.choose(S, found, live, note, ordinal, is_main=(lwp == pid),
+                                        pick=pick, thread_label="thread %d" % th.num, choice=choice)
         _lines(lines)
         if chosen is not None and not list_only:
             _replay(chosen)
@@ -700,7 +548,7 @@ argument, list the breakpoints made by tlreplay break and their counts.
                 _out("Breakpoint%s %s: %s; counted: %s.\n" % (
                     "s" if len(g.numbers) > 1 else "", _numbers(g.numbers), g.describe(), counts))
             return
-        g = S.plan_break(arg)
+        g = breaks.plan(S, arg)
         # gdb prints two lines per pending breakpoint; one summary says it all
         global _PENDING_GROUP
         _PENDING_GROUP = g
@@ -766,221 +614,11 @@ def _on_exit(event):
         g.reset()
 
 
-# ------------------------------------------------------------------ settings
-
-class SetPrefix(gdb.Command):
-    """Settings of the tlreplay commands.
-
-Usage: set tlreplay SETTING VALUE"""
-
-    def __init__(self):
-        super().__init__("set tlreplay", gdb.COMMAND_DATA, gdb.COMPLETE_NONE, True)
-
-
-class ShowPrefix(gdb.Command):
-    """Show the settings of the tlreplay commands.
-
-Usage: show tlreplay [SETTING]"""
-
-    def __init__(self):
-        super().__init__("show tlreplay", gdb.COMMAND_DATA, gdb.COMPLETE_NONE, True)
-
-    def invoke(self, arg, from_tty):
-        for p in _PARAMS:
-            gdb.execute("show tlreplay " + p.tl_name, from_tty)
-
-
-_PARAMS = []
-
-
-class _Param(gdb.Parameter):
-    """Base of the tlreplay settings: each mirrors a field of Settings."""
-
-    tl_name = ""
-    tl_attr = ""
-    tl_kind = gdb.PARAM_STRING
-    tl_what = ""
-
-    def __init__(self):
-        super().__init__("tlreplay " + self.tl_name, gdb.COMMAND_DATA, self.tl_kind)
-        self.value = getattr(S.settings, self.tl_attr)
-        self._good = self.value
-        _PARAMS.append(self)
-
-    def check(self, v):
-        return v
-
-    def get_set_string(self):
-        try:
-            v = self.check(self.value)
-        except UserError as e:
-            self.value = self._good
-            raise gdb.GdbError(str(e)) from None
-        setattr(S.settings, self.tl_attr, v)
-        self._good = self.value
-        return ""
-
-    def get_show_string(self, svalue):
-        return self.tl_what % svalue
-
-    def sync(self, v):
-        self.value = self._good = v
-        setattr(S.settings, self.tl_attr, v)
-
-
-class _EmptyShow:
-    """A setting whose empty value means something: say what."""
-    tl_empty = ""
-
-    def get_show_string(self, svalue):
-        return self.tl_empty if not svalue else self.tl_what % svalue
-
-
-class DeviceParam(_Param):
-    """The device replays run on: cpu, cuda or cuda:N.
-
-`tlreplay replay`, `stat` and `here` pass it to tlreplay as --device."""
-    set_doc = "Set the device tlreplay replays ops on."
-    show_doc = "Show the device tlreplay replays ops on."
-    tl_name, tl_attr, tl_what = "device", "device", "The device tlreplay replays ops on is \"%s\"."
-
-    def check(self, v):
-        if not re.fullmatch(r"cpu|cuda(:\d+)?", v or ""):
-            raise UserError("Bad device '%s': cpu, cuda or cuda:N." % v)
-        return v
-
-
-class IterationsParam(_Param):
-    """Timed calls of each replay (tlreplay uid -r, tlreplay stat --iters)."""
-    set_doc = "Set the number of timed calls of a replay."
-    show_doc = "Show the number of timed calls of a replay."
-    tl_name, tl_attr = "iterations", "iterations"
-    tl_what = "The number of timed calls of a replay is %s."
-    tl_kind = gdb.PARAM_ZUINTEGER
-
-    def check(self, v):
-        if v < 1:
-            raise UserError("A replay needs at least 1 timed call.")
-        return v
-
-
-class WarmupParam(_Param):
-    """Untimed calls before the timed ones (tlreplay --warmup)."""
-    set_doc = "Set the number of warm-up calls of a replay."
-    show_doc = "Show the number of warm-up calls of a replay."
-    tl_name, tl_attr, tl_what = "warmup", "warmup", "The number of warm-up calls of a replay is %s."
-    tl_kind = gdb.PARAM_ZUINTEGER
-
-
-class TraceParam(_EmptyShow, _Param):
-    """The trace the tlreplay commands read (setting it opens it; empty closes it)."""
-    set_doc = "Set (open) the trace the tlreplay commands read."
-    show_doc = "Show the trace the tlreplay commands read."
-    tl_name, tl_attr, tl_what = "trace", "trace", "The trace tlreplay reads is \"%s\"."
-    tl_empty = "No trace is open."
-    tl_kind = gdb.PARAM_OPTIONAL_FILENAME
-
-    def __init__(self):
-        S.settings.trace = S.trace.path if S.trace is not None else ""
-        super().__init__()
-
-    def check(self, v):
-        if v:
-            S.open(v)
-            return S.trace.path
-        S.close()
-        return ""
-
-    def get_set_string(self):
-        r = super().get_set_string()
-        if S.trace is not None:
-            self.value = self._good = S.trace.path
-        return r
-
-
-class ProgramParam(_Param):
-    """The tlreplay command that runs replays (default: the build or install
-    beside this script, else tlreplay on PATH)."""
-    set_doc = "Set the tlreplay command that runs replays."
-    show_doc = "Show the tlreplay command that runs replays."
-    tl_name, tl_attr, tl_what = "program", "program", "The tlreplay command is \"%s\"."
-    tl_kind = gdb.PARAM_OPTIONAL_FILENAME
-
-    def get_show_string(self, svalue):
-        if not svalue:
-            return "The tlreplay command is %s (found)." % (locate.program() or "not found")
-        return super().get_show_string(svalue)
-
-
-class LibraryParam(_Param):
-    """libtlreplay.so, which reads traces for these commands (default: beside
-    the tlreplay command)."""
-    set_doc = "Set the libtlreplay.so that reads traces."
-    show_doc = "Show the libtlreplay.so that reads traces."
-    tl_name, tl_attr, tl_what = "library", "library", "The trace library is \"%s\"."
-    tl_kind = gdb.PARAM_OPTIONAL_FILENAME
-
-    def get_show_string(self, svalue):
-        if not svalue:
-            return "The trace library is %s (found)." % S.settings.library_path()
-        return super().get_show_string(svalue)
-
-
-class PythonParam(_Param):
-    """The Python (with torch) that runs the replayed op (tlreplay --python;
-    empty: $TLREPLAY_PYTHON, else /usr/bin/python3)."""
-    set_doc = "Set the Python interpreter whose torch replays ops."
-    show_doc = "Show the Python interpreter whose torch replays ops."
-    tl_name, tl_attr, tl_what = "python", "python", "The Python that replays ops is \"%s\"."
-    tl_kind = gdb.PARAM_OPTIONAL_FILENAME
-
-    def get_show_string(self, svalue):
-        if not svalue:
-            return "The Python that replays ops is tlreplay's default (%s)." % (
-                os.environ.get("TLREPLAY_PYTHON") or "/usr/bin/python3")
-        return super().get_show_string(svalue)
-
-
-class ReplayOptionsParam(_EmptyShow, _Param):
-    """More options for tlreplay uid/stat, e.g. "--flush-l2 --seed 3 --init-plugin p.py"."""
-    set_doc = "Set more options passed to tlreplay uid and tlreplay stat."
-    show_doc = "Show the options passed to tlreplay uid and tlreplay stat."
-    tl_name, tl_attr = "replay-options", "replay_options"
-    tl_what = "The extra options of tlreplay uid and stat are \"%s\"."
-    tl_empty = "tlreplay uid and stat get no extra options."
-
-
-class EventsParam(_EmptyShow, _Param):
-    """The events `tlreplay stat` counts when -e is not given (empty: perf stat's default set)."""
-    set_doc = "Set the events tlreplay stat counts by default."
-    show_doc = "Show the events tlreplay stat counts by default."
-    tl_name, tl_attr = "events", "events"
-    tl_what = "The events tlreplay stat counts by default are \"%s\"."
-    tl_empty = "tlreplay stat counts perf stat's default events."
-
-
-class StoreParam(_Param):
-    """Whether replays record their results in tlreplay's results store (tlreplay fold reads it)."""
-    set_doc = "Set whether replays record their results."
-    show_doc = "Show whether replays record their results."
-    tl_name, tl_attr = "store", "store"
-    tl_what = "Recording replay results in the results store is %s."
-    tl_kind = gdb.PARAM_BOOLEAN
-
-
-class VerboseParam(_Param):
-    """Print the tlreplay command lines that run, and tracebacks of internal errors."""
-    set_doc = "Set whether tlreplay prints the commands it runs."
-    show_doc = "Show whether tlreplay prints the commands it runs."
-    tl_name, tl_attr, tl_what = "verbose", "verbose", "Printing the commands tlreplay runs is %s."
-    tl_kind = gdb.PARAM_BOOLEAN
-
-
 _TRACE_PARAM = None
 
 
 def register():
-    """Create the commands, settings and event handlers (once per gdb)."""
+    """Create the commands, the settings (params.register) and event handlers (once per gdb)."""
     global _TRACE_PARAM
     if getattr(tlreplay_gdb, "_gdb_registered", False):
         return
@@ -989,13 +627,7 @@ def register():
     for cls in (OpenCmd, ListCmd, SelectCmd, InfoCmd, BtCmd, UpCmd, DownCmd, NextCmd, PrevCmd,
                 ReplayCmd, StatCmd, HereCmd, BreakCmd):
         cls()
-    SetPrefix()
-    ShowPrefix()
-    S.settings.trace = ""
-    for cls in (DeviceParam, IterationsParam, WarmupParam, ProgramParam, LibraryParam,
-                PythonParam, ReplayOptionsParam, EventsParam, StoreParam, VerboseParam):
-        cls()
-    _TRACE_PARAM = TraceParam()
+    _TRACE_PARAM = params.register(S)
     gdb.events.stop.connect(_on_stop)
     gdb.events.exited.connect(_on_exit)
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""The state of tlreplay in one gdb session, and everything the commands
-print, without gdb: the open trace, the cursor, the schemas, the `tlreplay
-break` counters, and the choice of the event that matches the op a stopped
-program is in.
+"""The state of tlreplay in one gdb session, without gdb: the settings, the
+open trace and its cursor, the schema snapshot, the `tlreplay break` groups;
+what the trace commands print (list, bt, info); the command lines of the child
+tlreplay processes (replay, stat). breaks and here hold the logic of `tlreplay
+break` and `tlreplay here` over this state.
 
 Errors for the user are UserError (one line); the gdb side turns them into
 gdb.GdbError.
@@ -12,8 +13,8 @@ import os
 import shlex
 
 from . import cursor as cursor_mod
-from . import frames, groups, libtl, locate
-from .schemas import SchemaIndex, ops_symbol
+from . import groups, libtl, locate
+from .schemas import SchemaIndex
 
 
 class UserError(Exception):
@@ -66,65 +67,6 @@ class Settings:
         if self.library:
             return self.library
         return locate.library(self.program or None)
-
-
-# ------------------------------------------------------------------ breakpoints
-
-class BreakGroup:
-    """The gdb breakpoints of one `tlreplay break` (one per overload of the op)
-    and the calls they counted, per thread of the program.
-
-    A call is counted once: the stop at the PLT stub that leads to
-    at::_ops::<op>::call is not a call (the gdb side does not count it)."""
-
-    def __init__(self, op, overload, symbols, uid=None, target=None, target_main=None,
-                 trace_thread=None):
-        self.op = op                    # aten::addmm
-        self.overload = overload        # "" or the one overload asked for
-        self.symbols = symbols          # at::_ops::addmm::call ...
-        self.uid = uid                  # the UID asked for, if any
-        self.target = target            # stop at this call (1-based), None: every call
-        self.target_main = target_main  # the call is on the main thread (True) or another (False)
-        self.trace_thread = trace_thread
-        self.counts = {}
-        self.pid = None
-        self.numbers = []               # gdb breakpoint numbers
-        self.last = None                # (gdb thread number, ordinal) of the last stop
-
-    @property
-    def label(self):
-        return self.op + ("." + self.overload if self.overload else "")
-
-    def reset(self, pid=None):
-        self.counts = {}
-        self.pid = pid
-
-    def hit(self, pid, thread, is_main):
-        """Count a call on @thread of process @pid. Returns (n, stop): n is the
-        call's ordinal on its thread."""
-        if pid != self.pid:
-            self.reset(pid)
-        n = self.counts.get(thread, 0) + 1
-        self.counts[thread] = n
-        if self.target is None:
-            return n, True
-        if self.target_main is not None and bool(is_main) != self.target_main:
-            return n, False
-        return n, n == self.target
-
-    def count(self, pid, thread):
-        if pid != self.pid:
-            return None
-        return self.counts.get(thread)
-
-    def describe(self):
-        if self.target is None:
-            what = "stop at every call of %s" % self.label
-        else:
-            where = "the main thread" if self.target_main else "a thread other than the main one"
-            what = "stop at call %d of %s on %s (UID %d)" % (self.target, self.op, where,
-                                                            self.uid)
-        return what
 
 
 # ------------------------------------------------------------------ the session
@@ -401,202 +343,6 @@ class Session:
             argv += ["-r", str(repeat)]
         argv += ["--iters", str(iterations if iterations is not None else s.iterations)]
         return argv + self._replay_opts() + ["uid", str(uid)]
-
-    # -------------------------------------------------------------- tlreplay break
-
-    def plan_break(self, arg):
-        """A BreakGroup (without gdb breakpoints yet) for `tlreplay break ARG`."""
-        arg = arg.strip()
-        if not arg:
-            raise UserError("Usage: tlreplay break OP|UID (e.g. tlreplay break aten::addmm).")
-        sc = self.schemas()
-        if arg.isdigit():
-            tr = self.require_trace()
-            uid = self.require_uid(arg)
-            ev = tr.event(uid)
-            if ev.kind != "cpu_op":
-                raise UserError("UID %d is a %s event (%s), not a CPU op."
-                                % (uid, ev.kind or ev.cat, short(ev.name)))
-            op = ev.name
-            if not op.startswith("aten::"):
-                raise UserError("%s has no at::_ops entry point to stop at (only aten ops do)."
-                                % op)
-            same = tr.same_thread_sorted(tr.find(name=op))
-            th, n = groups.ordinal(same, uid)
-            main = groups.main_thread(same)
-            syms = self._symbols(op, "", sc)
-            return BreakGroup(op, "", syms, uid=uid, target=n,
-                              target_main=(th == main) if th is not None else None,
-                              trace_thread=th)
-        op, _, ov = arg.partition(".")
-        if "::" not in op:
-            op = "aten::" + op
-        if not op.startswith("aten::"):
-            raise UserError("%s has no at::_ops entry point to stop at (only aten ops do)." % op)
-        if sc is not None and sc.known(op) and ov and sc.find(op, ov) is None:
-            raise UserError("%s has no overload '%s' (%s)." % (
-                op, ov, ", ".join(s.overload or "(default)" for s in sc.overloads(op))))
-        if sc is not None and not sc.known(op) and op not in self.op_names():
-            raise UserError("Unknown op %s (not in the schemas of %s nor in the trace)."
-                            % (op, sc.label))
-        return BreakGroup(op, ov, self._symbols(op, ov, sc))
-
-    @staticmethod
-    def _symbols(op, overload, sc):
-        if overload:
-            return ["at::_ops::%s::call" % ops_symbol(op, overload)]
-        ovs = sc.overloads(op) if sc is not None else []
-        if not ovs:
-            return ["at::_ops::%s::call" % ops_symbol(op, "")]
-        return ["at::_ops::%s::call" % s.symbol for s in ovs]
-
-    def break_for(self, op):
-        """The BreakGroup that counts every call of @op (for ordinals), if any."""
-        for g in self.breaks:
-            if g.op == op and not g.overload and g.numbers:
-                return g
-        return None
-
-    # -------------------------------------------------------------- tlreplay here
-
-    def pick_op(self, found):
-        """The op of the stack to look for: the innermost op frame whose op the
-        trace has. @found: frames.scan() of the stack from the selected frame
-        outward, as (gdb frame level, FrameOp). Returns (level, FrameOp,
-        launch, missing): launch is the innermost kernel launch frame or None,
-        missing the ops further in that the trace lacks."""
-        _, fop, launch = frames.innermost_op(found)
-        if fop is None:
-            if launch is not None:
-                raise UserError("Frame #%d is a kernel launch (%s), but no PyTorch op frame is "
-                                "above it." % (launch[0], launch[1].func))
-            raise UserError("No PyTorch op on the stack (looked for at::_ops::<op>::call, "
-                            "at::native::<op>, wrapper_<op>, cudaLaunchKernel/hipLaunchKernel).")
-        tr = self.require_trace()
-        missing = []
-        for i, f in found:
-            if f.kind != "op":
-                continue
-            if tr.find(name=f.op, limit=1):
-                return i, f, launch, missing
-            if f.op not in missing:
-                missing.append(f.op)
-        if len(missing) == 1:
-            raise UserError("%s is not in the trace %s." % (missing[0], tr.path))
-        raise UserError("None of the ops on the stack (%s) is in the trace %s."
-                        % (", ".join(missing), tr.path))
-
-    def here(self, found, live=None, live_note=None, ordinal=None, is_main=True, pick=None,
-             thread_label="this thread", choice=None):
-        """Choose the trace event of the op a stopped program is in.
-
-        @found: as for pick_op(); @choice: pick_op()'s answer if already asked.
-        @live: [(position, arg name, TensorInfo)] read from the program, or
-        None (@live_note says why). @ordinal: the call's ordinal on its thread
-        (from tlreplay break). Returns (lines, uid or None)."""
-        idx, fop, launch, missing = choice or self.pick_op(found)
-        tr = self.trace
-        out = []
-        op = fop.op
-        how = "frame #%d %s (%s)" % (idx, fop.func, fop.how)
-        out.append("The program is in %s: %s." % (fop.full_name, how))
-        if missing:
-            out.append("(%s, further in, %s not in the trace.)" % (
-                ", ".join(missing), "is" if len(missing) == 1 else "are"))
-        if launch is not None and launch[0] < idx:
-            out.append("It is launching a GPU kernel (frame #%d %s)." % (launch[0], launch[1].func))
-        uids = tr.find(name=op)
-        same = tr.same_thread_sorted(uids)
-        evs = {u: tr.event(u) for u in uids}
-        ordered = sorted(uids, key=lambda u: (evs[u].ts or 0.0, u))
-        gs = groups.group([(u, evs[u].args) for u in ordered])
-        evs = None
-        live_t = [(pos, t.dims, t.strides, t.dtype) for pos, _, t in live] if live else None
-        if live:
-            out.append("Live arguments (read from the program's memory): " + ", ".join(
-                "%s %s%s" % (name, t.dtype or "?", groups._fmt_list(t.dims)) +
-                ("{%s}" % ", ".join(str(x) for x in t.strides)
-                 if t.strides != groups.contiguous_strides(t.dims) else "")
-                for _, name, t in live) + ".")
-        else:
-            out.append("Shapes come from the trace%s." % (": " + live_note if live_note else ""))
-        # the call ordinal -> one UID
-        ord_uid = None
-        if ordinal:
-            th = groups.main_thread(same) if is_main else _other_thread(same)
-            n_th = len(same.get(th, [])) if th else 0
-            if th is not None and ordinal <= n_th:
-                ord_uid = same[th][ordinal - 1]
-                out.append("This is call %d of %s on %s (counted by tlreplay break): UID %d in "
-                           "the trace." % (ordinal, op, thread_label, ord_uid))
-            else:
-                out.append("This is call %d of %s on %s (counted by tlreplay break), but the "
-                           "trace has %d on that thread: no UID for it." %
-                           (ordinal, op, thread_label, n_th))
-        out.append("%s in %s: %s, %s:" % (op, os.path.basename(tr.path), plural(len(uids), "call"),
-                                         plural(len(gs), "distinct argument set")))
-        matches = []
-        for i, g in enumerate(gs, 1):
-            notes = []
-            m = groups.live_match(g.args, live_t)
-            if m:
-                matches.append(i)
-                notes.append("matches the live arguments")
-            if ord_uid is not None and ord_uid in g.uids:
-                notes.append("call %d is UID %d" % (ordinal, ord_uid))
-            out.append("  [%d] %-9s UID%s %s  %s%s" % (
-                i, plural(g.n, "call"), "s" if g.n > 1 else "", uid_list(g.uids, 4),
-                groups.describe(g.args), ("   <- " + "; ".join(notes)) if notes else ""))
-        chosen = None
-        why = None
-        if pick is not None:
-            if not 1 <= pick <= len(gs):
-                raise UserError("There is no argument set [%d]: pick 1 to %d." % (pick, len(gs)))
-            g = gs[pick - 1]
-            chosen = ord_uid if ord_uid in g.uids else g.first
-            why = "[%d], as asked" % pick
-        elif ord_uid is not None:
-            chosen, why = ord_uid, "the call ordinal"
-        elif len(gs) == 1:
-            chosen, why = gs[0].first, "the only argument set"
-        elif len(matches) == 1:
-            chosen, why = gs[matches[0] - 1].first, "the argument set that matches the live " \
-                "arguments"
-        if chosen is None:
-            out.append("Pick one: tlreplay here N (N from the list above).")
-        else:
-            out.append("Picked UID %d (%s)." % (chosen, why))
-            if self.cursor is not None:
-                self.cursor.select(chosen)
-        return out, chosen
-
-    def here_tlreplay(self, job, uid, how):
-        """A stopped tlreplay command: the UID it works on. Returns (lines, uid)."""
-        out = []
-        path = job.trace
-        tr = self.trace
-        if path:
-            path = os.path.abspath(path)
-            if tr is None or os.path.realpath(tr.path) != os.path.realpath(path):
-                self.open(path)
-                out.append("Opened %s, the trace of the tlreplay process." % path)
-        tr = self.require_trace()
-        if uid is None:
-            raise UserError("The tlreplay process (%s) names no UID yet." % (job.cmd or "?"))
-        if not tr.valid(uid):
-            raise UserError("The tlreplay process works on UID %d, which is not in %s." %
-                            (uid, tr.path))
-        ev = tr.event(uid)
-        out.append("The program is tlreplay %s, on UID %d: %s (%s)." % (job.cmd or "?", uid,
-                                                                       ev.name, how))
-        self.cursor.select(uid)
-        return out, uid
-
-
-def _other_thread(same):
-    main = groups.main_thread(same)
-    others = [t for t in same if t != main]
-    return others[0] if len(others) == 1 else None
 
 
 class _Tree:

@@ -19,6 +19,12 @@ for f in bin/tlreplay bin/perf-tlreplay lib/libcjson.so.1 lib/libtlreplay.so.0 \
 	[ -e "$B/$f" ]
 	ok $? "bundle has $f"
 done
+missing=
+for f in "$ROOT"/core/replay/tlreplay_replay/*.py; do
+	[ -f "$B/share/tlreplay/replay/tlreplay_replay/${f##*/}" ] || missing="$missing ${f##*/}"
+done
+[ -z "$missing" ]
+ok $? "bundle has the worker's package beside it${missing:+ (missing:$missing)}"
 ls "$B"/share/tlreplay/schemas/torch-*.json.gz >/dev/null 2>&1
 ok $? "bundle has a schema snapshot"
 ldd "$B/bin/tlreplay" >"$TMP/ldd" 2>&1

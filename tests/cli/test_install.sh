@@ -12,11 +12,21 @@ missing=
 for f in bin/tlreplay bin/perf-tlreplay lib/libtlreplay.a lib/libtlreplay.so.0.1.0 lib/libtlreplay.so.0 \
 	lib/libtlreplay.so include/tlreplay/tlreplay.h include/tlreplay/trace.h include/tlreplay/tree.h \
 	include/tlreplay/analysis.h include/tlreplay/common.h lib/pkgconfig/tlreplay.pc \
-	share/man/man1/tlreplay.1 share/bash-completion/completions/tlreplay; do
+	share/man/man1/tlreplay.1 share/bash-completion/completions/tlreplay \
+	share/tlreplay/replay/tlreplay_worker.py; do
+	[ -e "$D/opt/tl/$f" ] || missing="$missing $f"
+done
+for f in "$ROOT"/core/replay/tlreplay_replay/*.py; do
+	f=share/tlreplay/replay/tlreplay_replay/${f##*/}
 	[ -e "$D/opt/tl/$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ]
 ok $? "every file in place under DESTDIR/PREFIX${missing:+ (missing:$missing)}"
+
+# the installed worker script finds its package beside it (argparse's --help imports it all)
+run env -i PATH=/usr/bin:/bin "$PYTHON" "$D/opt/tl/share/tlreplay/replay/tlreplay_worker.py" --help
+[ "$RC" -eq 0 ] && grep -q "schemas" "$TMP/out"
+ok $? "the installed tlreplay_worker.py runs from its package"
 
 grep -q '^libdir=/opt/tl/lib$' "$D/opt/tl/lib/pkgconfig/tlreplay.pc"
 ok $? "tlreplay.pc points at PREFIX, not at DESTDIR"

@@ -22,8 +22,10 @@ sys.path.insert(0, os.path.join(ROOT, "gdb"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import taptest  # noqa: E402
-from tlreplay_gdb import cursor, frames, groups, libtl, locate, runner, schemas, tensors, tlproc  # noqa: E402
-from tlreplay_gdb.session import BreakGroup, Session, UserError  # noqa: E402
+from tlreplay_gdb import (breaks, cursor, frames, groups, here, libtl, locate, runner,  # noqa: E402
+                          schemas, tensors, tlproc)
+from tlreplay_gdb.breaks import BreakGroup  # noqa: E402
+from tlreplay_gdb.session import Session, UserError  # noqa: E402
 
 BUILD = os.environ.get("TLREPLAY_BUILD") or os.path.join(ROOT, "build")
 LIB = os.path.join(BUILD, "libtlreplay.so")
@@ -517,7 +519,9 @@ class TestTrace(unittest.TestCase):
 
 
 @unittest.skipUnless(HAVE_LIB, WHY_NO_LIB)
-class TestSession(unittest.TestCase):
+class _OnReplayFixture(unittest.TestCase):
+    """A Session with tests/fixtures/replay.json open."""
+
     def setUp(self):
         self.s = Session()
         self.s.settings.library = LIB
@@ -527,6 +531,8 @@ class TestSession(unittest.TestCase):
     def tearDown(self):
         self.s.close()
 
+
+class TestSession(_OnReplayFixture):
     def test_no_trace(self):
         s = Session()
         old = dict(os.environ)
@@ -566,16 +572,18 @@ class TestSession(unittest.TestCase):
         self.assertEqual(argv[argv.index("-e") + 1], "task-clock")
         self.assertEqual(argv[argv.index("--iters") + 1], "7")
 
+
+class TestBreaks(_OnReplayFixture):
     def test_plan_break(self):
-        g = self.s.plan_break("5")
+        g = breaks.plan(self.s, "5")
         self.assertEqual((g.op, g.target, g.target_main, g.uid), ("aten::addmm", 2, True, 5))
         self.assertIn("at::_ops::addmm::call", g.symbols)
         self.assertIn("at::_ops::addmm_out::call", g.symbols)
-        g = self.s.plan_break("add.Tensor")
+        g = breaks.plan(self.s, "add.Tensor")
         self.assertEqual(g.symbols, ["at::_ops::add_Tensor::call"])
         for bad in ("add.Nope", "nosuchop", "20", "1", ""):
             with self.assertRaises(UserError, msg=bad):
-                self.s.plan_break(bad)
+                breaks.plan(self.s, bad)
 
     def test_break_counts(self):
         g = BreakGroup("aten::addmm", "", ["at::_ops::addmm::call"], uid=5, target=2,
@@ -587,48 +595,53 @@ class TestSession(unittest.TestCase):
         self.assertEqual(g.hit(200, 200, True), (1, False))      # a new run
         every = BreakGroup("aten::addmm", "", [])
         self.assertEqual(every.hit(1, 1, True), (1, True))
+        self.assertIsNone(breaks.counting([g, every], "aten::addmm"))   # no breakpoint yet
+        every.numbers = [3]
+        self.assertIs(breaks.counting([g, every], "aten::addmm"), every)  # every call, for ordinals
 
+
+class TestHere(_OnReplayFixture):
     def found(self, *names):
         return frames.scan(list(names), self.s.schemas(), self.s.known_op)
 
     def test_here(self):
         found = self.found("at::_ops::addmm::call(at::Tensor const&)", "main")
-        lines, uid = self.s.here(found)
+        lines, uid = here.choose(self.s, found)
         text = "\n".join(lines)
         self.assertIn("The program is in aten::addmm", text)
         self.assertIn("Shapes come from the trace", text)
         self.assertEqual(uid, 0)                # one argument set
         self.assertEqual(self.s.cursor.uid, 0)
-        lines, uid = self.s.here(found, ordinal=2)
+        lines, uid = here.choose(self.s, found, ordinal=2)
         self.assertEqual(uid, 5)
         self.assertIn("call 2 of aten::addmm", "\n".join(lines))
-        lines, uid = self.s.here(found, ordinal=3)
+        lines, uid = here.choose(self.s, found, ordinal=3)
         self.assertIn("no UID for it", "\n".join(lines))
 
     def test_here_live(self):
         ev = self.s.trace.event(0).args
         t = tensors.TensorInfo(ev["Input Dims"][1], ev["Input Strides"][1], ev["Input type"][1],
                                0, 72)
-        lines, uid = self.s.here(self.found("at::_ops::addmm::call"), live=[(1, "mat1", t)])
+        lines, uid = here.choose(self.s, self.found("at::_ops::addmm::call"), live=[(1, "mat1", t)])
         self.assertIn("matches the live arguments", "\n".join(lines))
         self.assertIn("Live arguments", "\n".join(lines))
 
     def test_here_errors(self):
         with self.assertRaises(UserError) as cm:
-            self.s.here(self.found("main", "work"))
+            here.choose(self.s, self.found("main", "work"))
         self.assertIn("No PyTorch op on the stack", str(cm.exception))
         with self.assertRaises(UserError) as cm:
-            self.s.here(self.found("cudaLaunchKernel", "main"))
+            here.choose(self.s, self.found("cudaLaunchKernel", "main"))
         self.assertIn("kernel launch", str(cm.exception))
         with self.assertRaises(UserError) as cm:
-            self.s.here(self.found("at::_ops::bmm::call"))
+            here.choose(self.s, self.found("at::_ops::bmm::call"))
         self.assertIn("aten::bmm is not in the trace", str(cm.exception))
         with self.assertRaises(UserError):
-            self.s.here(self.found("at::_ops::addmm::call"), pick=9)
+            here.choose(self.s, self.found("at::_ops::addmm::call"), pick=9)
 
     def test_here_tlreplay(self):
         job = tlproc.parse(["tlreplay", "uid", "-i", MINI, "4"])
-        lines, uid = self.s.here_tlreplay(job, 4, "from its command line")
+        lines, uid = here.in_tlreplay(self.s, job, 4, "from its command line")
         self.assertEqual(uid, 4)
         self.assertTrue(self.s.trace.path.endswith("mini.json"))
         self.assertIn("aten::addmm", "\n".join(lines))

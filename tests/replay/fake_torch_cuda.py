@@ -94,17 +94,15 @@ class _Null:
 
 
 class FakeCuda:
-    """Pretends torch has one CUDA device; tensors are still built on the CPU. W is the worker
-    module whose Session builds tensors and flush buffers (patched to build them on the CPU);
-    None patches torch alone."""
+    """Pretends torch has one CUDA device. worker: also make the replay worker's package
+    (tlreplay_replay, importable: core/replay or the bundle's share/tlreplay/replay on sys.path)
+    build its tensors and L2 flush buffers on the CPU; False patches torch alone."""
 
-    def __init__(self, W, l2=50 << 20, sync_raises=False, mem=(1000, 5000)):
+    def __init__(self, worker, l2=50 << 20, sync_raises=False, mem=(1000, 5000)):
         from unittest import mock
         self.syncs = 0
         self.graphs = []
         cuda = torch.cuda
-        real_build = W.Session._build if W is not None else None
-        real_flush = W.Session._flush_buffer if W is not None else None
 
         def sync(device=None):
             self.syncs += 1
@@ -135,11 +133,14 @@ class FakeCuda:
             mock.patch.object(cuda, "memory_allocated", lambda idx=None: 100),
             mock.patch.object(torch.profiler, "profile", FakeProfile),
         ]
-        if W is not None:
+        if worker:
+            from tlreplay_replay import tensors, timing
+            real_build = tensors.build_tensor
+            real_flush = timing.L2Flush.buffer
             self.patches += [
-                mock.patch.object(W.Session, "_build",
-                                  lambda s, spec, device, warn: real_build(s, spec, torch.device("cpu"), warn)),
-                mock.patch.object(W.Session, "_flush_buffer",
+                mock.patch.object(tensors, "build_tensor",
+                                  lambda spec, device, warn: real_build(spec, torch.device("cpu"), warn)),
+                mock.patch.object(timing.L2Flush, "buffer",
                                   lambda s, device, warn: real_flush(s, torch.device("cpu"), warn)),
             ]
 

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Tests of core/replay/tlreplay_worker.py on CPU (stdlib unittest; run with /usr/bin/python3).
+"""Tests of the replay worker, core/replay/tlreplay_worker.py and its package tlreplay_replay, on
+CPU (stdlib unittest; run with /usr/bin/python3).
 
     /usr/bin/python3 tests/replay/test_worker.py          # unittest output
     /usr/bin/python3 tests/replay/test_worker.py --tap    # TAP, for prove (tests/replay/test_worker.sh)
@@ -9,11 +10,12 @@ Covers the worker protocol over real pipes (fds 3 and 4, as tlreplay starts it),
 (overloads, namespace auto-import, aliases, unavailable ops), the memory guard, crashes in ops,
 custom initializers (user plugins, the built-in PagedAttention and MoE-routing ones on stand-in
 ops named like vLLM's and aiter's), GPU metrics (`gpu_metrics`, against libtlreplay_gpu.so with a
-fake libcupti and libcuda when they are built) and the standalone `replay` mode.
+fake libcupti and libcuda when they are built), the standalone `replay` mode and how the script
+finds its package. Unit tests import the package's modules (core/replay on sys.path); the
+protocol and standalone tests run the script.
 """
 
 import fcntl
-import importlib.util
 import json
 import os
 import re
@@ -38,10 +40,9 @@ import taptest  # noqa: E402
 
 import torch  # noqa: E402  (the TAP wrapper skips when torch is missing)
 
-_spec = importlib.util.spec_from_file_location("tlreplay_worker", WORKER)
-W = importlib.util.module_from_spec(_spec)
-sys.modules["tlreplay_worker"] = W
-_spec.loader.exec_module(W)
+sys.path.insert(0, os.path.dirname(WORKER))  # the package beside the script, as the script finds it
+from tlreplay_replay import (arguments, errors, fmt, gpu_metrics, gpulib, initializers,  # noqa: E402
+                             ops, session, tensors, timing)
 
 TMP = tempfile.mkdtemp(prefix="tlreplay-worker-test.")
 
@@ -352,7 +353,7 @@ def tearDownModule():
 
 def T(shape, dtype="float", strides=None, init="normal"):
     if strides is None:
-        strides = W.contiguous_strides(shape)
+        strides = tensors.contiguous_strides(shape)
     return {"shape": list(shape), "dtype": dtype, "strides": list(strides), "init": init}
 
 
@@ -381,7 +382,7 @@ def probe_of(reply):
     raise AssertionError("no probe in %r" % (reply,))
 
 
-SESSION = W.Session(None, log=open(os.devnull, "w"))  # noqa: SIM115 (lives as long as the module)
+SESSION = session.Session(None, log=open(os.devnull, "w"))  # noqa: SIM115 (lives as long as the module)
 
 
 def replay(entry, **over):
@@ -527,22 +528,22 @@ class TestDtypes(unittest.TestCase):
         self.assertGreaterEqual(len(names), 20, names)
         for name in names:
             try:
-                dt = W.resolve_dtype(name)
-            except W.Unavailable as exc:  # float8 / uint32 on an old torch
+                dt = tensors.resolve_dtype(name)
+            except errors.Unavailable as exc:  # float8 / uint32 on an old torch
                 self.assertIn("not in torch", str(exc))
-                self.assertFalse(hasattr(torch, W.DTYPE_NAMES[name]), name)
+                self.assertFalse(hasattr(torch, tensors.DTYPE_NAMES[name]), name)
                 continue
             self.assertIsInstance(dt, torch.dtype, name)
             if name in self.EXPECTED:
                 self.assertEqual(dt, self.EXPECTED[name], name)
             else:
-                self.assertEqual(dt, getattr(torch, W.DTYPE_NAMES[name]), name)
+                self.assertEqual(dt, getattr(torch, tensors.DTYPE_NAMES[name]), name)
 
     def test_missing_dtypes_name_the_torch_release(self):
         if hasattr(torch, "uint32"):
             self.skipTest("this torch has uint32")
-        with self.assertRaises(W.Unavailable) as cm:
-            W.resolve_dtype("unsigned int")
+        with self.assertRaises(errors.Unavailable) as cm:
+            tensors.resolve_dtype("unsigned int")
         self.assertIn("needs torch >= 2.3", str(cm.exception))
         reply = replay(E("aten::clone", [A("self", "Tensor", T([2], "unsigned int"))]))
         self.assertEqual(reply["status"], "unavailable")
@@ -551,15 +552,15 @@ class TestDtypes(unittest.TestCase):
     def test_every_supported_dtype_builds_and_replays(self):
         for name in doc_dtype_strings():
             try:
-                dt = W.resolve_dtype(name)
-            except W.Unavailable:
+                dt = tensors.resolve_dtype(name)
+            except errors.Unavailable:
                 continue
             for init in ("normal", "zeros", None):
                 with self.subTest(dtype=name, init=init):
                     reply, p = probed(E("aten::clone", [A("self", "Tensor", T([3, 4], name, init=init))]))
                     self.assertEqual(reply["status"], "ok", reply)
-                    self.assertEqual(p["args"][0]["dtype"], W._dtype_name(dt))
-                    self.assertEqual(reply["result"], "Tensor[3, 4] %s" % W._dtype_name(dt))
+                    self.assertEqual(p["args"][0]["dtype"], tensors.dtype_name(dt))
+                    self.assertEqual(reply["result"], "Tensor[3, 4] %s" % tensors.dtype_name(dt))
                     a = p["args"][0]
                     if dt.is_complex:
                         continue
@@ -573,8 +574,8 @@ class TestDtypes(unittest.TestCase):
                         self.assertGreater(a["nonzero"], 6)
 
     def test_torch_names_are_accepted_too(self):
-        self.assertEqual(W.resolve_dtype("torch.bfloat16"), torch.bfloat16)
-        self.assertEqual(W.resolve_dtype("float32"), torch.float32)
+        self.assertEqual(tensors.resolve_dtype("torch.bfloat16"), torch.bfloat16)
+        self.assertEqual(tensors.resolve_dtype("float32"), torch.float32)
 
     def test_unknown_dtype_is_an_args_failure(self):
         reply = replay(E("aten::clone", [A("self", "Tensor", T([2], "quaternion"))]))
@@ -584,18 +585,18 @@ class TestDtypes(unittest.TestCase):
     def test_scalar_type_codes_match_torch(self):
         x = torch.ones(1)
         checked = 0
-        for code, attr in enumerate(W.SCALAR_TYPES):
+        for code, attr in enumerate(tensors.SCALAR_TYPES):
             if not hasattr(torch, attr) or attr.startswith(("q", "bits")):
                 continue
             try:
                 want = torch.ops.aten.to.dtype(x, code).dtype  # torch converts the raw code itself
             except Exception:
                 continue
-            self.assertEqual(W.scalar_type_from_code(code), want, (code, attr))
+            self.assertEqual(tensors.scalar_type_from_code(code), want, (code, attr))
             checked += 1
         self.assertGreaterEqual(checked, 12)
-        with self.assertRaises(W.ArgsError):
-            W.scalar_type_from_code(999)
+        with self.assertRaises(errors.ArgsError):
+            tensors.scalar_type_from_code(999)
 
     def test_scalar_type_argument(self):
         for code, want in ((4, "int64"), (15, "bfloat16"), (6, "float32"), (11, "bool")):
@@ -701,7 +702,7 @@ class TestTensors(unittest.TestCase):
         self.assertTrue(any("unknown init" in w for w in reply["warnings"]), reply)
 
     def test_uninitialised_float_is_left_alone(self):
-        spec = W.TensorSpec(T([4], init=None), None, "x")
+        spec = tensors.TensorSpec(T([4], init=None), None, "x")
         self.assertEqual(spec.fill_kind(), ("none", None))
 
     def test_seeding_is_deterministic(self):
@@ -782,9 +783,9 @@ class TestReplay(unittest.TestCase):
         self.assertTrue(any("no_such_overload" in w for w in reply["warnings"]))
 
     def test_result_descriptions(self):
-        self.assertEqual(W.describe(None), "None")
-        self.assertEqual(W.describe(3), "3")
-        self.assertEqual(W.describe((torch.ones(2), torch.zeros((), dtype=torch.long))),
+        self.assertEqual(fmt.describe(None), "None")
+        self.assertEqual(fmt.describe(3), "3")
+        self.assertEqual(fmt.describe((torch.ones(2), torch.zeros((), dtype=torch.long))),
                          "(Tensor[2] float32, Tensor[] int64)")
         reply = replay(E("tltest::pair", [A("x", "Tensor", T([3, 2]))]))
         self.assertEqual(reply["result"], "(Tensor[3, 2] float32, Tensor[] float32)")
@@ -917,12 +918,12 @@ class TestReplay(unittest.TestCase):
         self.assertNotEqual(reply.get("kind"), "memory")
 
     def test_storage_size(self):
-        self.assertEqual(W.storage_elements([2, 3], [3, 1]), 6)
-        self.assertEqual(W.storage_elements([2, 3], [1, 2]), 6)
-        self.assertEqual(W.storage_elements([4, 3], [0, 1]), 3)
-        self.assertEqual(W.storage_elements([2, 3], [10, 1]), 13)
-        self.assertEqual(W.storage_elements([], []), 1)
-        self.assertEqual(W.storage_elements([0, 5], [5, 1]), 0)
+        self.assertEqual(tensors.storage_elements([2, 3], [3, 1]), 6)
+        self.assertEqual(tensors.storage_elements([2, 3], [1, 2]), 6)
+        self.assertEqual(tensors.storage_elements([4, 3], [0, 1]), 3)
+        self.assertEqual(tensors.storage_elements([2, 3], [10, 1]), 13)
+        self.assertEqual(tensors.storage_elements([], []), 1)
+        self.assertEqual(tensors.storage_elements([0, 5], [5, 1]), 0)
 
     def test_namespace_module_given_as_a_file(self):
         path = _write("fileops.py", textwrap.dedent('''
@@ -1149,10 +1150,10 @@ class TestPagedAttention(unittest.TestCase):
         self.assertEqual(stats_of("rocm"), {"skipped": True})
 
     def test_direct_skips(self):
-        init = W.PagedAttentionInit()
+        init = initializers.PagedAttentionInit()
 
         def ctx(args, names):
-            return W.InitContext("_C::paged_attention_v1", args, {}, names, [""] * len(args), {}, "cpu",
+            return initializers.InitContext("_C::paged_attention_v1", args, {}, names, [""] * len(args), {}, "cpu",
                                  __import__("random").Random(0), {})
         bt = torch.zeros(2, 4, dtype=torch.int32)
         sl = torch.zeros(2, dtype=torch.int32)
@@ -1212,7 +1213,7 @@ class TestMoeRouting(unittest.TestCase):
 
     def test_layout_details(self):
         ids = torch.tensor([[0, 1], [1, 2], [1, 0]])
-        buf, blocks, valid, used, counts, trunc = W.MoeRoutingInit.layout_routing(ids, 4, 4, 4 * 6, 6, True)
+        buf, blocks, valid, used, counts, trunc = initializers.MoeRoutingInit.layout_routing(ids, 4, 4, 4 * 6, 6, True)
         self.assertEqual(counts.tolist(), [2, 3, 1, 0])
         self.assertEqual((valid, used, trunc), (12, 3, 0))
         self.assertEqual(blocks.tolist(), [0, 1, 2])
@@ -1223,15 +1224,15 @@ class TestMoeRouting(unittest.TestCase):
 
     def test_plain_ids_and_truncation(self):
         ids = torch.tensor([[0, 1], [1, 2], [1, 0]])
-        buf, _, valid, used, _, trunc = W.MoeRoutingInit.layout_routing(ids, 4, 4, 8, 2, False)
+        buf, _, valid, used, _, trunc = initializers.MoeRoutingInit.layout_routing(ids, 4, 4, 8, 2, False)
         self.assertEqual((valid, used, trunc), (8, 2, 3))
         self.assertEqual(buf.tolist(), [0, 2, 3, 3, 0, 1, 2, 3])
 
     def test_direct_skips(self):
-        init = W.MoeRoutingInit()
+        init = initializers.MoeRoutingInit()
 
         def ctx(args, names, op="aiter::ck_moe_stage1"):
-            return W.InitContext(op, args, {}, names, [""] * len(args), {}, "cpu",
+            return initializers.InitContext(op, args, {}, names, [""] * len(args), {}, "cpu",
                                  __import__("random").Random(0), {})
         self.assertIn("skipped: no hidden_states", init.initialize(ctx([], [])))
         h, w1 = torch.zeros(4, 8), torch.zeros(2, 8, 8)
@@ -1254,7 +1255,7 @@ from fake_torch_cuda import (FakeEvent, FakeGraph, FakeKernelEvent, FakeProfile,
 
 
 def FakeCuda(**kw):
-    return _FakeCuda(W, **kw)
+    return _FakeCuda(True, **kw)
 
 
 class TestCudaGlue(unittest.TestCase):
@@ -1262,22 +1263,22 @@ class TestCudaGlue(unittest.TestCase):
 
     def setUp(self):
         FakeEvent.log = []
-        self.session = W.Session(None, log=open(os.devnull, "w"))
+        self.session = session.Session(None, log=open(os.devnull, "w"))
         self.addCleanup(self.session.log.close)
 
     def test_parse_device(self):
         with FakeCuda():
-            self.assertEqual(W.Session.parse_device("cuda"), torch.device("cuda", 0))
-            self.assertEqual(W.Session.parse_device("cuda:0"), torch.device("cuda", 0))
-            with self.assertRaises(W.Unavailable) as cm:
-                W.Session.parse_device("cuda:1")
+            self.assertEqual(session.parse_device("cuda"), torch.device("cuda", 0))
+            self.assertEqual(session.parse_device("cuda:0"), torch.device("cuda", 0))
+            with self.assertRaises(errors.Unavailable) as cm:
+                session.parse_device("cuda:1")
             self.assertIn("torch sees 1 CUDA device", str(cm.exception))
-            with self.assertRaises(W.ArgsError):
-                W.Session.parse_device("cuda:x")
+            with self.assertRaises(errors.ArgsError):
+                session.parse_device("cuda:x")
 
     def test_device_memory_counts_the_allocator_cache(self):
         with FakeCuda():
-            avail, where = W.device_memory_available(torch.device("cuda", 0))
+            avail, where = arguments.device_memory_available(torch.device("cuda", 0))
         self.assertEqual((avail, where), (1200, "free memory on cuda:0"))
 
     def test_hello_lists_devices(self):
@@ -1297,31 +1298,31 @@ class TestCudaGlue(unittest.TestCase):
                 flushes.append(len(calls))
 
         with FakeCuda() as fc:
-            times = W.Session._time_cuda(lambda: calls.append(1), 250, 0.0, Buf(), torch.device("cuda", 0),
+            times = timing.time_cuda(lambda: calls.append(1), 250, 0.0, Buf(), torch.device("cuda", 0),
                                          lambda m: None)
         self.assertEqual((len(times), len(calls), len(flushes)), (250, 250, 250))
         self.assertEqual(fc.syncs, 3)  # chunks of 100, 100, 50
         self.assertEqual(flushes[:3], [0, 1, 2])  # each flush before its call, outside the events
         with FakeCuda():
-            times = W.Session._time_cuda(lambda: None, 2, 0.05, None, torch.device("cuda", 0), lambda m: None)
+            times = timing.time_cuda(lambda: None, 2, 0.05, None, torch.device("cuda", 0), lambda m: None)
         self.assertGreater(len(times), 2)
 
     def test_graph_timing(self):
         g = FakeGraph()
         with FakeCuda():
-            times = W.Session._time_graph(g, 20, 0.0, torch.device("cuda", 0))
+            times = timing.time_graph(g, 20, 0.0, torch.device("cuda", 0))
         self.assertEqual((len(times), g.replays), (1, 20))
 
     def test_capture_warms_up_on_a_side_stream(self):
         calls = []
         with FakeCuda() as fc:
-            g = W.Session._capture(lambda: calls.append(1), torch.device("cuda", 0))
+            g = timing.capture(lambda: calls.append(1), torch.device("cuda", 0))
         self.assertEqual(len(calls), 4)  # three warmups, one captured
         self.assertIs(g, fc.graphs[0])
 
     def test_kernel_names(self):
         with FakeCuda():
-            names, us = W.Session._record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
+            names, us = timing.record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
         self.assertEqual(names, ["void relu_kernel<float>(...)"])
         self.assertEqual(us, 2.25)  # the second call's kernels: the first may load modules lazily
 
@@ -1340,20 +1341,20 @@ class TestCudaGlue(unittest.TestCase):
 
         from unittest import mock
         with FakeCuda(), mock.patch.object(torch.profiler, "profile", Uneven):
-            names, us = W.Session._record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
+            names, us = timing.record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
         self.assertEqual((names, us), (["k1", "k2"], 3.0))  # the mean of the two calls
         with FakeCuda(), mock.patch.object(torch.profiler, "profile", NoTimes):
-            names, us = W.Session._record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
+            names, us = timing.record_kernels(lambda: None, torch.device("cuda", 0), lambda m: None)
         self.assertEqual((names, us), (["k1"], None))
 
     def test_flush_buffer_size(self):
         warns = []
         with FakeCuda(l2=1024):
-            buf = self.session._flush_buffer(torch.device("cuda", 0), warns.append)
+            buf = self.session.l2.buffer(torch.device("cuda", 0), warns.append)
         self.assertEqual(buf.numel(), 2048)
-        session = W.Session(None)
+        other = session.Session(None)
         with FakeCuda(l2=None):
-            buf = session._flush_buffer(torch.device("cuda", 0), warns.append)
+            buf = other.l2.buffer(torch.device("cuda", 0), warns.append)
         self.assertEqual(buf.numel(), 256 << 20)
         self.assertTrue(any("L2 size unknown" in w for w in warns))
 
@@ -1403,7 +1404,7 @@ def _fakes_usable():
     for path in (GPU_LIB, FAKE_CUPTI, FAKE_CUDA):
         if not os.path.exists(path):
             return "%s is not built (no CUDA headers, or not `make`d)" % path
-    if W._sanitizer_runtime(GPU_LIB):
+    if gpulib.sanitizer_runtime(GPU_LIB):
         return "%s is a sanitizer build; python cannot load it" % GPU_LIB
     return None
 
@@ -1414,7 +1415,7 @@ class TestGpuMetrics(unittest.TestCase):
     under the fake torch.cuda."""
 
     def setUp(self):
-        self.session = W.Session(None, log=open(os.devnull, "w"))
+        self.session = session.Session(None, log=open(os.devnull, "w"))
         self.addCleanup(self.session.log.close)
 
     def test_cpu_device_is_not_supported_and_the_replay_goes_on(self):
@@ -1441,25 +1442,25 @@ class TestGpuMetrics(unittest.TestCase):
                 self.assertEqual((r["status"], r["kind"]), ("failed", "args"), r)
 
     def test_metric_names(self):
-        self.assertEqual(W.parse_gpu_metric("dram__bytes_read.sum"), (None, "dram__bytes_read.sum"))
-        self.assertEqual(W.parse_gpu_metric("nvgpu/dram__bytes_read.sum/"), (None, "dram__bytes_read.sum"))
-        self.assertEqual(W.parse_gpu_metric("nvgpu0/sm__throughput.avg.pct_of_peak_sustained_elapsed/"),
+        self.assertEqual(gpu_metrics.parse_gpu_metric("dram__bytes_read.sum"), (None, "dram__bytes_read.sum"))
+        self.assertEqual(gpu_metrics.parse_gpu_metric("nvgpu/dram__bytes_read.sum/"), (None, "dram__bytes_read.sum"))
+        self.assertEqual(gpu_metrics.parse_gpu_metric("nvgpu0/sm__throughput.avg.pct_of_peak_sustained_elapsed/"),
                          (0, "sm__throughput.avg.pct_of_peak_sustained_elapsed"))
-        self.assertEqual(W.parse_gpu_metric("nvgpu12/x.sum"), (12, "x.sum"))
-        self.assertTrue(W.gpu_metric_per_call("dram__bytes_read.sum", 0))
-        self.assertTrue(W.gpu_metric_per_call("gpu__time_duration.sum", 0))
-        self.assertFalse(W.gpu_metric_per_call("dram__bytes_read.sum.per_second", 0))
-        self.assertFalse(W.gpu_metric_per_call("sm__throughput.avg.pct_of_peak_sustained_elapsed", 2))
-        self.assertFalse(W.gpu_metric_per_call("smsp__ratio.pct", 1))
+        self.assertEqual(gpu_metrics.parse_gpu_metric("nvgpu12/x.sum"), (12, "x.sum"))
+        self.assertTrue(gpu_metrics.gpu_metric_per_call("dram__bytes_read.sum", 0))
+        self.assertTrue(gpu_metrics.gpu_metric_per_call("gpu__time_duration.sum", 0))
+        self.assertFalse(gpu_metrics.gpu_metric_per_call("dram__bytes_read.sum.per_second", 0))
+        self.assertFalse(gpu_metrics.gpu_metric_per_call("sm__throughput.avg.pct_of_peak_sustained_elapsed", 2))
+        self.assertFalse(gpu_metrics.gpu_metric_per_call("smsp__ratio.pct", 1))
 
     def test_written_tensors(self):
         a, b, c, out = torch.zeros(2), torch.zeros(2), torch.zeros(2), torch.zeros(2)
         # the schema of aten::add_.Tensor marks self as written, whatever the IR says
-        got = W.Session._written(torch.ops.aten.add_.Tensor, [a, b], {}, ["self", "other"],
+        got = gpu_metrics.written(torch.ops.aten.add_.Tensor, [a, b], {}, ["self", "other"],
                                  [("Tensor", False), ("Tensor", False)], {})
         self.assertEqual([id(t) for t in got], [id(a)])
         # a packet has no schema: the IR's (a!) and init null decide; kwargs and lists too
-        got = W.Session._written(torch.ops.aten.add, [a, [b, c]], {"out": out}, ["self", "others"],
+        got = gpu_metrics.written(torch.ops.aten.add, [a, [b, c]], {"out": out}, ["self", "others"],
                                  [("Tensor", False), ("Tensor[]", True)], {"out": ("Tensor(a!)", False)})
         self.assertEqual([id(t) for t in got], [id(b), id(c), id(out)])
 
@@ -1468,7 +1469,7 @@ class TestGpuMetrics(unittest.TestCase):
         view = base.as_strided((3, 2), (4, 2), 1)  # a strided view inside base
         one = torch.zeros(1)
         bcast = one.expand(5)  # stride 0
-        snap = W.TensorSnapshot([view, bcast, view])
+        snap = gpu_metrics.TensorSnapshot([view, bcast, view])
         self.assertEqual(len(snap.pairs), 2)  # the repeated view once
         view.mul_(-1)
         one.add_(3)
@@ -1478,19 +1479,19 @@ class TestGpuMetrics(unittest.TestCase):
         self.assertEqual(snap.nbytes(), (1 + 2 * 4 + 1 * 2) * 4 + 4)
 
     def test_library_candidates(self):
-        self.assertEqual(W.gpu_lib_candidates("/x/libtlreplay_gpu.so"), ["/x/libtlreplay_gpu.so"])
+        self.assertEqual(gpulib.gpu_lib_candidates("/x/libtlreplay_gpu.so"), ["/x/libtlreplay_gpu.so"])
         from unittest import mock
         with mock.patch.dict(os.environ, {"TLREPLAY_GPU_LIB": "/y/lib.so"}):
-            self.assertEqual(W.gpu_lib_candidates(None), ["/y/lib.so"])
+            self.assertEqual(gpulib.gpu_lib_candidates(None), ["/y/lib.so"])
         with mock.patch.dict(os.environ, {}, clear=False):
             os.environ.pop("TLREPLAY_GPU_LIB", None)
-            cands = W.gpu_lib_candidates(None)
+            cands = gpulib.gpu_lib_candidates(None)
         self.assertIn(os.path.join(ROOT, "build", "libtlreplay_gpu.so"), cands)  # the source tree
         self.assertEqual(cands[-1], "libtlreplay_gpu.so")  # the loader's path last
         # installed: $(DATADIR)/tlreplay/replay/tlreplay_worker.py finds $(PREFIX)/lib
-        with mock.patch.object(W, "__file__", "/opt/tl/share/tlreplay/replay/tlreplay_worker.py"):
+        with mock.patch.object(gpulib, "__file__", "/opt/tl/share/tlreplay/replay/tlreplay_replay/gpulib.py"):
             os.environ.pop("TLREPLAY_GPU_LIB", None)
-            self.assertIn("/opt/tl/lib/libtlreplay_gpu.so", W.gpu_lib_candidates(None))
+            self.assertIn("/opt/tl/lib/libtlreplay_gpu.so", gpulib.gpu_lib_candidates(None))
 
     def test_missing_library_is_not_supported(self):
         entry = E("aten::relu", [A("self", "Tensor", T([64]))])
@@ -1590,7 +1591,7 @@ class TestGpuMetrics(unittest.TestCase):
                 raise RuntimeError("boom in pass")
             return a[0]
         from unittest import mock
-        with FakeCuda(), mock.patch.object(W.Session, "resolve", lambda s, e, q, w: (flaky, "flaky", "flaky")):
+        with FakeCuda(), mock.patch.object(ops.OpResolver, "resolve", lambda s, e, q, w: (flaky, "flaky", "flaky")):
             r = self.session.replay(REQ(entry, device="cuda", iters=1, warmup=1,
                                         gpu_metrics=["dram__bytes_read.sum"], gpu_lib=GPU_LIB))
         self.assertEqual(r["status"], "ok", r)
@@ -1804,8 +1805,8 @@ class TestWorkerLifecycle(unittest.TestCase):
 
 # ---------------------------------------------------------------------------- standalone mode
 
-def run_standalone(*args, env=None):
-    p = subprocess.run([PY, WORKER] + list(args), env=env or env_with_tmp(), stdout=subprocess.PIPE,
+def run_standalone(*args, env=None, script=WORKER):
+    p = subprocess.run([PY, script] + list(args), env=env or env_with_tmp(), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=300)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
@@ -1975,6 +1976,28 @@ class TestStandalone(unittest.TestCase):
         lines = out.splitlines()
         self.assertIn("tltest::myop(Tensor x, int n=1) -> Tensor", lines)
         self.assertTrue(any(l.startswith("aten::addmm(") for l in lines))
+
+
+class TestEntryScript(unittest.TestCase):
+    """tlreplay_worker.py finds its package beside it, however it is started."""
+
+    def test_symlink_in_isolated_mode(self):
+        # -I: the script's folder is not put on sys.path by Python; the link's folder has no package
+        d = tempfile.mkdtemp(dir=TMP)
+        link = os.path.join(d, "tlreplay_worker.py")
+        os.symlink(WORKER, link)
+        p = subprocess.run([PY, "-I", link, "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(b"schemas", p.stdout)
+
+    def test_alone_says_the_package_is_missing(self):
+        d = tempfile.mkdtemp(dir=TMP)
+        alone = os.path.join(d, "replay.py")
+        shutil.copy(WORKER, alone)
+        rc, out, err = run_standalone("replay", self.id() + ".json", script=alone)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertEqual(err, "tlreplay_worker: the tlreplay_replay package is not beside %s (copy "
+                              "core/replay/tlreplay_replay/ there)\n" % os.path.realpath(alone))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/bin/sh
-# The replay worker (core/replay/tlreplay_worker.py) on CPU: its protocol over real pipes, tensor
-# building, op resolution, crashes, custom initializers and the standalone replay mode. The tests
-# are the unittest file next to this one; --tap makes each test one TAP line.
+# The replay worker (core/replay/tlreplay_worker.py and its package) on CPU: its protocol over
+# real pipes, tensor building, op resolution, crashes, custom initializers and the standalone
+# replay mode. The tests are the unittest file next to this one; --tap makes each test one TAP
+# line.
 . "$(dirname "$0")/../taplib.sh"
 
 if ! "$PYTHON" -c 'import torch' >/dev/null 2>&1; then

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Run a Python script or -c code with torch.cuda faked (fake_torch_cuda.FakeCuda).
 
-    standin_python.py SCRIPT [ARGS...]     tlreplay_worker.py: its Session builds tensors on the CPU
+    standin_python.py SCRIPT [ARGS...]     tlreplay_worker.py: its package builds tensors on the CPU
     standin_python.py -c CODE [ARGS...]
 
 The replay worker is loaded as a module so that its Session can be patched before it serves;
@@ -26,7 +26,7 @@ def main(argv):
         return 2
     if argv[0] == "-c":
         sys.argv = ["-c"] + argv[2:]
-        with FakeCuda(None, mem=FREE):
+        with FakeCuda(False, mem=FREE):
             exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})
         return 0
     script = argv[0]
@@ -36,10 +36,10 @@ def main(argv):
         spec = importlib.util.spec_from_file_location("tlreplay_worker", script)
         W = importlib.util.module_from_spec(spec)
         sys.modules["tlreplay_worker"] = W
-        spec.loader.exec_module(W)
-        with FakeCuda(W, mem=FREE):
+        spec.loader.exec_module(W)  # puts its package (tlreplay_replay) on sys.path for FakeCuda
+        with FakeCuda(True, mem=FREE):
             return W.main(argv[1:])
-    with FakeCuda(None, mem=FREE):
+    with FakeCuda(False, mem=FREE):
         runpy.run_path(script, run_name="__main__")
     return 0
 
