@@ -2,6 +2,7 @@
 /* tlreplay ir: write replay IR; tlreplay pack: IR + a standalone replayer
  * and a README in one zip, for someone who has only Python and torch. */
 #include <errno.h>
+#include <glob.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,49 @@ static int pack_write(struct zipw *z, const char *dir, const char *name, const v
 	return zipw_add(z, path, data, len, mode);
 }
 
+/* The worker's package (the .py files of tlreplay_replay/ beside the entry script): the
+ * entry script imports it from its own folder, so replay.py needs it beside
+ * itself in the zip. Returns 0 or -errno; when a file of the package cannot
+ * be read (or there is none), *what names it (static storage), else it stays
+ * as it was and the error is the zip's. With no zip, only checks that the
+ * package is there. */
+static int pack_package(struct zipw *z, const char *dir, const char *script_path, const char **what)
+{
+	static char pattern[1024];
+	char *copy = strdup(script_path);
+	glob_t g = { 0 };
+	size_t i;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	snprintf(pattern, sizeof(pattern), "%s/tlreplay_replay/*.py", dirname(copy));
+	if (glob(pattern, 0, NULL, &g)) {
+		*what = pattern;
+		err = -ENOENT;
+		goto out;
+	}
+	for (i = 0; z && !err && i < g.gl_pathc; i++) {
+		size_t len = 0;
+		char *data = cli_read_file(g.gl_pathv[i], false, &len), name[300];
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+
+		if (!data) {
+			err = errno ? -errno : -ENOMEM;
+			snprintf(pattern, sizeof(pattern), "%s", g.gl_pathv[i]);
+			*what = pattern;
+			break;
+		}
+		snprintf(name, sizeof(name), "tlreplay_replay/%s", base);
+		err = pack_write(z, dir, name, data, len, 0644);
+		free(data);
+	}
+out:
+	globfree(&g);
+	free(copy);
+	return err;
+}
+
 static const struct opt pack_opts[] = {
 	OPT_USE(opts_trace_input, CO, "input", TRACE_INPUT_HELP_BRIEF),
 	OPT_USE_AS(opts_output_format, CO, "output", "FILE.zip", "the archive to write (atomically)", 0),
@@ -223,7 +267,7 @@ static int cmd_pack(int argc, char **argv)
 	struct ir_tally t;
 	cJSON *list = NULL;
 	char *irtxt = NULL, *readme = NULL, *script = NULL, dir[256];
-	const char *script_path;
+	const char *script_path, *pkg_what = NULL;
 	size_t script_len = 0, irlen = 0, i;
 	int rc = 1, err;
 
@@ -241,6 +285,11 @@ static int cmd_pack(int argc, char **argv)
 	script = cli_read_file(script_path, false, &script_len);
 	if (!script)
 		return cli_error("pack: %s: %s", script_path, strerror(errno));
+	if (pack_package(NULL, NULL, script_path, &pkg_what)) {
+		free(script);
+		return cli_error("pack: %s: no such files: the replay script %s needs its package beside it",
+				 pkg_what, script_path);
+	}
 	if (cli_open_trace(&o.co, &tr))
 		goto out;
 	if (ir_build_list(tr, &o.sel, &o.ro, NULL, "pack", &list, &t))
@@ -267,6 +316,8 @@ static int cmd_pack(int argc, char **argv)
 		err = pack_write(z, dir, "ir.json", irtxt, irlen, 0644);
 	if (!err)
 		err = pack_write(z, dir, "replay.py", script, script_len, 0755);
+	if (!err)
+		err = pack_package(z, dir, script_path, &pkg_what);
 	for (i = 0; !err && i < o.ro.nplugins; i++) {
 		size_t plen = 0;
 		char *p = cli_read_file(o.ro.plugins[i], false, &plen), *copy = strdup(o.ro.plugins[i]), name[300];
@@ -287,7 +338,7 @@ static int cmd_pack(int argc, char **argv)
 	if (err) {
 		zipw_abort(z);
 		out_close(&out, true);
-		rc = cli_error("pack: %s: %s", o.co.output, strerror(-err));
+		rc = cli_error("pack: %s: %s", pkg_what ? pkg_what : o.co.output, strerror(-err));
 		goto out;
 	}
 	rc = out_close(&out, false);

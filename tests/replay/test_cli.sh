@@ -189,22 +189,12 @@ want=$( (printf 'ops/%s\n' README.md ir.json plugins/init_plugin.py replay.py
 listing=$("$PYTHON" -m zipfile -l "$TMP/ops.zip" | awk 'NR > 1 { print $1 }' | sort | tr '\n' ' ')
 [ "$RC" -eq 0 ] && "$PYTHON" -m zipfile -t "$TMP/ops.zip" >/dev/null && [ "$listing" = "$want" ]
 rc=$?
-# Until cmd_pack (perf-plugin/builtin-ir.c) ships tlreplay_replay/ beside replay.py, a pack
-# without it is a known gap: TAP TODO, reported by prove but not a failure. With the package
-# in the zip these are plain tests.
-todo=
-case $listing in *ops/tlreplay_replay/*) ;; *) todo="tlreplay pack does not ship the worker's package yet" ;; esac
-pack_ok() { # pack_ok STATUS DESCRIPTION: ok, or a TODO line while $todo says why
-	[ -z "$todo" ] && { ok "$1" "$2"; return; }
-	TAP_N=$((TAP_N + 1))
-	echo "$([ "$1" -eq 0 ] || printf 'not ')ok $TAP_N - $2 # TODO $todo"
-}
-pack_ok $rc "pack: a valid zip with README.md, ir.json, replay.py, its package and the plugin"
+ok $rc "pack: a valid zip with README.md, ir.json, replay.py, its package and the plugin"
 mkdir "$TMP/unpacked" && "$PYTHON" -m zipfile -e "$TMP/ops.zip" "$TMP/unpacked" &&
 	(cd "$TMP/unpacked/ops" && env -i PATH=/usr/bin:/bin "$PYTHON" replay.py replay ir.json -r 2 --warmup 1 \
 		--init-plugin plugins/init_plugin.py) >"$TMP/out" 2>&1
 [ $? -eq 0 ] && grep -q "OK: 3" "$TMP/out"
-pack_ok $? "pack: unpacked, replay.py replays the three ops with $PYTHON alone"
+ok $? "pack: unpacked, replay.py replays the three ops with $PYTHON alone"
 grep -q "python3 replay.py replay ir.json --init-plugin plugins/init_plugin.py" "$TMP/unpacked/ops/README.md" &&
 	grep -q '| 0 | `aten::addmm` | 0 | 5.000 |' "$TMP/unpacked/ops/README.md"
 ok $? "pack: the README says how to run it and lists the ops"
@@ -214,5 +204,10 @@ ok $? "pack without -o: refused"
 run tl pack -i "$F" -o "$TMP/nodir/ops.zip" 0
 [ "$RC" -eq 1 ] && [ ! -e "$TMP/nodir" ] && one_line_err
 ok $? "pack into a missing directory: one line, nothing left"
+
+mkdir "$TMP/lonely" && cp "$ROOT/core/replay/tlreplay_worker.py" "$TMP/lonely/"
+TLREPLAY_WORKER=$TMP/lonely/tlreplay_worker.py run tl pack -i "$F" -o "$TMP/lonely.zip" 0
+[ "$RC" -eq 1 ] && [ ! -e "$TMP/lonely.zip" ] && one_line_err && grep -q 'lonely/tlreplay_replay/\*.py' "$TMP/err"
+ok $? "pack with a replay script whose package is not beside it: one line naming it, no zip"
 
 done_testing
