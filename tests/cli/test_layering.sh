@@ -24,7 +24,9 @@ ir: analysis trace base
 ranks: analysis trace base
 results: trace base
 counters: base
-replay: base'
+replay: base
+perf: analysis trace base
+report: perf ranks ir analysis trace base'
 
 if ! command -v nm >/dev/null 2>&1; then
 	echo "1..0 # SKIP nm not found (binutils)"

@@ -15,6 +15,7 @@
 #include <tlreplay/energy.h>
 #include <tlreplay/store.h>
 #include <tlreplay/fold.h>
+#include <tlreplay/report.h>
 #include <tlreplay/counters.h>
 #include <tlreplay/ranks.h>
 

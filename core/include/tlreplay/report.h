@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file report.h
+ * @brief Sheets: the tables of a report (TraceLens's perf report sheets and
+ * ours), as typed cells, and their CSV form.
+ *
+ * A sheet is a name, its column names and rows of cells. Every sheet of a
+ * report is built as a tl_sheet and then written as CSV (one file per sheet,
+ * the way TraceLens's pandas writes it), as a worksheet of an xlsx workbook or
+ * drawn; the numbers stay numbers until then.
+ *
+ * Ownership: a sheet owns copies of its name, its column names and every
+ * string cell; tl_sheet_free() releases them. Pointers returned by the
+ * accessors live as long as the sheet.
+ */
+#ifndef TLREPLAY_REPORT_H
+#define TLREPLAY_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <tlreplay/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a cell holds. */
+enum tl_cell_kind {
+	TL_CELL_EMPTY = 0,	/**< nothing: pandas' NaN/None, an empty CSV field */
+	TL_CELL_INT,		/**< an integer (a count, a UID): written as digits */
+	TL_CELL_NUM,		/**< a double: written as Python's repr (12.0, 1e-05); NaN is empty */
+	TL_CELL_STR,		/**< text, written as it is (CSV-quoted when it must be) */
+	TL_CELL_BOOL,		/**< True / False */
+};
+
+/** One cell. For TL_CELL_STR, @c s is the text; the sheet copies it when the
+ * cell is added and owns the copy. */
+struct tl_cell {
+	enum tl_cell_kind kind;
+	long long i;		/**< TL_CELL_INT; TL_CELL_BOOL: 0 or 1 */
+	double d;		/**< TL_CELL_NUM */
+	const char *s;		/**< TL_CELL_STR */
+};
+
+/** Cell constructors, for building rows in place. */
+static inline struct tl_cell tl_cell_empty(void) { struct tl_cell c = { TL_CELL_EMPTY, 0, 0, 0 }; return c; }
+static inline struct tl_cell tl_cell_int(long long v) { struct tl_cell c = { TL_CELL_INT, v, 0, 0 }; return c; }
+static inline struct tl_cell tl_cell_num(double v) { struct tl_cell c = { TL_CELL_NUM, 0, v, 0 }; return c; }
+static inline struct tl_cell tl_cell_str(const char *s) { struct tl_cell c = { s ? TL_CELL_STR : TL_CELL_EMPTY, 0, 0, s }; return c; }
+static inline struct tl_cell tl_cell_bool(int b) { struct tl_cell c = { TL_CELL_BOOL, !!b, 0, 0 }; return c; }
+
+struct tl_sheet;
+
+/**
+ * @brief A new empty sheet named @p name (a file stem: "GEMM", "ops_summary")
+ * with @p ncols columns named @p cols.
+ * @return 0, -EINVAL (no name or no columns), -ENOMEM.
+ */
+TL_API int tl_sheet_new(const char *name, size_t ncols, const char *const *cols, struct tl_sheet **out);
+
+/** @brief Append a row of tl_sheet_ncols() cells (strings copied). @return 0 or -ENOMEM. */
+TL_API int tl_sheet_add_row(struct tl_sheet *sh, const struct tl_cell *cells);
+
+TL_API const char *tl_sheet_name(const struct tl_sheet *sh);
+TL_API size_t tl_sheet_ncols(const struct tl_sheet *sh);
+TL_API size_t tl_sheet_nrows(const struct tl_sheet *sh);
+TL_API const char *tl_sheet_col(const struct tl_sheet *sh, size_t col);
+/** @return the index of column @p name, or -1. */
+TL_API long tl_sheet_col_index(const struct tl_sheet *sh, const char *name);
+/** @return the cell at (@p row, @p col); an empty cell when out of range. */
+TL_API const struct tl_cell *tl_sheet_cell(const struct tl_sheet *sh, size_t row, size_t col);
+
+/** @brief Write @p sh as CSV the way pandas' to_csv(index=False) does: a
+ * header line, ',' between fields, fields quoted only when they hold ',', '"'
+ * or a line break, "\n" line ends. @return 0 or -errno of the write. */
+TL_API int tl_sheet_write_csv(const struct tl_sheet *sh, FILE *f);
+
+/** @brief The text of one cell as it goes into CSV (Python's repr for
+ * numbers, "" for empty, True/False), into @p buf of @p n bytes; a string
+ * cell returns its own text and leaves @p buf alone. */
+TL_API const char *tl_cell_text(const struct tl_cell *c, char *buf, size_t n);
+
+/** @brief @p v as Python's repr(float) writes it: the shortest digits that
+ * read back to the same double, "12.0", "0.0001", "1e-05", "1.5e+16", "nan",
+ * "inf". */
+TL_API void tl_fmt_pyfloat(char *buf, size_t n, double v);
+
+TL_API void tl_sheet_free(struct tl_sheet *sh);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* A sheet: column names and rows of typed cells, written as pandas writes CSV. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_internal.h"
+
+struct tl_sheet {
+	char *name;
+	size_t ncols;
+	char **cols;
+	struct tl_cell *cells;	/* nrows * ncols, row-major; string cells own their text */
+	size_t nrows, cap;
+};
+
+int tl_sheet_new(const char *name, size_t ncols, const char *const *cols, struct tl_sheet **out)
+{
+	struct tl_sheet *sh;
+	size_t i;
+
+	*out = NULL;
+	if (!name || !*name || !ncols || !cols)
+		return -EINVAL;
+	sh = calloc(1, sizeof(*sh));
+	if (!sh)
+		return -ENOMEM;
+	sh->ncols = ncols;
+	sh->name = strdup(name);
+	sh->cols = calloc(ncols, sizeof(*sh->cols));
+	if (!sh->name || !sh->cols)
+		goto fail;
+	for (i = 0; i < ncols; i++) {
+		sh->cols[i] = strdup(cols[i] ? cols[i] : "");
+		if (!sh->cols[i])
+			goto fail;
+	}
+	*out = sh;
+	return 0;
+fail:
+	tl_sheet_free(sh);
+	return -ENOMEM;
+}
+
+int tl_sheet_add_row(struct tl_sheet *sh, const struct tl_cell *cells)
+{
+	struct tl_cell *row;
+	size_t i;
+
+	if (sh->nrows == sh->cap) {
+		size_t cap = sh->cap ? 2 * sh->cap : 64;
+		struct tl_cell *p = realloc(sh->cells, cap * sh->ncols * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		sh->cells = p;
+		sh->cap = cap;
+	}
+	row = sh->cells + sh->nrows * sh->ncols;
+	for (i = 0; i < sh->ncols; i++) {
+		row[i] = cells[i];
+		if (row[i].kind == TL_CELL_STR) {
+			row[i].s = strdup(cells[i].s ? cells[i].s : "");
+			if (!row[i].s) {
+				while (i--)
+					if (row[i].kind == TL_CELL_STR)
+						free((char *)row[i].s);
+				return -ENOMEM;
+			}
+		}
+	}
+	sh->nrows++;
+	return 0;
+}
+
+const char *tl_sheet_name(const struct tl_sheet *sh) { return sh->name; }
+size_t tl_sheet_ncols(const struct tl_sheet *sh) { return sh->ncols; }
+size_t tl_sheet_nrows(const struct tl_sheet *sh) { return sh->nrows; }
+
+const char *tl_sheet_col(const struct tl_sheet *sh, size_t col)
+{
+	return col < sh->ncols ? sh->cols[col] : NULL;
+}
+
+long tl_sheet_col_index(const struct tl_sheet *sh, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sh->ncols; i++)
+		if (!strcmp(sh->cols[i], name))
+			return (long)i;
+	return -1;
+}
+
+const struct tl_cell *tl_sheet_cell(const struct tl_sheet *sh, size_t row, size_t col)
+{
+	static const struct tl_cell empty = { TL_CELL_EMPTY, 0, 0, 0 };
+
+	if (row >= sh->nrows || col >= sh->ncols)
+		return &empty;
+	return &sh->cells[row * sh->ncols + col];
+}
+
+void tl_fmt_pyfloat(char *buf, size_t n, double v)
+{
+	char tmp[64];
+	int prec, ex;
+
+	if (isnan(v)) {
+		snprintf(buf, n, "nan");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, n, v < 0 ? "-inf" : "inf");
+		return;
+	}
+	/* shortest digits that read back to the same double */
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	/* repr's rule: positional for exponents -4..15, else scientific */
+	ex = atoi(strchr(tmp, 'e') + 1);
+	if (ex >= -4 && ex < 16) {
+		int dec = prec - 1 - ex;
+
+		snprintf(buf, n, "%.*f", dec < 0 ? 0 : dec, v);
+		if (!strchr(buf, '.') && strlen(buf) + 2 < n)
+			strcat(buf, ".0");
+	} else {
+		snprintf(buf, n, "%s", tmp);
+	}
+}
+
+const char *tl_cell_text(const struct tl_cell *c, char *buf, size_t n)
+{
+	switch (c->kind) {
+	case TL_CELL_STR:
+		return c->s;
+	case TL_CELL_INT:
+		snprintf(buf, n, "%lld", c->i);
+		return buf;
+	case TL_CELL_NUM:
+		if (isnan(c->d))
+			break;
+		tl_fmt_pyfloat(buf, n, c->d);
+		return buf;
+	case TL_CELL_BOOL:
+		snprintf(buf, n, "%s", c->i ? "True" : "False");
+		return buf;
+	case TL_CELL_EMPTY:
+		break;
+	}
+	if (n)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* One CSV field, quoted the way Python's csv module's QUOTE_MINIMAL does. */
+static void put_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int tl_sheet_write_csv(const struct tl_sheet *sh, FILE *f)
+{
+	char buf[64];
+	size_t r, c;
+
+	for (c = 0; c < sh->ncols; c++) {
+		put_field(f, sh->cols[c]);
+		fputc(c + 1 < sh->ncols ? ',' : '\n', f);
+	}
+	for (r = 0; r < sh->nrows; r++)
+		for (c = 0; c < sh->ncols; c++) {
+			put_field(f, tl_cell_text(&sh->cells[r * sh->ncols + c], buf, sizeof(buf)));
+			fputc(c + 1 < sh->ncols ? ',' : '\n', f);
+		}
+	if (fflush(f) || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+void tl_sheet_free(struct tl_sheet *sh)
+{
+	size_t i;
+
+	if (!sh)
+		return;
+	for (i = 0; i < sh->nrows * sh->ncols; i++)
+		if (sh->cells[i].kind == TL_CELL_STR)
+			free((char *)sh->cells[i].s);
+	for (i = 0; sh->cols && i < sh->ncols; i++)
+		free(sh->cols[i]);
+	free(sh->cols);
+	free(sh->cells);
+	free(sh->name);
+	free(sh);
+}
