@@ -172,7 +172,14 @@ $(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
-unit-tests: $(UNIT_BINS)
+# test tools: programs the shell and Python tests drive (not TAP producers)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tests/tools/%,$(wildcard tests/tools/*.c))
+$(O)/tests/tools/%: tests/tools/%.c $(wildcard core/src/*/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+
+unit-tests: $(UNIT_BINS) $(TOOL_BINS)
 
 # the tests that load them (test_gpu skips itself without GPU_LIB)
 $(O)/tests/test_energy: $(O)/tests/libfake_nvml.so

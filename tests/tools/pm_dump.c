@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* pm_dump TRACE UID...: what the perf models say of each UID's call, one JSON
+ * object a line, for tests/conformance/compare_pm.py to hold against
+ * TraceLens's perf-model sheets (its rows name their first call: UID_first).
+ * A test tool, not installed. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <tlreplay/tlreplay.h>
+
+#include "perf/perf_internal.h"
+
+static cJSON *num_or_null(double v)
+{
+	return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
+}
+
+static cJSON *dump(const struct tl_trace *tr, uint64_t uid)
+{
+	cJSON *o = cJSON_CreateObject(), *params;
+	const struct pm_class *cls;
+	struct pm_call call;
+	struct pm_out res;
+	char buf[64];
+	size_t i;
+	int err;
+
+	cJSON_AddNumberToObject(o, "uid", (double)uid);
+	err = pm_call_of(tr, uid, &call);
+	if (err) {
+		cJSON_AddStringToObject(o, "error", strerror(-err));
+		return o;
+	}
+	cJSON_AddStringToObject(o, "name", call.name);
+	cls = pm_class_of(call.name);
+	if (!cls) {
+		cJSON_AddNullToObject(o, "class");
+		pm_call_release(&call);
+		return o;
+	}
+	cJSON_AddStringToObject(o, "class", cls->name);
+	cJSON_AddStringToObject(o, "sheet", cls->sheet);
+	cJSON_AddStringToObject(o, "category", cls->category);
+	pm_out_init(&res);
+	err = cls->model(&call, &res);
+	cJSON_AddNumberToObject(o, "rc", err);
+	cJSON_AddStringToObject(o, "note", res.note);
+	cJSON_AddItemToObject(o, "gflops", num_or_null(res.gflops));
+	cJSON_AddItemToObject(o, "bytes", num_or_null(res.bytes));
+	cJSON_AddStringToObject(o, "compute_spec", res.compute_spec);
+	params = cJSON_AddArrayToObject(o, "params");
+	for (i = 0; i < res.nparams; i++) {
+		cJSON *p = cJSON_CreateArray();
+
+		cJSON_AddItemToArray(p, cJSON_CreateString(res.param_names[i]));
+		cJSON_AddItemToArray(p, cJSON_CreateString(tl_cell_text(&res.params[i], buf, sizeof(buf))));
+		cJSON_AddItemToArray(params, p);
+	}
+	pm_call_release(&call);
+	return o;
+}
+
+int main(int argc, char **argv)
+{
+	struct tl_trace *tr = NULL;
+	int i, err;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: pm_dump TRACE UID...\n");
+		return 2;
+	}
+	err = tl_trace_open(argv[1], NULL, &tr);
+	if (!err)
+		err = tl_trace_link(tr, NULL);
+	if (err) {
+		fprintf(stderr, "pm_dump: %s: %s\n", argv[1], strerror(-err));
+		tl_trace_close(tr);
+		return 1;
+	}
+	for (i = 2; i < argc; i++) {
+		cJSON *o = dump(tr, strtoull(argv[i], NULL, 10));
+		char *s = cJSON_PrintUnformatted(o);
+
+		puts(s ? s : "{}");
+		free(s);
+		cJSON_Delete(o);
+	}
+	tl_trace_close(tr);
+	return 0;
+}
