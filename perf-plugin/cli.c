@@ -371,33 +371,7 @@ int out_close(struct out_fmt *o, bool failed)
 
 void fmt_pyfloat(char *buf, size_t n, double v)
 {
-	char tmp[64];
-	int prec, ex;
-
-	if (isnan(v)) {
-		snprintf(buf, n, "nan");
-		return;
-	}
-	if (isinf(v)) {
-		snprintf(buf, n, v < 0 ? "-inf" : "inf");
-		return;
-	}
-	/* shortest digits that read back to the same double */
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, v);
-		if (strtod(tmp, NULL) == v)
-			break;
-	}
-	ex = atoi(strchr(tmp, 'e') + 1);
-	if (ex >= -4 && ex < 16) {
-		int dec = prec - 1 - ex;
-
-		snprintf(buf, n, "%.*f", dec < 0 ? 0 : dec, v);
-		if (!strchr(buf, '.') && strlen(buf) + 2 < n)
-			strcat(buf, ".0");
-	} else {
-		snprintf(buf, n, "%s", tmp);
-	}
+	tl_fmt_pyfloat(buf, n, v);
 }
 
 void out_field(struct out_fmt *o, const char *s, bool last)
