@@ -38,6 +38,14 @@ struct gpu_row {
 	const char *source;
 };
 
+/* Peaks shared by variants that differ in memory only: the four A100s
+ * (NVIDIA A100 datasheet, 2021: the same figures for SXM and PCIe, 40 and
+ * 80 GB); MI300X and MI325X; H100 NVL and H200 NVL (same die and power). */
+#define A100_PEAKS { 19.5, 0, 156, 312, 312, 0, 0, 0, 624, 1248 }, { 9.7, 19.5, 0, 39, 78, 0, 0, 0, 0, 0 }
+#define MI300X_PEAKS \
+	{ 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 0, 2614.9, 0 }, { 81.7, 163.4, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define HOPPER_NVL_PEAKS { 60, 0, 417.5, 835.5, 835.5, 1670.5, 0, 0, 1670.5, 0 }, { 30, 60, 0, 0, 0, 0, 0, 0, 0, 0 }
+
 /* clang-format off */
 static const struct gpu_row builtin[] = {
 	/* NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), table 3,
@@ -55,8 +63,7 @@ static const struct gpu_row builtin[] = {
 	  "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), H100 PCIe; H100 datasheet (2023)" },
 	/* NVIDIA H100 datasheet (2023), H100 NVL column, per GPU, sparse halved. */
 	{ "H100 NVL", "NVIDIA",
-	  { 60, 0, 417.5, 835.5, 835.5, 1670.5, 0, 0, 1670.5, 0 },
-	  { 30, 60, 0, 0, 0, 0, 0, 0, 0, 0 },
+	  HOPPER_NVL_PEAKS,
 	  3900, 94, 132, 9, 0, "H100", { "NVL" }, { "PCIE", "SXM" }, 88, 100,
 	  "NVIDIA H100 Tensor Core GPU datasheet (2023), H100 NVL" },
 	/* NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM column. The
@@ -67,8 +74,7 @@ static const struct gpu_row builtin[] = {
 	  4800, 141, 132, 9, 0, "H200", { "SXM", "HBM3E" }, { "NVL" }, 125, 150,
 	  "NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM" },
 	{ "H200 NVL", "NVIDIA",
-	  { 60, 0, 417.5, 835.5, 835.5, 1670.5, 0, 0, 1670.5, 0 },
-	  { 30, 60, 0, 0, 0, 0, 0, 0, 0, 0 },
+	  HOPPER_NVL_PEAKS,
 	  4800, 141, 132, 9, 0, "H200", { "NVL" }, { "SXM" }, 125, 150,
 	  "NVIDIA H200 Tensor Core GPU datasheet (2024), H200 NVL" },
 	/* NVIDIA HGX B200 datasheet (2025), individual Blackwell GPU column,
@@ -88,23 +94,19 @@ static const struct gpu_row builtin[] = {
 	 * and bandwidths; vector fp16/bf16 from the NVIDIA A100 Tensor Core GPU
 	 * Architecture whitepaper (2020), table 1. */
 	{ "A100 SXM 80GB", "NVIDIA",
-	  { 19.5, 0, 156, 312, 312, 0, 0, 0, 624, 1248 },
-	  { 9.7, 19.5, 0, 39, 78, 0, 0, 0, 0, 0 },
+	  A100_PEAKS,
 	  2039, 80, 108, 8, 0, "A100", { "SXM4", "SXM", "80GB" }, { "PCIE", "40GB" }, 70, 90,
 	  "NVIDIA A100 datasheet (2021), A100 80GB SXM; A100 architecture whitepaper (2020)" },
 	{ "A100 SXM 40GB", "NVIDIA",
-	  { 19.5, 0, 156, 312, 312, 0, 0, 0, 624, 1248 },
-	  { 9.7, 19.5, 0, 39, 78, 0, 0, 0, 0, 0 },
+	  A100_PEAKS,
 	  1555, 40, 108, 8, 0, "A100", { "SXM4", "SXM", "40GB" }, { "PCIE", "80GB" }, 35, 45,
 	  "NVIDIA A100 datasheet (2021), A100 40GB SXM; A100 architecture whitepaper (2020)" },
 	{ "A100 PCIe 80GB", "NVIDIA",
-	  { 19.5, 0, 156, 312, 312, 0, 0, 0, 624, 1248 },
-	  { 9.7, 19.5, 0, 39, 78, 0, 0, 0, 0, 0 },
+	  A100_PEAKS,
 	  1935, 80, 108, 8, 0, "A100", { "PCIE", "80GB" }, { "SXM4", "SXM", "40GB" }, 70, 90,
 	  "NVIDIA A100 datasheet (2021), A100 80GB PCIe; A100 architecture whitepaper (2020)" },
 	{ "A100 PCIe 40GB", "NVIDIA",
-	  { 19.5, 0, 156, 312, 312, 0, 0, 0, 624, 1248 },
-	  { 9.7, 19.5, 0, 39, 78, 0, 0, 0, 0, 0 },
+	  A100_PEAKS,
 	  1555, 40, 108, 8, 0, "A100", { "PCIE", "40GB" }, { "SXM4", "SXM", "80GB" }, 35, 45,
 	  "NVIDIA A100 datasheet (2021), A100 40GB PCIe; A100 architecture whitepaper (2020)" },
 	/* NVIDIA L40S datasheet (2023), sparse halved. It gives no fp64: Ada
@@ -118,14 +120,12 @@ static const struct gpu_row builtin[] = {
 	/* AMD Instinct MI300X data sheet (2023); AMD CDNA 3 architecture
 	 * white paper (2023). */
 	{ "MI300X", "AMD",
-	  { 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 0, 2614.9, 0 },
-	  { 81.7, 163.4, 0, 0, 0, 0, 0, 0, 0, 0 },
+	  MI300X_PEAKS,
 	  5300, 192, 304, 9, 4, "MI300X", { 0 }, { 0 }, 180, 200,
 	  "AMD Instinct MI300X data sheet (2023); AMD CDNA 3 white paper (2023)" },
 	/* AMD Instinct MI325X data sheet (2024): MI300X's compute, more HBM3E. */
 	{ "MI325X", "AMD",
-	  { 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 0, 2614.9, 0 },
-	  { 81.7, 163.4, 0, 0, 0, 0, 0, 0, 0, 0 },
+	  MI300X_PEAKS,
 	  6000, 256, 304, 9, 4, "MI325X", { 0 }, { 0 }, 240, 265,
 	  "AMD Instinct MI325X data sheet (2024)" },
 	/* AMD Instinct MI355X data sheet (2025); CDNA 4 has no TF32. */
