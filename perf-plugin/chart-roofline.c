@@ -722,15 +722,9 @@ int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struc
 		ax.p0, ay.p1, ax.p1 - ax.p0, ay.p0 - ay.p1);
 	axes(f, &ax, &ay);
 	roof_slope(f, &ax, &ay, pb, nr ? rf[0].pf / pb : pow(10, ax.e1));
-	for (k = 0; k < nr; k++) {
-		fmt_si(pk, sizeof(pk), rf[k].pf, "FLOP/s");
-		snprintf(buf, sizeof(buf), "%s %s %s", tl_gpu_dtype_name(rf[k].dtype),
-			 rf[k].unit == TL_GPU_MATRIX ? "matrix" : "vector", pk);
-		y = rmap(&ay, rf[k].pf);
-		/* a label closer than a line to the one above goes under its roof */
-		roof_flat(f, &ax, &ay, rf[k].pf, rf[k].pf / pb, buf, y - 6 - FS_SMALL < last_y);
-		last_y = y - 6 - FS_SMALL < last_y ? y + 15 : y - 6;
-	}
+	/* the roofs' labels come after the points, so that none hides them */
+	for (k = 0; k < nr; k++)
+		roof_flat(f, &ax, &ay, rf[k].pf, rf[k].pf / pb, NULL, false);
 	qsort(order, drawn, sizeof(*order), order_cmp);
 	fputs("<g clip-path=\"url(#roofclip)\">\n", f);
 	for (k = 0; k < drawn; k++) {
@@ -756,6 +750,22 @@ int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struc
 			svg_text(f, x + r + 3, y, "start", "det", FS_SMALL, 0, NULL, p->label);
 		else
 			svg_text(f, x - r - 3, y, "end", "det", FS_SMALL, x - r - 3 - ax.p0, NULL, p->label);
+	}
+	for (k = 0; k < nr; k++) {
+		fmt_si(pk, sizeof(pk), rf[k].pf, "FLOP/s");
+		snprintf(buf, sizeof(buf), "%s %s %s", tl_gpu_dtype_name(rf[k].dtype),
+			 rf[k].unit == TL_GPU_MATRIX ? "matrix" : "vector", pk);
+		y = rmap(&ay, rf[k].pf);
+		/* a label closer than a line to the one above goes under its
+		 * roof; a white halo keeps it legible over the points */
+		if (y - 6 - FS_SMALL < last_y)
+			y += 15;
+		else
+			y -= 6;
+		if (y > ay.p1 + 12)
+			svg_text(f, ax.p1 - 6, y, "end", "cap", FS_SMALL, 0,
+				 "stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"", buf);
+		last_y = y;
 	}
 	device_legend(f, cats, nc, tmax, n - drawn);
 	svg_text(f, CH_MARGIN, D_TOP + D_PH + 64, "start", "note", FS_SMALL, D_W - 2 * CH_MARGIN, NULL,
