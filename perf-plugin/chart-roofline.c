@@ -466,7 +466,9 @@ double roofline_panel(FILE *f, double y, const struct chart_row *rows, size_t n,
 #define D_KX (D_PX0 + D_PW + 36)	/* the legend */
 #define D_RMAX 18.0			/* marker radius of the most GPU time */
 #define D_RMIN 2.5
-#define D_NCOLORS 9			/* categories with a colour of their own; the rest are "other" */
+#define D_NCOLORS 9
+/* A white outline under text that crosses lines and markers. */
+#define HALO "stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\""			/* categories with a colour of their own; the rest are "other" */
 
 /* Tableau 10, the grey last: distinct in colour and in lightness. */
 static const char *const cat_colors[D_NCOLORS + 1] = {
@@ -747,9 +749,9 @@ int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struc
 		y = rmap(&ay, p->flops_per_s) + 4;
 		/* right of the marker, or left of it where the plot ends first */
 		if (x + r + 3 + svg_text_width(p->label, FS_SMALL) <= ax.p1)
-			svg_text(f, x + r + 3, y, "start", "det", FS_SMALL, 0, NULL, p->label);
+			svg_text(f, x + r + 3, y, "start", "det", FS_SMALL, 0, HALO, p->label);
 		else
-			svg_text(f, x - r - 3, y, "end", "det", FS_SMALL, x - r - 3 - ax.p0, NULL, p->label);
+			svg_text(f, x - r - 3, y, "end", "det", FS_SMALL, x - r - 3 - ax.p0, HALO, p->label);
 	}
 	for (k = 0; k < nr; k++) {
 		fmt_si(pk, sizeof(pk), rf[k].pf, "FLOP/s");
@@ -763,8 +765,7 @@ int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struc
 		else
 			y -= 6;
 		if (y > ay.p1 + 12)
-			svg_text(f, ax.p1 - 6, y, "end", "cap", FS_SMALL, 0,
-				 "stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"", buf);
+			svg_text(f, ax.p1 - 6, y, "end", "cap", FS_SMALL, 0, HALO, buf);
 		last_y = y;
 	}
 	device_legend(f, cats, nc, tmax, n - drawn);
