@@ -109,14 +109,15 @@ static const struct gpu_row builtin[] = {
 	  A100_PEAKS,
 	  1555, 40, 108, 8, 0, "A100", { "PCIE", "40GB" }, { "SXM4", "SXM", "80GB" }, 35, 45,
 	  "NVIDIA A100 datasheet (2021), A100 40GB PCIe; A100 architecture whitepaper (2020)" },
-	/* NVIDIA L40S datasheet (2023), sparse halved. It gives no fp64: Ada
-	 * runs it at 1/64 of fp32 and fp16 (non-tensor) at the fp32 rate
-	 * (NVIDIA Ada GPU Architecture whitepaper, 2022). */
+	/* NVIDIA L40S datasheet (2023), sparse halved. It gives no fp64, int8
+	 * or int4: Ada runs fp64 at 1/64 of fp32, non-tensor fp16 at the fp32
+	 * rate, int8 at the fp8 rate and int4 at twice it (NVIDIA Ada GPU
+	 * Architecture whitepaper, 2022). */
 	{ "L40S", "NVIDIA",
-	  { 0, 0, 183, 362.05, 362.05, 733, 0, 0, 733, 733 },
+	  { 0, 0, 183, 362.05, 362.05, 733, 0, 0, 733, 1466 },
 	  { 1.431, 91.6, 0, 91.6, 91.6, 0, 0, 0, 0, 0 },
 	  864, 48, 142, 8, 9, "L40S", { 0 }, { 0 }, 40, 50,
-	  "NVIDIA L40S datasheet (2023); NVIDIA Ada GPU Architecture whitepaper (2022) for fp64 and fp16" },
+	  "NVIDIA L40S datasheet (2023); NVIDIA Ada GPU Architecture whitepaper (2022) for fp64, fp16, int8, int4" },
 	/* AMD Instinct MI300X data sheet (2023); AMD CDNA 3 architecture
 	 * white paper (2023). */
 	{ "MI300X", "AMD",
