@@ -103,6 +103,11 @@ static const struct roofline_point rows[] = {
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
+static const struct tl_gpu *named_mi300x(void)
+{
+	return tl_gpu_find(NULL, "AMD Instinct MI300X", 206141652992ULL, 304, 9, 4);
+}
+
 int main(void)
 {
 	struct tl_gpu_roof r;
@@ -152,6 +157,23 @@ int main(void)
 	   "subtitle, legend entries with GPU time and rows, undrawn rows counted");
 	ok(strstr(sf.texts, "aten::mm 4096x4096x4096") && !strstr(sf.texts, "aten::gelu"),
 	   "the 4 rows of most GPU time are labelled, the others not");
+
+	/* twelve categories: nine colours, the other three one grey entry */
+	{
+		static const char *const cats[12] = { "c0", "c1", "c2", "c3", "c4", "c5",
+						      "c6", "c7", "c8", "c9", "c10", "c11" };
+		struct roofline_point many[12];
+		size_t i;
+
+		for (i = 0; i < 12; i++)
+			many[i] = (struct roofline_point){ 1.0 + (double)i, 1e12, 100.0 * (double)(12 - i), cats[i],
+							   "vector_fp32", NULL };
+		snprintf(path, sizeof(path), "%s/many.svg", dir);
+		ok(roofline_chart_write(path, named_mi300x(), many, 12, NULL) == 0 && inspect(path, &sf) && sf.pt == 12 &&
+			   sf.key == 10 && sf.colors == 10 && strstr(sf.texts, "3 more categories  600 \xc2\xb5s, 3") &&
+			   strstr(sf.texts, "Roofline: MI300X"),
+		   "12 categories: 9 coloured, the 3 of least GPU time one grey legend entry");
+	}
 
 	/* no rows at all: still a chart, with the device's main roofs */
 	snprintf(path, sizeof(path), "%s/empty.svg", dir);
