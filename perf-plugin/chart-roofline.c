@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The roofline panel of the sweep chart: achieved FLOP/s (FLOPs / replay
+/* Rooflines: the panel of the sweep chart and the chart of a device
+ * (chart-roofline.h), sharing the log-log axes and the roofs.
+ *
+ * The panel of the sweep chart: achieved FLOP/s (FLOPs / replay
  * median) against arithmetic intensity (FLOPs / bytes), log-log, one point
  * per op labelled with its rank, the roofs when the peaks are known, and a
  * key beside the plot that lists every op with its numbers (or why it has
@@ -10,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart-roofline.h"
 #include "chart-svg.h"
+#include "cli.h"
 
 /* Plot and key geometry, relative to the panel. */
 #define R_PX0 (CH_MARGIN + 80)		/* left of the plot: y tick labels before it */
@@ -125,43 +130,59 @@ static void axes(FILE *f, const struct raxis *ax, const struct raxis *ay)
 
 /* ------------------------------------------------------------------ roofs */
 
+/* The bandwidth slope, @pb B/s, from the plot's left edge to intensity
+ * @ridge, clipped to the plot (#roofclip), its value written along it a
+ * quarter of the way into its visible part. */
+static void roof_slope(FILE *f, const struct raxis *ax, const struct raxis *ay, double pb, double ridge)
+{
+	double xlo = pow(10, ax->e0), a, b, ang, lx, ly;
+	char buf[64], rot[96];
+
+	fprintf(f, "<polyline class=\"roof slope\" clip-path=\"url(#roofclip)\" stroke=\"%s\" stroke-width=\"2\" "
+		   "fill=\"none\" points=\"%.1f,%.1f %.1f,%.1f\"/>\n",
+		CH_ROOF, rmap(ax, xlo), rmap(ay, pb * xlo), rmap(ax, ridge), rmap(ay, pb * ridge));
+	a = fmax(xlo, pow(10, ay->e0) / pb);
+	b = fmin(ridge, pow(10, ay->e1) / pb);
+	if (a >= b)
+		return;
+	lx = pow(10, log10(a) + 0.25 * (log10(b) - log10(a)));
+	ly = pb * lx;
+	ang = atan2(rmap(ay, ly * 10) - rmap(ay, ly), rmap(ax, lx * 10) - rmap(ax, lx)) * 180 / M_PI;
+	fmt_si(buf, sizeof(buf), pb, "B/s");
+	snprintf(rot, sizeof(rot), "transform=\"rotate(%.1f %.1f %.1f)\"", ang, rmap(ax, lx), rmap(ay, ly) - 6);
+	svg_text(f, rmap(ax, lx), rmap(ay, ly) - 6, "start", "cap", FS_SMALL, 0, rot, buf);
+}
+
+/* A flat compute roof at @pf FLOP/s from intensity @ridge to the right
+ * edge; @label (may be NULL) at its right end, above the line, or below it
+ * when @below (the roof above is too close). */
+static void roof_flat(FILE *f, const struct raxis *ax, const struct raxis *ay, double pf, double ridge,
+		      const char *label, bool below)
+{
+	fprintf(f, "<polyline class=\"roof flat\" clip-path=\"url(#roofclip)\" stroke=\"%s\" stroke-width=\"2\" "
+		   "fill=\"none\" points=\"%.1f,%.1f %.1f,%.1f\"/>\n",
+		CH_ROOF, rmap(ax, ridge), rmap(ay, pf), rmap(ax, pow(10, ax->e1)), rmap(ay, pf));
+	if (label && rmap(ay, pf) > ay->p1 + 12)
+		svg_text(f, ax->p1 - 6, rmap(ay, pf) + (below ? 15 : -6), "end", "cap", FS_SMALL, 0, NULL, label);
+}
+
 static void roofs(FILE *f, const struct raxis *ax, const struct raxis *ay, const struct chart_opts *o)
 {
 	double pf = o->peak_gflops > 0 ? o->peak_gflops * 1e9 : 0, pb = o->peak_gbs > 0 ? o->peak_gbs * 1e9 : 0;
-	double xlo = pow(10, ax->e0), xhi = pow(10, ax->e1), ridge, a, b, ang, lx, ly;
-	char buf[64], rot[96];
+	double xlo = pow(10, ax->e0), xhi = pow(10, ax->e1), ridge;
+	char buf[64];
 
 	if (!pf && !pb)
 		return;		/* the legend says why */
 	ridge = pf && pb ? pf / pb : pb ? xhi : xlo;
 	/* lines may leave the plot: clipped to it */
-	fprintf(f, "<g clip-path=\"url(#roofclip)\" stroke=\"%s\" stroke-width=\"2\" fill=\"none\">\n", CH_ROOF);
 	if (pb)
-		fprintf(f, "<polyline points=\"%.1f,%.1f %.1f,%.1f\"/>\n", rmap(ax, xlo), rmap(ay, pb * xlo),
-			rmap(ax, ridge), rmap(ay, pb * ridge));
-	if (pf)
-		fprintf(f, "<polyline points=\"%.1f,%.1f %.1f,%.1f\"/>\n", rmap(ax, ridge), rmap(ay, pf),
-			rmap(ax, xhi), rmap(ay, pf));
-	fputs("</g>\n", f);
-	if (pf && rmap(ay, pf) > ay->p1 + 12) {
+		roof_slope(f, ax, ay, pb, ridge);
+	if (pf) {
 		fmt_si(buf, sizeof(buf), pf, "FLOP/s");
 		memmove(buf + 5, buf, strlen(buf) + 1);
 		memcpy(buf, "peak ", 5);
-		svg_text(f, ax->p1 - 6, rmap(ay, pf) - 6, "end", "cap", FS_SMALL, 0, NULL, buf);
-	}
-	if (pb) {
-		/* along the slope, a quarter of the way into its visible part */
-		a = fmax(xlo, pow(10, ay->e0) / pb);
-		b = fmin(ridge, pow(10, ay->e1) / pb);
-		if (a < b) {
-			lx = pow(10, log10(a) + 0.25 * (log10(b) - log10(a)));
-			ly = pb * lx;
-			ang = atan2(rmap(ay, ly * 10) - rmap(ay, ly), rmap(ax, lx * 10) - rmap(ax, lx)) * 180 / M_PI;
-			fmt_si(buf, sizeof(buf), pb, "B/s");
-			snprintf(rot, sizeof(rot), "transform=\"rotate(%.1f %.1f %.1f)\"", ang, rmap(ax, lx),
-				 rmap(ay, ly) - 6);
-			svg_text(f, rmap(ax, lx), rmap(ay, ly) - 6, "start", "cap", FS_SMALL, 0, rot, buf);
-		}
+		roof_flat(f, ax, ay, pf, ridge, buf, false);
 	}
 }
 
@@ -432,4 +453,338 @@ double roofline_panel(FILE *f, double y, const struct chart_row *rows, size_t n,
 	free(pts);
 	free(boxes);
 	return fmax(R_TOP + R_PH + 44, R_TOP - 8 + kh + 8);
+}
+
+/* ------------------------------------------------------------------ the chart of a device */
+
+/* Page and plot of roofline_chart_write(). */
+#define D_W 1100.0
+#define D_PX0 (CH_MARGIN + 84)		/* plot left: y tick labels before it */
+#define D_PW 640.0
+#define D_TOP 96.0
+#define D_PH 440.0
+#define D_KX (D_PX0 + D_PW + 36)	/* the legend */
+#define D_RMAX 18.0			/* marker radius of the most GPU time */
+#define D_RMIN 2.5
+#define D_NCOLORS 9
+/* A white outline under text that crosses lines and markers. */
+#define HALO "stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\""			/* categories with a colour of their own; the rest are "other" */
+
+/* Tableau 10, the grey last: distinct in colour and in lightness. */
+static const char *const cat_colors[D_NCOLORS + 1] = {
+	"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+};
+
+struct dcat {
+	const char *name;
+	double us;
+	size_t n;
+};
+
+struct droof {
+	enum tl_gpu_unit unit;
+	enum tl_gpu_dtype dtype;
+	double pf;
+};
+
+static bool drawable(const struct roofline_point *p)
+{
+	return isfinite(p->intensity) && p->intensity > 0 && isfinite(p->flops_per_s) && p->flops_per_s > 0;
+}
+
+static double us_of(const struct roofline_point *p)
+{
+	return isfinite(p->gpu_us) && p->gpu_us > 0 ? p->gpu_us : 0;
+}
+
+static int dcat_cmp(const void *a, const void *b)
+{
+	const struct dcat *x = a, *y = b;
+
+	if (x->us != y->us)
+		return x->us < y->us ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int droof_cmp(const void *a, const void *b)
+{
+	double x = ((const struct droof *)a)->pf, y = ((const struct droof *)b)->pf;
+
+	return (x < y) - (x > y);
+}
+
+/* The categories of the drawn points by GPU time, most first, into @cats
+ * (room for @n); returns how many. */
+static size_t categories(const struct roofline_point *pts, size_t n, struct dcat *cats)
+{
+	size_t i, k, nc = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *c = pts[i].category && *pts[i].category ? pts[i].category : "other";
+
+		if (!drawable(&pts[i]))
+			continue;
+		for (k = 0; k < nc && strcmp(cats[k].name, c); k++)
+			;
+		if (k == nc)
+			cats[nc++] = (struct dcat){ c, 0, 0 };
+		cats[k].us += us_of(&pts[i]);
+		cats[k].n++;
+	}
+	qsort(cats, nc, sizeof(*cats), dcat_cmp);
+	return nc;
+}
+
+/* The colour of category @c: its rank among @cats, grey past the palette. */
+static const char *cat_color(const struct dcat *cats, size_t nc, const char *c)
+{
+	size_t k;
+
+	c = c && *c ? c : "other";
+	for (k = 0; k < nc && k < D_NCOLORS; k++)
+		if (!strcmp(cats[k].name, c))
+			return cat_colors[k];
+	return cat_colors[D_NCOLORS];
+}
+
+/* The flat roofs: the peak of each distinct (unit, dtype) the points'
+ * specs resolve to, highest first; with no spec, the highest matrix peak
+ * and vector fp32. Returns how many (at most @max). */
+static size_t flat_roofs(const struct tl_gpu *gpu, const struct roofline_point *pts, size_t n, struct droof *out,
+			 size_t max)
+{
+	enum tl_gpu_unit u, uu;
+	enum tl_gpu_dtype d, ud;
+	size_t i, k, nr = 0;
+	double pf;
+
+	for (i = 0; i < n; i++) {
+		if (!drawable(&pts[i]) || tl_gpu_parse_spec(pts[i].spec, &u, &d))
+			continue;
+		pf = tl_gpu_peak(gpu, u, d, &uu, &ud);
+		for (k = 0; k < nr && (out[k].unit != uu || out[k].dtype != ud); k++)
+			;
+		if (pf > 0 && k == nr && nr < max)
+			out[nr++] = (struct droof){ uu, ud, pf };
+	}
+	if (!nr) {
+		for (d = 0; d < TL_GPU_NDTYPES && nr < max; d++)
+			if (gpu->peak[TL_GPU_MATRIX][d] > (nr ? out[0].pf : 0)) {
+				out[0] = (struct droof){ TL_GPU_MATRIX, d, gpu->peak[TL_GPU_MATRIX][d] };
+				nr = 1;
+			}
+		if (gpu->peak[TL_GPU_VECTOR][TL_GPU_FP32] > 0 && nr < max)
+			out[nr++] = (struct droof){ TL_GPU_VECTOR, TL_GPU_FP32, gpu->peak[TL_GPU_VECTOR][TL_GPU_FP32] };
+	}
+	qsort(out, nr, sizeof(*out), droof_cmp);
+	return nr;
+}
+
+/* The legend beside the plot: one entry per category (a swatch, its name,
+ * its GPU time and row count), the marker sizes, what is not drawn. */
+static void device_legend(FILE *f, const struct dcat *cats, size_t nc, double tmax, size_t skipped)
+{
+	double y = D_TOP + 4, other = 0, r;
+	size_t k, nother = 0;
+	char buf[160], t[32];
+	static const double frac[] = { 1, 0.25, 1.0 / 16 };
+
+	svg_text(f, D_KX, y, "start", "h2", FS_LBL, 0, NULL, "Category (GPU time, rows)");
+	fputs("<g class=\"legend\">\n", f);
+	for (k = 0; k < nc; k++) {
+		if (k >= D_NCOLORS) {
+			other += cats[k].us;
+			nother += cats[k].n;
+			continue;
+		}
+		y += 22;
+		fprintf(f, "<circle class=\"key\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"%s\"/>\n", D_KX + 6, y - 4,
+			cat_colors[k]);
+		fmt_time_us(t, sizeof(t), cats[k].us);
+		snprintf(buf, sizeof(buf), "%s  %s, %zu", cats[k].name, t, cats[k].n);
+		svg_text(f, D_KX + 18, y, "start", "val", FS_SMALL, D_W - CH_MARGIN - D_KX - 18, NULL, buf);
+	}
+	if (nother) {
+		y += 22;
+		fprintf(f, "<circle class=\"key\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"%s\"/>\n", D_KX + 6, y - 4,
+			cat_colors[D_NCOLORS]);
+		fmt_time_us(t, sizeof(t), other);
+		snprintf(buf, sizeof(buf), "%zu more categories  %s, %zu", nc - D_NCOLORS, t, nother);
+		svg_text(f, D_KX + 18, y, "start", "val", FS_SMALL, 0, NULL, buf);
+	}
+	fputs("</g>\n", f);
+	if (tmax > 0) {
+		y += 40;
+		svg_text(f, D_KX, y, "start", "h2", FS_LBL, 0, NULL, "Marker area \xe2\x88\x9d GPU time");
+		y += 8;
+		for (k = 0; k < sizeof(frac) / sizeof(frac[0]); k++) {
+			r = fmax(D_RMIN, D_RMAX * sqrt(frac[k]));
+			y += 2 * D_RMAX * (k ? 0.6 : 1) + 4;
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"1\"/>\n",
+				D_KX + D_RMAX, y - D_RMAX * (k ? 0.6 : 1) + 2, r, CH_DIM);
+			fmt_time_us(t, sizeof(t), tmax * frac[k]);
+			svg_text(f, D_KX + 2 * D_RMAX + 12, y - D_RMAX * (k ? 0.6 : 1) + 6, "start", "val", FS_SMALL, 0, NULL,
+				 t);
+		}
+	}
+	if (skipped) {
+		y += 30;
+		snprintf(buf, sizeof(buf), "%zu row%s without FLOPs or bytes not drawn", skipped, skipped == 1 ? "" : "s");
+		svg_text(f, D_KX, y, "start", "note", FS_SMALL, D_W - CH_MARGIN - D_KX, NULL, buf);
+	}
+}
+
+/* Draw order: largest markers first, so that small ones stay visible. */
+struct dorder {
+	double us;
+	size_t i;
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct dorder *x = a, *y = b;
+
+	if (x->us != y->us)
+		return x->us < y->us ? 1 : -1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struct roofline_point *pts, size_t n,
+			 const struct roofline_opts *o)
+{
+	static const struct roofline_opts dflt;
+	double lo_ai = INFINITY, hi_ai = 0, lo_p = INFINITY, hi_p = 0, tmax = 0, pb, x, y, r, last_y = -1e9;
+	struct dcat *cats = NULL;
+	struct droof rf[2 * TL_GPU_NDTYPES];
+	struct raxis ax, ay;
+	size_t i, k, nc, nr, drawn = 0;
+	struct dorder *order = NULL;
+	char *doc = NULL, buf[160], title[160], pk[48], sub[640];
+	size_t dlen = 0;
+	FILE *f = NULL;
+	int ret = 1;
+
+	o = o ? o : &dflt;
+	if (!gpu || !(gpu->mem_bw > 0)) {
+		cli_error("roofline: %s", gpu ? "the device has no memory bandwidth" : "no device");
+		goto out;
+	}
+	pb = gpu->mem_bw;
+	cats = calloc(n ? n : 1, sizeof(*cats));
+	order = calloc(n ? n : 1, sizeof(*order));
+	if (!cats || !order) {
+		cli_error("roofline: out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (!drawable(&pts[i]))
+			continue;
+		order[drawn++] = (struct dorder){ us_of(&pts[i]), i };
+		lo_ai = fmin(lo_ai, pts[i].intensity);
+		hi_ai = fmax(hi_ai, pts[i].intensity);
+		lo_p = fmin(lo_p, pts[i].flops_per_s);
+		hi_p = fmax(hi_p, pts[i].flops_per_s);
+		tmax = fmax(tmax, us_of(&pts[i]));
+	}
+	nc = categories(pts, n, cats);
+	nr = flat_roofs(gpu, pts, n, rf, sizeof(rf) / sizeof(rf[0]));
+	/* every ridge point and roof in view */
+	for (k = 0; k < nr; k++) {
+		lo_ai = fmin(lo_ai, rf[k].pf / pb);
+		hi_ai = fmax(hi_ai, rf[k].pf / pb);
+		hi_p = fmax(hi_p, rf[k].pf);
+		lo_p = fmin(lo_p, rf[k].pf / 100);
+	}
+	if (!isfinite(lo_ai)) {
+		/* no point and no roof: one decade either side of 1 */
+		lo_ai = lo_p = 0.1;
+		hi_ai = hi_p = 10;
+	}
+	decades(&ax, lo_ai, hi_ai);
+	decades(&ay, lo_p, hi_p);
+	ax.p0 = D_PX0;
+	ax.p1 = D_PX0 + D_PW;
+	ay.p0 = D_TOP + D_PH;
+	ay.p1 = D_TOP;
+
+	f = open_memstream(&doc, &dlen);
+	if (!f) {
+		cli_error("roofline: out of memory");
+		goto out;
+	}
+	svg_begin(f, D_W, D_TOP + D_PH + 76);
+	if (!o->title)
+		snprintf(title, sizeof(title), "Roofline: %s", gpu->name);
+	svg_text(f, CH_MARGIN, 34, "start", "title", FS_TITLE, D_W - 2 * CH_MARGIN, NULL, o->title ? o->title : title);
+	fmt_si(pk, sizeof(pk), pb, "B/s");
+	snprintf(sub, sizeof(sub), "%s%smemory %s \xc2\xb7 dense peaks \xc2\xb7 %zu row%s", o->subtitle ? o->subtitle : "",
+		 o->subtitle && *o->subtitle ? " \xc2\xb7 " : "", pk, drawn, drawn == 1 ? "" : "s");
+	svg_text(f, CH_MARGIN, 56, "start", "sub", FS_SUB, D_W - 2 * CH_MARGIN, NULL, sub);
+	fprintf(f, "<clipPath id=\"roofclip\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/></clipPath>\n",
+		ax.p0, ay.p1, ax.p1 - ax.p0, ay.p0 - ay.p1);
+	axes(f, &ax, &ay);
+	roof_slope(f, &ax, &ay, pb, nr ? rf[0].pf / pb : pow(10, ax.e1));
+	/* the roofs' labels come after the points, so that none hides them */
+	for (k = 0; k < nr; k++)
+		roof_flat(f, &ax, &ay, rf[k].pf, rf[k].pf / pb, NULL, false);
+	qsort(order, drawn, sizeof(*order), order_cmp);
+	fputs("<g clip-path=\"url(#roofclip)\">\n", f);
+	for (k = 0; k < drawn; k++) {
+		const struct roofline_point *p = &pts[order[k].i];
+
+		r = tmax > 0 ? fmax(D_RMIN, D_RMAX * sqrt(us_of(p) / tmax)) : D_RMIN * 2;
+		fprintf(f,
+			"<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" fill-opacity=\"0.75\" "
+			"stroke=\"#ffffff\" stroke-width=\"1\"/>\n",
+			rmap(&ax, p->intensity), rmap(&ay, p->flops_per_s), r, cat_color(cats, nc, p->category));
+	}
+	fputs("</g>\n", f);
+	for (k = 0; k < drawn && k < o->nlabels; k++) {
+		const struct roofline_point *p = &pts[order[k].i];
+
+		if (!p->label || !*p->label)
+			continue;
+		r = tmax > 0 ? fmax(D_RMIN, D_RMAX * sqrt(us_of(p) / tmax)) : D_RMIN * 2;
+		x = rmap(&ax, p->intensity);
+		y = rmap(&ay, p->flops_per_s) + 4;
+		/* right of the marker, or left of it where the plot ends first */
+		if (x + r + 3 + svg_text_width(p->label, FS_SMALL) <= ax.p1)
+			svg_text(f, x + r + 3, y, "start", "det", FS_SMALL, 0, HALO, p->label);
+		else
+			svg_text(f, x - r - 3, y, "end", "det", FS_SMALL, x - r - 3 - ax.p0, HALO, p->label);
+	}
+	for (k = 0; k < nr; k++) {
+		fmt_si(pk, sizeof(pk), rf[k].pf, "FLOP/s");
+		snprintf(buf, sizeof(buf), "%s %s %s", tl_gpu_dtype_name(rf[k].dtype),
+			 rf[k].unit == TL_GPU_MATRIX ? "matrix" : "vector", pk);
+		y = rmap(&ay, rf[k].pf);
+		/* a label closer than a line to the one above goes under its
+		 * roof; a white halo keeps it legible over the points */
+		if (y - 6 - FS_SMALL < last_y)
+			y += 15;
+		else
+			y -= 6;
+		if (y > ay.p1 + 12)
+			svg_text(f, ax.p1 - 6, y, "end", "cap", FS_SMALL, 0, HALO, buf);
+		last_y = y;
+	}
+	device_legend(f, cats, nc, tmax, n - drawn);
+	svg_text(f, CH_MARGIN, D_TOP + D_PH + 64, "start", "note", FS_SMALL, D_W - 2 * CH_MARGIN, NULL,
+		 "roof = min(peak FLOP/s of the row's dtype, bandwidth \xc3\x97 FLOP/byte): left of the ridge, "
+		 "memory-bound \xc2\xb7 dense datasheet peaks (docs/roofline.md)");
+	svg_end(f);
+	if (fclose(f)) {
+		f = NULL;
+		cli_error("roofline: out of memory");
+		goto out;
+	}
+	f = NULL;
+	ret = chart_render(path, doc, dlen);
+out:
+	if (f)
+		fclose(f);
+	free(doc);
+	free(cats);
+	free(order);
+	return ret;
 }

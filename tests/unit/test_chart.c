@@ -20,19 +20,8 @@
 #include "../../perf-plugin/chart-render.c"
 #include "../../perf-plugin/sweep-chart.c"
 
+#include "cli_error_stub.h"
 #include "tap.h"
-
-static char last_error[1024];
-
-int cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
-	va_end(ap);
-	return 1;
-}
 
 static char dir[] = "/tmp/test_chart.XXXXXX";
 static const char *python;

@@ -18,5 +18,6 @@
 #include <tlreplay/report.h>
 #include <tlreplay/counters.h>
 #include <tlreplay/ranks.h>
+#include <tlreplay/gpu.h>
 
 #endif
