@@ -34,6 +34,25 @@ static int read_shape(const struct pm_call *c, const char *field, int pos, struc
 	return pm_shape_from_json(pm_arg_at(c, field, pos), s);
 }
 
+/* Whether an optional input of the args is there: Python's truth of
+ * Input Dims[i]. A true value other than a shape is refused (-EINVAL):
+ * TraceLens would read it as a tuple of whatever it holds. */
+static int optional_input(const struct pm_call *c, int pos, int *present)
+{
+	const cJSON *dims = pm_arg(c, "Input Dims");
+	const cJSON *v = cJSON_GetArraySize(dims) > pos ? cJSON_GetArrayItem(dims, pos) : NULL;
+
+	*present = 0;
+	if (!v || cJSON_IsNull(v) || cJSON_IsFalse(v) || (cJSON_IsNumber(v) && v->valuedouble == 0) ||
+	    (cJSON_IsString(v) && !*v->valuestring) ||
+	    ((cJSON_IsArray(v) || cJSON_IsObject(v)) && !cJSON_GetArraySize(v)))
+		return 0;
+	if (!cJSON_IsArray(v))
+		return -EINVAL;
+	*present = 1;
+	return 0;
+}
+
 static int param_opt_shape(struct pm_out *out, const char *name, const struct pm_shape *s)
 {
 	return s ? pm_param_shape(out, name, s) : pm_param_none(out, name);
@@ -78,17 +97,17 @@ static int unary_emit(struct pm_out *out, const struct unary *u, double flops, d
  * destination of copy_, ...) gives the output's dtype and strides. */
 static int model_unary(const struct pm_call *c, struct pm_out *out)
 {
-	const cJSON *dims = pm_arg(c, "Input Dims"), *d1;
 	struct unary u = { 0 };
-	int bin, bout;
+	int bin, bout, has_out;
 	double n;
 
 	if (read_shape(c, "Input Dims", 0, &u.op_shape) || pm_arg_dtype(c, 0, &u.dt_in) ||
 	    read_shape(c, "Input Strides", 0, &u.sin))
 		return pm_fail(out, "%s: no shape, dtype and strides of input 0", c->name);
 	u.stride_in = &u.sin;
-	d1 = cJSON_GetArraySize(dims) > 1 ? cJSON_GetArrayItem(dims, 1) : NULL;
-	if (cJSON_IsArray(d1) && cJSON_GetArraySize(d1) > 0) {
+	if (optional_input(c, 1, &has_out))
+		return pm_fail(out, "%s: input 1 is not a shape", c->name);
+	if (has_out) {
 		if (pm_arg_dtype(c, 1, &u.dt_out) || read_shape(c, "Input Strides", 1, &u.sout))
 			return pm_fail(out, "%s: no dtype and strides of input 1", c->name);
 		u.stride_out = &u.sout;
@@ -375,14 +394,14 @@ static int binary_read_inputs(const struct pm_call *c, struct pm_out *out, struc
 /* aten_binary_elementwise: a non-empty input 2 is the out= tensor. */
 static int model_binary(const struct pm_call *c, struct pm_out *out)
 {
-	const cJSON *dims = pm_arg(c, "Input Dims"), *d2;
 	struct binary b = { 0 };
-	int err = binary_read_inputs(c, out, &b);
+	int err = binary_read_inputs(c, out, &b), has_out;
 
 	if (err)
 		return err;
-	d2 = cJSON_GetArraySize(dims) > 2 ? cJSON_GetArrayItem(dims, 2) : NULL;
-	if (cJSON_IsArray(d2) && cJSON_GetArraySize(d2) > 0) {
+	if (optional_input(c, 2, &has_out))
+		return pm_fail(out, "%s: input 2 is not a shape", c->name);
+	if (has_out) {
 		if (pm_arg_dtype(c, 2, &b.dt[2]) || read_shape(c, "Input Strides", 2, &b.s[2]))
 			return pm_fail(out, "%s: no dtype and strides of input 2", c->name);
 		b.stride[2] = &b.s[2];
