@@ -222,7 +222,7 @@ static int model_upsample_nearest(const struct pm_call *c, struct pm_out *out)
 	if (err)
 		return err;
 	if (pm_parse_int_list(text, &size))
-		return pm_fail(out, "%s: output size %s is not a list of ints", c->name, text);
+		return pm_fail(out, "%s: output size '%s' is not a list of ints", c->name, text);
 	keep = in.n < 2 ? in.n : 2;
 	if (keep + size.n > PM_MAX_DIMS)
 		return pm_fail(out, "%s: too many dims", c->name);
