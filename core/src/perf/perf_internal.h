@@ -104,4 +104,35 @@ extern const struct pm_class pm_misc_classes[] PM_FAMILY;
 /* The class that models op @name, or NULL. */
 const struct pm_class *pm_class_of(const char *name);
 
+/* ----------------------------------------------------------- pm_shape.c
+ * (added with the elementwise/reduce families) Shapes, dtypes and Python
+ * reprs as TraceLens's models use them. Each int returns 0, or -EINVAL
+ * (input not of that form) / -ENOSPC (buffer or parameters full). */
+#define PM_MAX_DIMS 16
+struct pm_shape {		/* a Python tuple of ints: a shape or strides */
+	int n;
+	long long d[PM_MAX_DIMS];
+};
+int pm_shape_from_json(const cJSON *a, struct pm_shape *s);	/* a JSON array of ints */
+double pm_shape_numel(const struct pm_shape *s);	/* math.prod: 1 for () */
+/* str() of the tuple ("(1, 2)", "(5,)", "()"), or of a list ("[1, 2]") */
+int pm_shape_repr(const struct pm_shape *s, int as_list, char *buf, size_t n);
+int pm_shape_broadcast(const struct pm_shape *a, const struct pm_shape *b, struct pm_shape *out);
+/* a flat Python list/tuple literal of ints ("[16, 240, 240]") */
+int pm_parse_int_list(const char *text, struct pm_shape *s);
+/* repr() of a str, and of a tuple of strs where NULL is None:
+ * "('c10::BFloat16', None)" */
+int pm_py_str_repr(const char *s, char *buf, size_t n);
+int pm_py_tuple_repr(const char *const *items, int count, char *buf, size_t n);
+int pm_param_none(struct pm_out *out, const char *name);	/* None: an empty cell */
+int pm_param_shape(struct pm_out *out, const char *name, const struct pm_shape *s);
+/* TraceLens's name2bpe (0: unknown, None) and torch_dtype_map (NULL: none),
+ * both without case */
+double pm_dtype_bpe(const char *dtype);
+const char *pm_dtype_precision(const char *dtype);
+/* out->compute_spec = "{maf}_{precision of dtype}", or "" */
+void pm_compute_spec(struct pm_out *out, const char *maf, const char *dtype);
+/* args["Input type"][pos]: a string, or NULL for null; -EINVAL otherwise */
+int pm_arg_dtype(const struct pm_call *c, int pos, const char **dtype);
+
 #endif
