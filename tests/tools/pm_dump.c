@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* pm_dump TRACE UID...: what the perf models say of each UID's call, one JSON
- * object a line, for tests/conformance/compare_pm.py to hold against
+/* pm_dump [--capture DIR] TRACE UID...: what the perf models say of each
+ * UID's call, one JSON object a line, for tests/conformance/compare_pm.py to hold against
  * TraceLens's perf-model sheets (its rows name their first call: UID_first).
+ * With --capture, DIR's graph-capture traces are merged first, as TraceLens's
+ * inference report does (its golden rows name UIDs of the merged copies).
  * A test tool, not installed. */
 #include <errno.h>
 #include <math.h>
@@ -67,21 +69,28 @@ static cJSON *dump(const struct tl_trace *tr, uint64_t uid)
 int main(int argc, char **argv)
 {
 	struct tl_trace *tr = NULL;
-	int i, err;
+	const char *capture = NULL;
+	int i, err, first = 1;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: pm_dump TRACE UID...\n");
+	if (argc > 2 && !strcmp(argv[1], "--capture")) {
+		capture = argv[2];
+		first = 3;
+	}
+	if (argc < first + 1) {
+		fprintf(stderr, "usage: pm_dump [--capture DIR] TRACE UID...\n");
 		return 2;
 	}
-	err = tl_trace_open(argv[1], NULL, &tr);
+	err = tl_trace_open(argv[first], NULL, &tr);
+	if (!err && capture)
+		err = tl_trace_merge_capture(tr, capture, NULL);
 	if (!err)
 		err = tl_trace_link(tr, NULL);
 	if (err) {
-		fprintf(stderr, "pm_dump: %s: %s\n", argv[1], strerror(-err));
+		fprintf(stderr, "pm_dump: %s: %s\n", argv[first], strerror(-err));
 		tl_trace_close(tr);
 		return 1;
 	}
-	for (i = 2; i < argc; i++) {
+	for (i = first + 1; i < argc; i++) {
 		cJSON *o = dump(tr, strtoull(argv[i], NULL, 10));
 		char *s = cJSON_PrintUnformatted(o);
 
