@@ -250,9 +250,16 @@ int cli_merge_capture(struct tl_trace *tr, const char *dir)
 	err = tl_trace_merge_capture(tr, dir, &res);
 	if (err)
 		return cli_lib_error(err);
-	if (!res.graph_launches)
-		fprintf(stderr, "tlreplay: warning: %s: no graph launch inside an iteration annotation "
-			"(execute_..., step[...]); nothing merged\n", dir);
+	if (!res.graph_launches && res.failed)
+		fprintf(stderr, "tlreplay: warning: %s: the trace has no iteration annotation and the captures "
+			"are of several batch sizes: %u graph launches left unmerged\n", dir, res.failed);
+	else if (!res.graph_launches)
+		fprintf(stderr, "tlreplay: warning: %s: no graph launch to merge (none in the trace, or no "
+			"capture); nothing merged\n", dir);
+	else if (res.whole_trace && !res.failed)
+		fprintf(stderr, "tlreplay: note: the trace has no iteration annotation (execute_..., step[...]): "
+			"its %u graph launches were merged with the one captured batch size in %s\n",
+			res.graph_launches, dir);
 	else if (res.failed)
 		fprintf(stderr, "tlreplay: warning: %u of %u graph launches could not be matched with a "
 			"capture in %s (TLREPLAY_LOG_LEVEL=warn says why)\n", res.failed,

@@ -89,6 +89,8 @@ struct tl_capture_result {
 	unsigned merged;		/**< launches whose kernels now sit under capture-time ops */
 	unsigned failed;		/**< launches left as they were (no capture, kernels do not align) */
 	uint64_t events_added;		/**< copies of capture-trace events appended (new UIDs) */
+	unsigned whole_trace;		/**< 1: no iteration annotation; the captures were of one batch
+					     size and every graph launch was paired with them */
 };
 
 /**
@@ -104,7 +106,11 @@ struct tl_capture_result {
  * paired with a capture window of the capture for the smallest captured batch
  * size >= the iteration's; the capture's launches are aligned with the replayed
  * kernels by kernel name, and the capture-time call tree (ops, nn.Modules) is
- * copied under the graph launch, each kernel under its capture launch.
+ * copied under the graph launch, each kernel under its capture launch. xDiT's
+ * execute_diffusion_BATCH_WxH counts as an iteration annotation. A trace with
+ * no iteration annotation at all (torch.compile, xDiT without one), whose
+ * captures are all of one batch size, has every graph launch paired with
+ * those captures (res->whole_trace); TraceLens merges nothing there.
  *
  * The copies get new UIDs from tl_trace_nevents() onwards (past the end of
  * traceEvents; tl_trace_nevents_file() is unchanged). The tree is built with

@@ -666,17 +666,21 @@ out:
 
 /* ------------------------------------------------------------------ driver */
 
-/* Iteration annotations: detailed forms first, the plain ones if none. */
-static const char *const tier1[] = {
+/* Iteration annotations: detailed forms first, the plain ones if none. Each
+ * tier has TIER_N patterns (NULL-padded). */
+#define TIER_N 4
+static const char *const tier1[TIER_N] = {
 	("^execute_[0-9]+_context_[0-9]+\\(sq[0-9]+sk[0-9]+sqsq[0-9]+sqsk[0-9]+\\)_generation_[0-9]+"
 	 "\\(sq[0-9]+sk[0-9]+sqsq[0-9]+sqsk[0-9]+\\)"),
 	"^(prefill|decode)\\[.*sqsq=[0-9]+.*\\]",
 	"^step\\[(EXTEND|DECODE|MIXED)([^A-Za-z0-9_][^]]*)?sqsq=[0-9]+[^]]*\\]",
 };
-static const char *const tier2[] = {
+static const char *const tier2[TIER_N] = {
 	"^execute_context_[0-9]+\\([0-9]+\\)_generation_[0-9]+\\([0-9]+\\)",
 	"^step\\[(EXTEND|DECODE|MIXED)([^A-Za-z0-9_].*)?\\]",
 	"^(prefill|decode)\\[(.*)\\]",
+	/* xDiT's diffusion replay: execute_diffusion_BATCH_WxH */
+	"^execute_diffusion_[0-9]+_[0-9]+x[0-9]+",
 };
 
 /* Batch size of an iteration annotation; -1 if it has none. */
@@ -724,6 +728,8 @@ static int64_t iteration_batch(const char *name)
 		}
 		return sum;
 	}
+	if (rx_match("^execute_diffusion_([0-9]+)_", name, m, 2))
+		return strtoll(name + m[1].rm_so, NULL, 10);
 	if (rx_match("bs=([0-9]+)", name, m, 2))
 		return strtoll(name + m[1].rm_so, NULL, 10);
 	{
@@ -904,7 +910,9 @@ static int cmp_ord(const void *a, const void *b)
 	return (x->uid > y->uid) - (x->uid < y->uid);
 }
 
-static int merge_iteration(struct merger *M, struct tl_ev it_copy, const char *it_name,
+/* Merge the graph launches inside iteration @it_copy. @it_name gives its batch
+ * size unless @batch_given >= 0 (the whole-trace fallback has no name). */
+static int merge_iteration(struct merger *M, struct tl_ev it_copy, const char *it_name, int64_t batch_given,
 			   const struct ord *launches, size_t nl)
 {
 	const struct tl_ev *it = &it_copy;	/* a copy: merging moves tr->ev */
@@ -927,7 +935,7 @@ static int merge_iteration(struct merger *M, struct tl_ev it_copy, const char *i
 	if (!roots.n)
 		goto out;
 	M->res.graph_launches += (unsigned)roots.n;
-	batch = iteration_batch(it_name);
+	batch = batch_given >= 0 ? batch_given : iteration_batch(it_name);
 	for (i = 0; i < M->batch_sizes.n; i++)
 		if (M->batch_sizes.v[i] >= batch && (closest < 0 || M->batch_sizes.v[i] < closest))
 			closest = M->batch_sizes.v[i];
@@ -1003,6 +1011,45 @@ out:
 	return err;
 }
 
+/* No iteration annotation at all (torch.compile and xDiT runs profiled without
+ * one): TraceLens merges nothing there. When the captures are of one batch
+ * size, every graph launch of the trace can only be a replay of those, so the
+ * whole trace is taken as one iteration of that batch size; with several
+ * sizes nothing tells which launch replays which, and nothing is merged. */
+static int merge_unannotated(struct merger *M, const struct ord *launches, size_t nl)
+{
+	struct tl_trace *tr = M->tr;
+	struct tl_ev span = tr->ev[launches[0].uid];
+	int64_t only = -1;
+	double end = 0;
+	size_t i;
+
+	for (i = 0; i < M->batch_sizes.n; i++) {
+		if (only >= 0 && M->batch_sizes.v[i] != only) {
+			tl_log(TL_LOG_WARN, "%s: no iteration annotation, and captures of several batch sizes: "
+			       "%zu graph launches left unmerged", tr->path, nl);
+			M->res.failed += (unsigned)nl;
+			return 0;
+		}
+		only = M->batch_sizes.v[i];
+	}
+	if (only < 0)
+		return 0;
+	for (i = 0; i < nl; i++) {
+		const struct tl_ev *e = &tr->ev[launches[i].uid];
+
+		if (e->ts + ev_dur0(e) > end)
+			end = e->ts + ev_dur0(e);
+	}
+	span.ts = launches[0].ts;
+	span.dur = end - span.ts;
+	span.flags |= EV_HAS_DUR;
+	tl_log(TL_LOG_INFO, "%s: no iteration annotation: the %zu graph launches are taken as replays of "
+	       "the batch-size-%lld captures", tr->path, nl, (long long)only);
+	M->res.whole_trace = 1;
+	return merge_iteration(M, span, "(the whole trace)", only, launches, nl);
+}
+
 int tl_trace_merge_capture(struct tl_trace *tr, const char *capture_dir,
 			   struct tl_capture_result *res)
 {
@@ -1040,13 +1087,13 @@ int tl_trace_merge_capture(struct tl_trace *tr, const char *capture_dir,
 	/* iteration annotations (the first tier that matches anything) */
 	for (t = 0; t < 2 && !iters.n; t++) {
 		const char *const *pats = t ? tier2 : tier1;
-		regex_t re[3];
-		size_t p;
+		regex_t re[TIER_N];
+		size_t p, np;
 
-		for (p = 0; p < 3; p++)
-			if (regcomp(&re[p], pats[p], REG_EXTENDED | REG_NOSUB)) {
-				while (p--)
-					regfree(&re[p]);
+		for (np = 0; np < TIER_N && pats[np]; np++)
+			if (regcomp(&re[np], pats[np], REG_EXTENDED | REG_NOSUB)) {
+				while (np--)
+					regfree(&re[np]);
 				err = tl_err(-ENOMEM, "out of memory");
 				goto out;
 			}
@@ -1056,15 +1103,15 @@ int tl_trace_merge_capture(struct tl_trace *tr, const char *capture_dir,
 			if (strcmp(ev_cat(tr, (uint32_t)i), "user_annotation") || !has_time(&tr->ev[i]))
 				continue;
 			n = ev_name(tr, (uint32_t)i);
-			for (p = 0; p < 3; p++)
+			for (p = 0; p < np; p++)
 				if (!regexec(&re[p], n, 0, NULL, 0))
 					break;
-			if (p < 3 && tl_vec_push(&iters, ((struct ord){ tr->ev[i].ts, (uint32_t)i }))) {
+			if (p < np && tl_vec_push(&iters, ((struct ord){ tr->ev[i].ts, (uint32_t)i }))) {
 				err = tl_err(-ENOMEM, "out of memory");
 				break;
 			}
 		}
-		for (p = 0; p < 3; p++)
+		for (p = 0; p < np; p++)
 			regfree(&re[p]);
 		if (err)
 			goto out;
@@ -1078,8 +1125,15 @@ int tl_trace_merge_capture(struct tl_trace *tr, const char *capture_dir,
 	qsort(iters.v, iters.n, sizeof(*iters.v), cmp_ord);
 	qsort(launches.v, launches.n, sizeof(*launches.v), cmp_ord);
 	for (i = 0; i < iters.n; i++) {
-		err = merge_iteration(&M, tr->ev[iters.v[i].uid], ev_name(tr, iters.v[i].uid), launches.v,
+		err = merge_iteration(&M, tr->ev[iters.v[i].uid], ev_name(tr, iters.v[i].uid), -1, launches.v,
 				      launches.n);
+		if (err) {
+			err = tl_err(err, "out of memory merging capture traces");
+			goto out;
+		}
+	}
+	if (!iters.n && launches.n) {
+		err = merge_unannotated(&M, launches.v, launches.n);
 		if (err) {
 			err = tl_err(err, "out of memory merging capture traces");
 			goto out;
