@@ -437,8 +437,12 @@ static int sdpa_model(const struct sdpa_rule *r, const struct pm_call *c, struct
 	if (err)
 		return err;
 	if (r->dtype != DT_NONE && cJSON_IsArray(t)) {
-		const cJSON *d0 = cJSON_GetArrayItem(t, 0);
+		const cJSON *d0 = cJSON_GetArrayItem(t, 0), *d1 = cJSON_GetArrayItem(t, 1);
 
+		/* TraceLens looks the first up as a str; keep both printable */
+		if ((d0 && !cJSON_IsString(d0) && !cJSON_IsNull(d0)) ||
+		    (r->dtype == DT_TUPLE && d1 && !cJSON_IsString(d1) && !cJSON_IsNull(d1)))
+			return pm_fail(out, "%s: Input type holds a non-string", r->cls);
 		p.ndtype = cJSON_GetArraySize(t) < 2 ? cJSON_GetArraySize(t) : 2;
 		p.dtype = cJSON_IsString(d0) ? d0->valuestring : NULL;
 	}

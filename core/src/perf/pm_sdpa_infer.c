@@ -53,8 +53,9 @@ static int ndims(const cJSON *shape)
 	return shape ? cJSON_GetArraySize(shape) : -1;
 }
 
-/* Input type[pos]: 0 with *s set (NULL for a non-string), -EINVAL when out of
- * range */
+/* Input type[pos]: 0 with *s set (NULL for null, None to TraceLens),
+ * -EINVAL when out of range or neither a string nor null (TraceLens's dtype
+ * lookups would raise on it) */
 static int type_at(const struct pm_call *c, int pos, const char **s)
 {
 	const cJSON *t = pm_arg(c, "Input type"), *it;
@@ -62,6 +63,8 @@ static int type_at(const struct pm_call *c, int pos, const char **s)
 	if (!cJSON_IsArray(t) || pos >= cJSON_GetArraySize(t))
 		return -EINVAL;
 	it = cJSON_GetArrayItem(t, pos);
+	if (!cJSON_IsString(it) && !cJSON_IsNull(it))
+		return -EINVAL;
 	*s = cJSON_IsString(it) ? it->valuestring : NULL;
 	return 0;
 }
