@@ -100,7 +100,7 @@ const cJSON *pm_arg_at(const struct pm_call *c, const char *field, int pos);	/* 
 #define PM_FAMILY __attribute__((weak))
 extern const struct pm_class pm_gemm_classes[] PM_FAMILY;
 extern const struct pm_class pm_conv_classes[] PM_FAMILY;
-extern const struct pm_class pm_sdpa_classes[] PM_FAMILY;
+extern const struct pm_class pm_sdpa_classes[];	/* landed: strong */
 extern const struct pm_class pm_eltwise_classes[] PM_FAMILY;
 extern const struct pm_class pm_reduce_classes[] PM_FAMILY;
 extern const struct pm_class pm_norm_classes[] PM_FAMILY;
@@ -130,7 +130,6 @@ int pm_tuple_repr(const cJSON *a, char *buf, size_t n);
  * report's op list): the first by start time that holds the event, or NULL
  * (also for ops not annotated). Owned by the trace. */
 const char *pm_annotation_of(const struct tl_trace *tr, uint64_t uid, const char *name);
-extern const char *const pm_annotated_ops[];	/* pm_sdpa.c: those ops, NULL-ended */
 /* The context / generation sq-sk aggregates of an iteration annotation
  * (TraceUtils' IterationAnnotation.chunk_stats). -EINVAL when @ann is NULL
  * or not one of the detailed (sq/sk) vLLM, SGLang or ATOM formats. */

@@ -548,29 +548,6 @@ int pm_sdpa_bwd(const struct pm_class *cls, const struct pm_call *c, struct pm_o
 	return -ENOENT;
 }
 
-/* The ops TraceLens's inference report annotates (its apply_annotation
- * name_filters, matched as prefixes); the training report annotates only the
- * first, a subset. Defined here, beside the classes that read the
- * annotation, so that the call reader's use of it (pm_annotation_of) also
- * brings this table out of the static library. */
-const char *const pm_annotated_ops[] = {
-	"vllm::unified_attention_with_output",
-	"aiter::mha_varlen_fwd",
-	"pseudo_mla_decode_fwd",
-	"pseudo_mla_prefill_fwd",
-	"vllm::gdn_attention_core",
-	"aiter::fmha_v3_varlen_fwd",
-	"sglang_profiler::tilelang_kernel_tilelang_sparse_fwd",
-	"sglang_profiler::attention_paged_attention_ragged",
-	"aiter::mha_batch_prefill",
-	"aiter::pa_decode_gluon",
-	"aiter::v4_attention_with_output",
-	"pseudo_v4_paged_decode_swa",
-	"pseudo_v4_paged_decode_csa",
-	"pseudo_v4_paged_decode_hca",
-	NULL,
-};
-
 #define OPS(name, ...) static const char *const name[] = { __VA_ARGS__, NULL }
 OPS(fa_ops, "FlashAttnFunc", "flash_attn::_flash_attn_forward");
 OPS(fa_bwd_ops, "flash_attn::_flash_attn_backward");

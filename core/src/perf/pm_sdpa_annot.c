@@ -8,6 +8,27 @@
 #include "perf/perf_internal.h"
 #include "trace/trace_internal.h"
 
+/* The ops TraceLens's inference report annotates (its apply_annotation
+ * name_filters, matched as prefixes); the training report annotates only the
+ * first, a subset. */
+static const char *const annotated_ops[] = {
+	"vllm::unified_attention_with_output",
+	"aiter::mha_varlen_fwd",
+	"pseudo_mla_decode_fwd",
+	"pseudo_mla_prefill_fwd",
+	"vllm::gdn_attention_core",
+	"aiter::fmha_v3_varlen_fwd",
+	"sglang_profiler::tilelang_kernel_tilelang_sparse_fwd",
+	"sglang_profiler::attention_paged_attention_ragged",
+	"aiter::mha_batch_prefill",
+	"aiter::pa_decode_gluon",
+	"aiter::v4_attention_with_output",
+	"pseudo_v4_paged_decode_swa",
+	"pseudo_v4_paged_decode_csa",
+	"pseudo_v4_paged_decode_hca",
+	NULL,
+};
+
 /* Trace2Tree's apply_annotation: among the user annotations (any category
  * holding "user_annotation", GPU-side ones included) sorted by start, the
  * first with ann.ts <= ts and ts + dur < ann.ts + ann.dur. A linear scan:
@@ -17,10 +38,10 @@ const char *pm_annotation_of(const struct tl_trace *tr, uint64_t uid, const char
 	const struct tl_ev *e, *best = NULL;
 	size_t i;
 
-	for (i = 0; pm_annotated_ops[i]; i++)
-		if (!strncmp(name, pm_annotated_ops[i], strlen(pm_annotated_ops[i])))
+	for (i = 0; annotated_ops[i]; i++)
+		if (!strncmp(name, annotated_ops[i], strlen(annotated_ops[i])))
 			break;
-	if (!pm_annotated_ops[i] || uid >= tr->nev)
+	if (!annotated_ops[i] || uid >= tr->nev)
 		return NULL;
 	e = &tr->ev[uid];
 	for (i = 0; i < tr->nev; i++) {
