@@ -229,6 +229,8 @@ static int read_flags(const struct sdpa_rule *r, const struct pm_call *c, struct
 	p->dropout = 0.0;
 	if (r->drop == D_FLOAT || r->drop == D_OPT || r->drop == D_FA_BWD) {
 		s = conc(c, r->drop_pos);
+		if (r->drop == D_OPT && !pm_arg_at(c, "Concrete Inputs", r->drop_pos))
+			return pm_fail(out, "%s: no Concrete Inputs[%d] (dropout_p)", r->cls, r->drop_pos);
 		if (r->drop == D_OPT)
 			p->dropout = optional_float(s);
 		else if (r->drop == D_FA_BWD && (!s || !*s))

@@ -177,13 +177,24 @@ static int kv_get(const char *body, size_t n, const char *key, int atom, long lo
 	return found;
 }
 
+/* "sqsq=" and a digit somewhere in [p, end) */
+static int sqsq_before(const char *p, const char *end)
+{
+	const char *q;
+
+	for (q = p; (q = strstr(q, "sqsq=")) && q < end; q++)
+		if (is_digit(q[5]))
+			return 1;
+	return 0;
+}
+
 /* SGLANG_DETAILED_PATTERN: step[(EXTEND|DECODE|MIXED)\b[^\]]*sqsq=\d+[^\]]*\],
  * then the c_* / g_* pairs of the text between the first '[' and the last
  * ']' (TraceUtils' _fill_sglang_detailed). */
 static int sglang_detailed(const char *s, struct pm_chunk *st)
 {
 	static const char *const modes[] = { "EXTEND", "DECODE", "MIXED" };
-	const char *p = s, *close, *last, *q;
+	const char *p = s, *close, *last;
 	long long *f[8] = { &st->c_sq, &st->c_sk, &st->c_sqsq, &st->c_sqsk,
 			    &st->g_sq, &st->g_sk, &st->g_sqsq, &st->g_sqsk };
 	static const char *const keys[8] = { "c_sq", "c_sk", "c_sqsq", "c_sqsk",
@@ -198,12 +209,7 @@ static int sglang_detailed(const char *s, struct pm_chunk *st)
 	if (i == TL_ARRAY_SIZE(modes) || is_word(*p))
 		return 0;
 	close = strchr(p, ']');
-	if (!close)
-		return 0;
-	for (q = p; (q = strstr(q, "sqsq=")) && q < close; q++)
-		if (is_digit(q[5]))
-			break;
-	if (!q || q >= close)
+	if (!close || !sqsq_before(p, close))
 		return 0;
 	last = strrchr(s, ']');
 	p = strchr(s, '[') + 1;
@@ -218,7 +224,7 @@ static int sglang_detailed(const char *s, struct pm_chunk *st)
  * _fill_atom), and the aggregates exist only when both sqsq and sqsk do. */
 static int atom_detailed(const char *s, struct pm_chunk *st)
 {
-	const char *p = s, *last, *q;
+	const char *p = s, *last;
 	long long tok = 0, sk = 0, sqsq = 0, sqsk = 0;
 	int prefill;
 	size_t n;
@@ -230,12 +236,7 @@ static int atom_detailed(const char *s, struct pm_chunk *st)
 	else
 		return 0;
 	last = strrchr(p, ']');
-	if (!last)
-		return 0;
-	for (q = p; (q = strstr(q, "sqsq=")) && q < last; q++)
-		if (is_digit(q[5]))
-			break;
-	if (!q || q >= last)
+	if (!last || !sqsq_before(p, last))
 		return 0;
 	n = (size_t)(last - p);
 	if (!kv_get(p, n, "sqsq", 1, &sqsq) || !kv_get(p, n, "sqsk", 1, &sqsk))

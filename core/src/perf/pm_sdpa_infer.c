@@ -84,6 +84,19 @@ static long long floordiv(long long a, long long b)
 	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/* TraceLens's InferenceAttention falls back to no FLOPs (the row dropped)
+ * when the annotation around the call has no sq/sk aggregates */
+static int no_stats(const struct pm_call *c, struct pm_out *out)
+{
+	return pm_fail(out, "%s: no iteration annotation with sq/sk aggregates around the call", c->name);
+}
+
+static int read_stats(const struct pm_call *c, struct pm_out *out, struct ia *p)
+{
+	memset(p, 0, sizeof(*p));
+	return pm_chunk_stats(c->annotation, &p->st) ? no_stats(c, out) : 0;
+}
+
 static int emit(struct pm_out *out, const struct ia *p, const char *extra_name, long long extra)
 {
 	static const char *const stat_names[8] = { "c_sq", "c_sk", "c_sqsq", "c_sqsk",
@@ -160,10 +173,8 @@ static int read_base(const struct pm_call *c, struct pm_out *out, struct ia *p)
 {
 	const cJSON *q = shape_at(c, 0), *k = shape_at(c, 1);
 
-	memset(p, 0, sizeof(*p));
-	if (pm_chunk_stats(c->annotation, &p->st))
-		return pm_fail(out, "%s: no iteration annotation with sq/sk aggregates around the call",
-			       c->name);
+	if (read_stats(c, out, p))
+		return -EINVAL;
 	if (ndims(q) != 3 || ndims(k) < 3 || dim(q, 0, &p->N_Q) || dim(q, 1, &p->H_Q) ||
 	    dim(q, 2, &p->d_qk) || dim(k, -3, &p->N_KV) || dim(k, -2, &p->H_KV) || dim(k, -1, &p->d_v))
 		return pm_fail(out, "%s: Input Dims[0] / [1] are not q (N, H, d) and k (.., N, H, d)",
@@ -226,10 +237,8 @@ int pm_ia_paged_ragged(const struct pm_call *c, struct pm_out *out)
 	struct ia p;
 	int err;
 
-	memset(&p, 0, sizeof(p));
-	if (pm_chunk_stats(c->annotation, &p.st))
-		return pm_fail(out, "%s: no iteration annotation with sq/sk aggregates around the call",
-			       c->name);
+	if (read_stats(c, out, &p))
+		return -EINVAL;
 	if (ndims(q) != 3 || dim(q, 0, &p.N_Q) || dim(q, 1, &p.H_Q) || dim(q, 2, &p.d_qk) ||
 	    dim(k, -2, &p.H_KV) || dim(v, -1, &p.d_v))
 		return pm_fail(out, "%s: Input Dims[2..4] are not q, k cache and v cache", c->name);
@@ -241,28 +250,39 @@ int pm_ia_paged_ragged(const struct pm_call *c, struct pm_out *out)
 	return err ? err : finish(c, out, &p);
 }
 
+/* q (N_Q, H_Q, d, ...) at Input Dims[0] with d_h_v = d_h_qk, dtype_Q from
+ * Input type[0] and dtype_KV from [@kv] (dtype_Q when absent):
+ * pa_decode_gluon and pa_sparse_prefill_opus_fwd */
+static int read_q0(const struct pm_call *c, struct pm_out *out, struct ia *p, int kv)
+{
+	const cJSON *q = shape_at(c, 0);
+
+	if (dim(q, 0, &p->N_Q) || dim(q, 1, &p->H_Q) || dim(q, 2, &p->d_qk))
+		return pm_fail(out, "%s: Input Dims[0] is not q", c->name);
+	if (type_at(c, 0, &p->dtype_q))
+		return pm_fail(out, "%s: no Input type", c->name);
+	if (type_at(c, kv, &p->dtype_kv))
+		p->dtype_kv = p->dtype_q;
+	p->has_dtype_kv = 1;
+	p->d_v = p->d_qk;
+	return 0;
+}
+
 /* pa_decode_gluon: decode only (the context aggregates zeroed), q at Input
  * Dims[0], H_KV from the K cache ([2][1]), dtype_KV from Input type[2], and
  * the sliding window from Concrete Inputs[19] (0 when it is not an int) */
 int pm_ia_pa_decode_gluon(const struct pm_call *c, struct pm_out *out)
 {
-	const cJSON *q = shape_at(c, 0), *w = pm_arg_at(c, "Concrete Inputs", 19);
+	const cJSON *w = pm_arg_at(c, "Concrete Inputs", 19);
 	struct ia p;
 	int err;
 
-	memset(&p, 0, sizeof(p));
-	if (pm_chunk_stats(c->annotation, &p.st))
-		return pm_fail(out, "%s: no iteration annotation with sq/sk aggregates around the call",
-			       c->name);
-	if (dim(q, 0, &p.N_Q) || dim(q, 1, &p.H_Q) || dim(q, 2, &p.d_qk) ||
-	    dim(shape_at(c, 2), 1, &p.H_KV))
-		return pm_fail(out, "%s: Input Dims[0] / [2] are not q and the K cache", c->name);
-	if (type_at(c, 0, &p.dtype_q))
-		return pm_fail(out, "%s: no Input type", c->name);
-	if (type_at(c, 2, &p.dtype_kv))
-		p.dtype_kv = p.dtype_q;
-	p.has_dtype_kv = 1;
-	p.d_v = p.d_qk;
+	if (read_stats(c, out, &p))
+		return -EINVAL;
+	if (read_q0(c, out, &p, 2))
+		return -EINVAL;
+	if (dim(shape_at(c, 2), 1, &p.H_KV))
+		return pm_fail(out, "%s: Input Dims[2] is not the K cache", c->name);
 	p.st.c_sq = p.st.c_sk = p.st.c_sqsq = p.st.c_sqsk = 0;
 	p.N_KV = p.st.g_sk;
 	p.H_V = p.H_K = p.H_KV;
@@ -284,21 +304,15 @@ int pm_ia_pa_decode_gluon(const struct pm_call *c, struct pm_out *out)
  * the lengths of the prefix and extend index lists (Input Dims[2], [5]) */
 int pm_ia_sparse_prefill(const struct pm_call *c, struct pm_out *out)
 {
-	const cJSON *q = shape_at(c, 0);
 	long long a, b;
 	struct ia p;
 	int bpe, bpe_kv, err;
 
 	memset(&p, 0, sizeof(p));
-	if (dim(q, 0, &p.N_Q) || dim(q, 1, &p.H_Q) || dim(q, 2, &p.d_qk) || dim(shape_at(c, 2), 0, &a) ||
-	    dim(shape_at(c, 5), 0, &b))
-		return pm_fail(out, "%s: Input Dims[0], [2], [5] are not q and the index lists", c->name);
-	if (type_at(c, 0, &p.dtype_q))
-		return pm_fail(out, "%s: no Input type", c->name);
-	if (type_at(c, 1, &p.dtype_kv))
-		p.dtype_kv = p.dtype_q;
-	p.has_dtype_kv = 1;
-	p.d_v = p.d_qk;
+	if (read_q0(c, out, &p, 1))
+		return -EINVAL;
+	if (dim(shape_at(c, 2), 0, &a) || dim(shape_at(c, 5), 0, &b))
+		return pm_fail(out, "%s: Input Dims[2], [5] are not the index lists", c->name);
 	p.N_KV = a + b;
 	p.H_KV = p.H_V = p.H_K = 1;	/* one MLA-absorbed latent KV head */
 	err = emit(out, &p, "prefill_pairs", a + b);
@@ -332,8 +346,7 @@ int pm_ia_gdn(const struct pm_call *c, struct pm_out *out)
 	int err = 0;
 
 	if (pm_chunk_stats(c->annotation, &st))
-		return pm_fail(out, "%s: no iteration annotation with sq/sk aggregates around the call",
-			       c->name);
+		return no_stats(c, out);
 	if (dim(shape_at(c, 0), 1, &D) || dim(shape_at(c, 1), 1, &H_V) || dim(shape_at(c, 3), 2, &d_v))
 		return pm_fail(out, "%s: Input Dims[0], [1], [3] are not qkv, b and the output", c->name);
 	H_K = floordiv(H_V, 2);
