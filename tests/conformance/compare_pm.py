@@ -10,8 +10,9 @@ row, pm_dump (tests/tools/pm_dump.c) says what our model makes of that call; it
 must be the same class's sheet, the same parameters in the same order with the
 same values (strings equal, numbers within 1e-6 relative), the same GFLOPS, Data
 Moved (MB) and Compute Spec. Graph-capture traces in a capture_traces folder
-beside TRACE are merged first (pm_dump --capture). Prints one TAP line per sheet ("ok - ..." /
-"not ok - ...", the first differences as "# " lines); exits 1 if any failed.
+beside TRACE are merged first (pm_dump --capture). Prints one TAP line per
+sheet ("ok - ..." / "not ok - ...", the first differences as "# " lines);
+exits 1 if any failed.
 Stdlib only.
 """
 import csv

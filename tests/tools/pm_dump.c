@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* pm_dump [--capture DIR] TRACE UID...: what the perf models say of each
- * UID's call, one JSON object a line, for tests/conformance/compare_pm.py to hold against
- * TraceLens's perf-model sheets (its rows name their first call: UID_first).
+ * UID's call, one JSON object a line, for tests/conformance/compare_pm.py to
+ * hold against TraceLens's perf-model sheets (its rows name their first
+ * call: UID_first).
  * With --capture, DIR's graph-capture traces are merged first, as TraceLens's
  * inference report does (its golden rows name UIDs of the merged copies).
  * A test tool, not installed. */
