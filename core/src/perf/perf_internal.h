@@ -28,6 +28,11 @@ struct pm_call {
 	const cJSON *args;		/* the event's args object; NULL when it has none */
 	const char *const *kernels;	/* names of the op's GPU kernels in launch order */
 	size_t nkernels;
+	/* (attention family) TraceLens's event["annotation"]: the iteration
+	 * annotation around the call, for the ops its reports annotate
+	 * (pm_annotation_of); NULL otherwise */
+	const char *annotation;
+	char name_buf[192];	/* @name without sglang_profiler's call counter */
 };
 
 #define PM_MAX_PARAMS 24
@@ -95,7 +100,7 @@ const cJSON *pm_arg_at(const struct pm_call *c, const char *field, int pos);	/* 
 #define PM_FAMILY __attribute__((weak))
 extern const struct pm_class pm_gemm_classes[] PM_FAMILY;
 extern const struct pm_class pm_conv_classes[] PM_FAMILY;
-extern const struct pm_class pm_sdpa_classes[] PM_FAMILY;
+extern const struct pm_class pm_sdpa_classes[];	/* landed: strong */
 extern const struct pm_class pm_eltwise_classes[] PM_FAMILY;
 extern const struct pm_class pm_reduce_classes[] PM_FAMILY;
 extern const struct pm_class pm_norm_classes[] PM_FAMILY;
@@ -134,5 +139,42 @@ const char *pm_dtype_precision(const char *dtype);
 void pm_compute_spec(struct pm_out *out, const char *maf, const char *dtype);
 /* args["Input type"][pos]: a string, or NULL for null; -EINVAL otherwise */
 int pm_arg_dtype(const struct pm_call *c, int pos, const char **dtype);
+
+/* ------------------------------------------------- attention family (SDPA,
+ * inference attention): pm_fmt.c, pm_sdpa*.c */
+
+/* pm_fmt.c: Python's repr of tuple(a) for a JSON array of integers ("(5,)").
+ * 0, -EINVAL, -ENOSPC. */
+int pm_tuple_repr(const cJSON *a, char *buf, size_t n);
+
+/* pm_sdpa_annot.c: the user annotation TraceLens's reports attach to event
+ * @uid named @name (Trace2Tree's apply_annotation over the inference
+ * report's op list): the first by start time that holds the event, or NULL
+ * (also for ops not annotated). Owned by the trace. */
+const char *pm_annotation_of(const struct tl_trace *tr, uint64_t uid, const char *name);
+/* The context / generation sq-sk aggregates of an iteration annotation
+ * (TraceUtils' IterationAnnotation.chunk_stats). -EINVAL when @ann is NULL
+ * or not one of the detailed (sq/sk) vLLM, SGLang or ATOM formats. */
+struct pm_chunk {
+	long long c_sq, c_sk, c_sqsq, c_sqsk, g_sq, g_sk, g_sqsq, g_sqsk;
+};
+int pm_chunk_stats(const char *ann, struct pm_chunk *st);
+
+/* pm_sdpa.c: the row TraceLens's SDPA_bwd sheet has for a forward op of
+ * class @cls that has backward events (TreePerf's compute_perf_metrics with
+ * bwd=True: the forward call's parameters, the backward FLOPs and bytes).
+ * -ENOENT when @cls has no backward model (only SDPA classes do). */
+int pm_sdpa_bwd(const struct pm_class *cls, const struct pm_call *c, struct pm_out *out);
+/* pm_sdpa_infer.c: the models of TraceLens's InferenceAttention classes
+ * (PerfModel/extensions/attention_perf_model_extensions.py) and of
+ * sglang_store_cache, listed in pm_sdpa.c's table */
+int pm_ia_base(const struct pm_call *c, struct pm_out *out);
+int pm_ia_dv_from_v(const struct pm_call *c, struct pm_out *out);
+int pm_ia_paged_ragged(const struct pm_call *c, struct pm_out *out);
+int pm_ia_tilelang_sparse(const struct pm_call *c, struct pm_out *out);
+int pm_ia_pa_decode_gluon(const struct pm_call *c, struct pm_out *out);
+int pm_ia_sparse_prefill(const struct pm_call *c, struct pm_out *out);
+int pm_ia_gdn(const struct pm_call *c, struct pm_out *out);
+int pm_store_cache(const struct pm_call *c, struct pm_out *out);
 
 #endif

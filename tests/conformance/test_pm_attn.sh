@@ -1,0 +1,90 @@
+#!/bin/sh
+# TraceLens conformance of the attention perf models (core/src/perf/pm_sdpa*.c):
+# every golden SDPA_fwd, SDPA_bwd and InferenceAttention_fwd sheet in
+# ../shared/traces/TraceLens, row by row, through pm_dump and compare_pm.py
+# (parameters, GFLOPS, Data Moved, Compute Spec).
+. "$(dirname "$0")/../taplib.sh"
+
+GOLD=$SHARED/traces/TraceLens/tests/traces
+BUILD=${TLREPLAY_BUILD:-$ROOT/build}
+PM_DUMP=$BUILD/tests/tools/pm_dump
+if [ ! -d "$GOLD" ]; then
+	echo "1..0 # SKIP $GOLD absent (../shared is not beside the checkout)"
+	exit 0
+fi
+if [ ! -x "$PM_DUMP" ]; then
+	echo "1..0 # SKIP $PM_DUMP not built (make $PM_DUMP)"
+	exit 0
+fi
+
+# golden dir -> the trace it describes
+trace_for() {
+	d=$1
+	case "$d" in
+	# TraceLens's report comparison test keeps the reports of the Qwen traces
+	# it compares (same UIDs and rows as h100|mi300/Qwen..._perf_report_csvs)
+	*/compare_test_e2e/reference/h100_perf_report_csvs)
+		echo "$GOLD/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" ;;
+	*/compare_test_e2e/reference/mi300_perf_report_csvs)
+		echo "$GOLD/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" ;;
+	# inference reports: the trace beside perf_csvs (graph_execution.json.gz
+	# for vLLM); compare_pm.py merges the capture_traces folder when there is one
+	*/perf_csvs) ls "$(dirname "$d")"/*.json.gz 2>/dev/null | head -1 ;;
+	*_perf_report_csvs) echo "${d%_perf_report_csvs}.json.gz" ;;
+	esac
+}
+
+# Rows that cannot match for a reason outside the models, each with why. A row
+# listed here still runs; its sheet is reported "not ok ... # TODO" (which prove
+# does not count as a failure) only when every difference is a listed one.
+#
+# inference/vllm_decode_full InferenceAttention_fwd, uid 7607: TraceLens's
+# second graph-capture copy of the decode iteration starts 3 UIDs later than
+# tlreplay's (trace/capture_merge.c), so its UID 7607 (the op
+# vllm::unified_attention_with_output) is our 7604 and our 7607 is the Python
+# function beside it. Our 7604 gives the golden row exactly (same parameters,
+# GFLOPS and bytes as its twin row, uid 2534, which matches).
+known() {
+	case "$1" in
+	"inference/vllm_decode_full/perf_csvs InferenceAttention_fwd: vllm::unified_attention_with_output uid 7607: pm_dump read op 'vllm/model_executor/layers/attention/attention.py(685): unified_attention_with_output'")
+		return 0 ;;
+	esac
+	return 1
+}
+
+for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs \) | sort); do
+	rel=${d#"$GOLD"/}
+	for sheet in SDPA_fwd SDPA_bwd InferenceAttention_fwd; do
+		[ -f "$d/$sheet.csv" ] || continue
+		t=$(trace_for "$d")
+		if [ ! -f "$t" ]; then
+			TAP_N=$((TAP_N + 1))
+			TAP_FAILED=$((TAP_FAILED + 1))
+			echo "not ok $TAP_N - $rel/$sheet: no trace for it"
+			continue
+		fi
+		"$PYTHON" "$ROOT/tests/conformance/compare_pm.py" "$PM_DUMP" "$t" "$d" "$sheet" >"$TMP/res" 2>&1
+		rc=$?
+		TAP_N=$((TAP_N + 1))
+		if [ $rc -eq 0 ]; then
+			echo "ok $TAP_N - $rel/$sheet: $(sed -n 's/^ok - [^:]*: //p' "$TMP/res")"
+			continue
+		fi
+		unknown=0
+		grep '^# ' "$TMP/res" | sed 's/^# //' >"$TMP/diffs"
+		while IFS= read -r line; do
+			known "$rel $sheet: $line" || unknown=1
+		done <"$TMP/diffs"
+		# compare_pm.py lists at most 15 differences: all must have been seen
+		ndiff=$(sed -n 's/^not ok - .*: \([0-9]*\) differ$/\1/p' "$TMP/res")
+		[ "$ndiff" = "$(wc -l <"$TMP/diffs" | tr -d ' ')" ] || unknown=1
+		if [ $unknown -eq 0 ] && [ -s "$TMP/diffs" ]; then
+			echo "not ok $TAP_N - $rel/$sheet # TODO rows off for a known reason outside the models (see the comment above known())"
+		else
+			TAP_FAILED=$((TAP_FAILED + 1))
+			echo "not ok $TAP_N - $rel/$sheet"
+		fi
+		sed 's/^/# /' "$TMP/res"
+	done
+done
+done_testing
