@@ -104,4 +104,33 @@ extern const struct pm_class pm_misc_classes[] PM_FAMILY;
 /* The class that models op @name, or NULL. */
 const struct pm_class *pm_class_of(const char *name);
 
+/* ------------------------------------------- normalization (pm_norm_util.c)
+ * Helpers of the normalization, RMSNorm, RoPE and MoE models that others may
+ * share. */
+
+/* Append a parameter that is None (pandas writes an empty field). */
+int pm_param_none(struct pm_out *out, const char *name);
+/* Bytes per element of a profiler dtype, as TraceLens's name2bpe (case
+ * blind); 0 when it has none. */
+double pm_dtype_bpe(const char *dtype);
+/* TraceLens's compute precision of a dtype (torch_dtype_map: "bf16", "fp8");
+ * NULL when it has none. */
+const char *pm_dtype_precision(const char *dtype);
+/* out->compute_spec = "<maf>_<precision of dtype>", or "" when the dtype has
+ * no precision (TraceLens's get_compute_spec). */
+void pm_compute_spec(struct pm_out *out, const char *maf, const char *dtype);
+/* Python's repr of the tuple of the integers in JSON array @a ("(1, 2)",
+ * "(5,)", "()"). Returns 0, -EINVAL (not an array of integers), -ENOSPC. */
+int pm_tuple_repr(const cJSON *a, char *buf, size_t n);
+/* The product of the integers of JSON array @a (1 when empty); -1 when @a
+ * is not an array of integers. */
+double pm_dims_prod(const cJSON *a);
+/* Parse a Python list literal of integers or booleans ("[768]", "[True,
+ * False]") into @v (True = 1). Returns the count, or -EINVAL. */
+int pm_parse_list(const char *s, double *v, int max);
+/* The sheet of @c's rows in TraceLens's inference report: the training
+ * report keeps Normalization as one table, the inference report splits it
+ * by direction like the other families ("Normalization_fwd"). */
+const char *pm_sheet_inference(const struct pm_class *c);
+
 #endif
