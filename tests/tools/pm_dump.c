@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* pm_dump TRACE UID...: what the perf models say of each UID's call, one JSON
- * object a line, for tests/conformance/compare_pm.py to hold against
- * TraceLens's perf-model sheets (its rows name their first call: UID_first).
- * A test tool, not installed. */
+/* pm_dump [--capture DIR] TRACE UID...: what the perf models say of each
+ * UID's call, one JSON object a line, for tests/conformance/compare_pm.py to
+ * hold against TraceLens's perf-model sheets (its rows name their first call:
+ * UID_first). --capture merges the graph-capture traces of DIR first, as
+ * TraceLens's inference report does (their ops get UIDs past the trace's
+ * events). A test tool, not installed. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +46,7 @@ static cJSON *dump(const struct tl_trace *tr, uint64_t uid)
 	}
 	cJSON_AddStringToObject(o, "class", cls->name);
 	cJSON_AddStringToObject(o, "sheet", cls->sheet);
+	cJSON_AddStringToObject(o, "sheet_inference", pm_sheet_inference(cls));
 	cJSON_AddStringToObject(o, "category", cls->category);
 	pm_out_init(&res);
 	err = cls->model(&call, &res);
@@ -67,21 +70,29 @@ static cJSON *dump(const struct tl_trace *tr, uint64_t uid)
 int main(int argc, char **argv)
 {
 	struct tl_trace *tr = NULL;
-	int i, err;
+	const char *capture = NULL;
+	int i, err, first = 1;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: pm_dump TRACE UID...\n");
+	if (argc > 2 && !strcmp(argv[1], "--capture")) {
+		capture = argv[2];
+		first = 3;
+	}
+	if (argc < first + 1) {
+		fprintf(stderr, "usage: pm_dump [--capture DIR] TRACE UID...\n");
 		return 2;
 	}
-	err = tl_trace_open(argv[1], NULL, &tr);
+	err = tl_trace_open(argv[first], NULL, &tr);
+	if (!err && capture)
+		err = tl_trace_merge_capture(tr, capture, NULL);
 	if (!err)
 		err = tl_trace_link(tr, NULL);
 	if (err) {
-		fprintf(stderr, "pm_dump: %s: %s\n", argv[1], strerror(-err));
+		fprintf(stderr, "pm_dump: %s: %s\n", capture && err != -ENOMEM ? capture : argv[first],
+			strerror(-err));
 		tl_trace_close(tr);
 		return 1;
 	}
-	for (i = 2; i < argc; i++) {
+	for (i = first + 1; i < argc; i++) {
 		cJSON *o = dump(tr, strtoull(argv[i], NULL, 10));
 		char *s = cJSON_PrintUnformatted(o);
 
