@@ -170,11 +170,12 @@ $(O)/tests/libfake_cupti.so: tests/unit/fake_cupti.c core/gpu/cupti_abi.h
 $(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*/*.h tests/unit/*.h perf-plugin/chart-*.[ch] perf-plugin/sweep-chart.[ch] perf-plugin/stat-format.[ch]) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< -Wl,--whole-archive $(LIB_A) -Wl,--no-whole-archive $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
 # test tools: programs the shell and Python tests drive (not TAP producers).
-# Whole archive: the perf-model family tables are weak references of the
-# registry (pm_registry.c), which alone do not pull their objects out of it.
+# Tests and tools link the whole archive: the perf-model family tables are
+# weak references of the registry (pm_registry.c), which alone do not pull
+# their objects out of it.
 TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tests/tools/%,$(wildcard tests/tools/*.c))
 $(O)/tests/tools/%: tests/tools/%.c $(wildcard core/src/*/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
