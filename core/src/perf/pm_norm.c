@@ -160,7 +160,9 @@ static int finish(const struct norm *n, enum norm_rule rule, struct pm_out *o)
 		snprintf(dt, sizeof(dt), "('%s', None)", n->dtype);
 		err = pm_param_str(o, "dtype_in_out", dt);
 	}
-	if (!err && !pm_tuple_repr(n->stride, buf, sizeof(buf)))
+	if (!err && !n->stride)
+		err = pm_param_none(o, "stride_input");
+	else if (!err && !pm_tuple_repr(n->stride, buf, sizeof(buf)))
 		err = pm_param_str(o, "stride_input", buf);
 	else if (!err)
 		return pm_fail(o, "Input Strides is not a stride list");
@@ -420,6 +422,65 @@ static int model_rms_norm_bwd(const struct pm_call *c, struct pm_out *o)
 		return err;
 	bpe_of(&n);
 	return finish(&n, RMS_BWD, o);
+}
+
+/* FusedLnModulate (primus::fused_ln_modulate) and its backward: x (or
+ * grad_out) is (T, B, H), channels H; the strides are None when the trace
+ * has none. Their own formulas: LayerNorm plus a scale/shift modulation,
+ * with FP32 mean and rstd per row. */
+static int ln_modulate(const struct pm_call *c, struct pm_out *o, int bwd)
+{
+	const cJSON *t, *strides = pm_arg(c, "Input Strides");
+	double T, B, H, N, b;
+	struct norm n;
+	int err;
+
+	if ((err = setup(c, &n, o)))
+		return err;
+	n.shape = dims_at(c, 0);
+	t = pm_arg_at(c, "Input type", 0);
+	if (cJSON_GetArraySize(n.shape) < 3)
+		return pm_fail(o, "Input Dims[0] is not (T, B, H)");
+	if (!cJSON_IsString(t))
+		return pm_fail(o, "Input type[0] is not a dtype");
+	n.dtype = t->valuestring;
+	n.nelems = pm_dims_prod(n.shape);
+	if (n.nelems < 0)
+		return pm_fail(o, "Input Dims[0] is not a tensor shape");
+	/* TraceLens takes the strides when it can index them, else None */
+	n.stride = cJSON_IsArray(strides) ? cJSON_GetArrayItem(strides, 0) : NULL;
+	if ((err = dim_of(c, 0, 0, &T, o)) || (err = dim_of(c, 0, 1, &B, o)) || (err = dim_of(c, 0, 2, &H, o)))
+		return err;
+	n.channels = H;
+	n.has_bias = n.is_affine = n.is_training = 1;
+	n.nmask = -1;
+	if (bwd) {
+		n.nmask = 3;
+		n.mask[0] = n.mask[1] = n.mask[2] = 1;
+	}
+	bpe_of(&n);
+	if ((err = finish(&n, bwd ? NORM_BWD : NORM_FWD, o)))
+		return err;
+	N = n.nelems;
+	b = n.bpe;
+	if (bwd) {
+		o->gflops = N * 15 / 1e9;
+		o->bytes = 2 * N * b + 2 * B * T * 4 + N * b + 2 * B * H * b + B * H * b;
+	} else {
+		o->gflops = N * 12 / 1e9;
+		o->bytes = N * b + N * b + 2 * B * H * b + 2 * T * B * 4;
+	}
+	return 0;
+}
+
+static int model_ln_modulate(const struct pm_call *c, struct pm_out *o)
+{
+	return ln_modulate(c, o, 0);
+}
+
+static int model_ln_modulate_bwd(const struct pm_call *c, struct pm_out *o)
+{
+	return ln_modulate(c, o, 1);
 }
 
 /* ------------------------------------------------ RMSNorm extensions.
@@ -683,6 +744,8 @@ static const char *const rms_norm_bwd_ops[] = {
 	"aten::miopen_rms_norm_backward", "aten::cudnn_rms_norm_backward",
 	"aten::_fused_rms_norm_backward", NULL,
 };
+static const char *const ln_modulate_ops[] = { "primus::fused_ln_modulate", NULL };
+static const char *const ln_modulate_bwd_ops[] = { "primus::fused_ln_modulate_backward", NULL };
 static const char *const aiter_rms_norm_ops[] = { "aiter::rms_norm", "aiter::rmsnorm2d_fwd_ck", NULL };
 static const char *const aiter_rmsnorm_ops[] = { "aiter::rmsnorm", NULL };
 static const char *const rms_with_add_ops[] = {
@@ -716,6 +779,8 @@ const struct pm_class pm_norm_classes[] = {
 	{ "InstanceNormBwd", "Normalization", "NORM_bwd", instance_norm_bwd_ops, model_instance_norm_bwd },
 	{ "RMSNorm", "Normalization", "NORM_fwd", rms_norm_ops, model_rms_norm },
 	{ "RMSNormBwd", "Normalization", "NORM_bwd", rms_norm_bwd_ops, model_rms_norm_bwd },
+	{ "FusedLnModulate", "Normalization", "NORM_fwd", ln_modulate_ops, model_ln_modulate },
+	{ "FusedLnModulateBackward", "Normalization", "NORM_bwd", ln_modulate_bwd_ops, model_ln_modulate_bwd },
 	{ "aiter_rms_norm", "RMSNorm_fwd", "RMSNorm", aiter_rms_norm_ops, model_aiter_rms_norm },
 	{ "aiter_rmsnorm", "RMSNorm_fwd", "RMSNorm", aiter_rmsnorm_ops, model_aiter_rmsnorm },
 	{ "aiter_rmsnorm2d_fwd_with_add_ck", "RMSNorm_fwd", "RMSNorm", rms_with_add_ops, model_rms_with_add },
