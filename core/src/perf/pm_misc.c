@@ -285,6 +285,448 @@ static int model_moe_down(const struct pm_call *c, struct pm_out *o)
 	return moe_unfused(c, o, 0);
 }
 
+/* ---------------------------------------- MoE models that read shapes. */
+
+enum moe_stage { MOE_FUSED, MOE_UP, MOE_DOWN };
+
+/* The parameters of a MoE stage as the extension's classes name them, and
+ * what their formulas read. */
+struct moe {
+	double M, K, N, E, topk;
+	int gated;		/* -1: not a parameter of the class */
+	const char *idt, *wdt, *odt;	/* odt NULL: not a parameter */
+	double ib, wb, ob;
+	const char *prec;	/* the compute precision, NULL for none */
+};
+
+/* A JSON array of exactly @n integers (Python's tuple unpacking). */
+static int shape_n(const struct pm_call *c, int i, int n, double *v, struct pm_out *o)
+{
+	const cJSON *a = pm_arg_at(c, "Input Dims", i), *d;
+	int k = 0;
+
+	if (!cJSON_IsArray(a) || (n >= 0 && cJSON_GetArraySize(a) != n))
+		return pm_fail(o, "Input Dims[%d] is not %d-D", i, n);
+	cJSON_ArrayForEach(d, a) {
+		if (!cJSON_IsNumber(d))
+			return pm_fail(o, "Input Dims[%d] is not a tensor shape", i);
+		if (k < 8)
+			v[k++] = d->valuedouble;
+	}
+	return 0;
+}
+
+/* DTYPE_TO_BYTES.get(dtype, default) */
+static double moe_bpe_or(const char *dtype, double dflt)
+{
+	double b = moe_bpe(dtype);
+
+	return b > 0 ? b : dflt;
+}
+
+/* Python's a // b on integers; -EDOM when b is 0. */
+static int floordiv(double a, double b, double *q, struct pm_out *o)
+{
+	if (b == 0)
+		return pm_fail(o, "division by zero");
+	*q = floor(a / b);
+	return 0;
+}
+
+static const char *prec_of(const char *dtype)
+{
+	return dtype && *dtype ? pm_dtype_precision(dtype) : NULL;
+}
+
+/* Emit @m and apply the formulas of @stage: FusedMoE, UnfusedMoE_Up or
+ * UnfusedMoE_Down (FLOPs of the matmuls, uniform-routing active experts
+ * for the weights). */
+static int moe_finish(const struct moe *m, enum moe_stage stage, struct pm_out *o)
+{
+	double M = m->M, K = m->K, N = m->N, E = m->E, topk = m->topk, g = m->gated > 0 ? 2 : 1, ea;
+	int err;
+
+	err = pm_param_int(o, "num_tokens", (long long)M);
+	err = err ? err : pm_param_int(o, "hidden_dim", (long long)K);
+	err = err ? err : pm_param_int(o, "inter_dim", (long long)N);
+	err = err ? err : pm_param_int(o, "num_experts", (long long)E);
+	err = err ? err : pm_param_int(o, "topk", (long long)topk);
+	if (!err && m->gated >= 0)
+		err = pm_param_bool(o, "gated", m->gated);
+	err = err ? err : pm_param_str(o, "input_dtype", m->idt ? m->idt : "");
+	if (!err && m->wdt)
+		err = pm_param_str(o, "weight_dtype", m->wdt);
+	if (!err && m->odt)
+		err = pm_param_str(o, "output_dtype", m->odt);
+	if (err)
+		return pm_fail(o, "parameters do not fit");
+	if (E == 0)
+		return pm_fail(o, "no experts");
+	ea = active_experts(E, topk, M);
+	switch (stage) {
+	case MOE_FUSED:
+		o->gflops = (2 * M * K * N * topk * g + 0 + 2 * M * K * N * topk + M * K * (2 * topk - 1)) / 1e9;
+		o->bytes = M * K * m->ib + ea * N * K * m->wb * g + ea * N * K * m->wb + M * K * m->ob;
+		break;
+	case MOE_UP:
+		o->gflops = 2 * M * K * N * topk * g / 1e9;
+		o->bytes = M * K * m->ib + ea * g * K * N * m->wb + M * N * topk * m->ob;
+		break;
+	case MOE_DOWN:
+		o->gflops = 2 * M * N * K * topk / 1e9;
+		o->bytes = M * N * topk * m->ib + ea * N * K * m->wb + M * K * m->ob;
+		break;
+	}
+	if (m->prec)
+		snprintf(o->compute_spec, sizeof(o->compute_spec), "matrix_%s", m->prec);
+	return 0;
+}
+
+/* The shared reading of moe_aiter_fused_1stage and the flydsl stages:
+ * (tokens, hidden), w1 (E, N*(gated+1), K), w2 (E, K, N), topk weights
+ * (tokens, topk); N scaled by the INT4 packing (w2's K over w1's). */
+static int moe_read_w1w2(const struct pm_call *c, struct moe *m, struct pm_out *o)
+{
+	double w1[8], w2[8], int4 = 1;
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	if ((err = check_call(c, o)) || (err = dim_of(c, 0, 0, &m->M, o)) || (err = shape_n(c, 1, 3, w1, o)) ||
+	    (err = shape_n(c, 2, 3, w2, o)) || (err = floordiv(w2[1], w1[2], &int4, o)) ||
+	    (err = dim_of(c, 3, 1, &m->topk, o)))
+		return err;
+	m->K = w2[1];
+	m->N = w2[2] * int4;
+	m->E = w1[0];
+	m->gated = w1[1] == 2 * m->N;
+	m->idt = type_at(c, 0);
+	m->wdt = type_at(c, 1);
+	if (!m->idt || !m->wdt)
+		return pm_fail(o, "Input type[0] and [1] are not dtypes");
+	m->ib = m->ob = moe_bpe_or(m->idt, 2);
+	m->wb = moe_bpe_or(m->wdt, 1);
+	return 0;
+}
+
+/* moe_aiter_fused_1stage (pseudo_op::moe_aiter_fused_1stage). */
+static int model_moe_fused_1stage(const struct pm_call *c, struct pm_out *o)
+{
+	struct moe m;
+	int err = moe_read_w1w2(c, &m, o);
+
+	if (err)
+		return err;
+	m.prec = prec_of(m.idt);
+	return moe_finish(&m, MOE_FUSED, o);
+}
+
+/* moe_flydsl_stage1 / stage2: the fused reading, split formulas; the
+ * precision is the weight's. */
+static int model_moe_flydsl(const struct pm_call *c, struct pm_out *o, enum moe_stage stage)
+{
+	struct moe m;
+	int err = moe_read_w1w2(c, &m, o);
+
+	if (err)
+		return err;
+	m.prec = prec_of(m.wdt);
+	return moe_finish(&m, stage, o);
+}
+
+static int model_moe_flydsl1(const struct pm_call *c, struct pm_out *o)
+{
+	return model_moe_flydsl(c, o, MOE_UP);
+}
+
+static int model_moe_flydsl2(const struct pm_call *c, struct pm_out *o)
+{
+	return model_moe_flydsl(c, o, MOE_DOWN);
+}
+
+/* moe_aiter_fused_blockscale (aiter::fmoe_fp8_blockscale_g1u1, fmoe_g1u1):
+ * out (M, K), input, w1, w2; topk at Concrete Inputs[8]; the precision is
+ * fp8 for an input named "fp8" or "bf16". */
+static int model_moe_blockscale(const struct pm_call *c, struct pm_out *o)
+{
+	const cJSON *tk = pm_arg_at(c, "Concrete Inputs", 8);
+	double w1[8], w2[8], int4 = 1;
+	struct moe m;
+	char *end;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	if ((err = check_call(c, o)) || (err = dim_of(c, 0, 0, &m.M, o)) || (err = shape_n(c, 2, 3, w1, o)) ||
+	    (err = shape_n(c, 3, 3, w2, o)) || (err = floordiv(w2[1], w1[2], &int4, o)))
+		return err;
+	if (!cJSON_IsString(tk) || !tk->valuestring[0])
+		return pm_fail(o, "no topk at Concrete Inputs[8]");
+	m.topk = (double)strtoll(tk->valuestring, &end, 10);
+	if (*end)
+		return pm_fail(o, "Concrete Inputs[8] is not an integer");
+	m.K = w2[1];
+	m.N = w2[2] * int4;
+	m.E = w1[0];
+	m.gated = w1[1] == 2 * m.N;
+	m.odt = type_at(c, 0);
+	m.idt = type_at(c, 1);
+	m.wdt = type_at(c, 2);
+	if (!m.odt || !m.idt || !m.wdt)
+		return pm_fail(o, "Input type[0..2] are not dtypes");
+	m.ib = moe_bpe_or(m.idt, 1);
+	m.wb = moe_bpe_or(m.wdt, 1);
+	m.ob = moe_bpe_or(m.odt, 2);
+	m.prec = !*m.idt ? NULL : (!strcmp(m.idt, "fp8") || !strcmp(m.idt, "bf16")) ? "fp8" : prec_of(m.idt);
+	return moe_finish(&m, MOE_FUSED, o);
+}
+
+/* moe_aiter_unfused_up (aiter::moe_cktile2stages_gemm1_ck): x (M, K), w1
+ * (E, ., .), out (., topk, N). */
+static int model_moe_aiter_up(const struct pm_call *c, struct pm_out *o)
+{
+	double x[8], w1[8], w2[8];
+	struct moe m;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	if ((err = check_call(c, o)) || (err = shape_n(c, 0, 2, x, o)) || (err = shape_n(c, 1, 3, w1, o)) ||
+	    (err = shape_n(c, 2, 3, w2, o)))
+		return err;
+	m.M = x[0];
+	m.K = x[1];
+	m.E = w1[0];
+	m.topk = w2[1];
+	m.N = w2[2];
+	m.gated = w1[1] == 2 * m.N;
+	m.idt = type_at(c, 0);
+	m.wdt = type_at(c, 1);
+	m.odt = type_at(c, 2);
+	if (!m.idt || !m.wdt || !m.odt)
+		return pm_fail(o, "Input type[0..2] are not dtypes");
+	m.ib = moe_bpe_or(m.idt, 2);
+	m.wb = moe_bpe_or(m.wdt, 1);
+	m.ob = moe_bpe_or(m.odt, 2);
+	m.prec = prec_of(m.idt);
+	return moe_finish(&m, MOE_UP, o);
+}
+
+/* moe_aiter_unfused_down (aiter::moe_cktile2stages_gemm2_ck): x (M, topk,
+ * N), w (E, K, .). */
+static int model_moe_aiter_down(const struct pm_call *c, struct pm_out *o)
+{
+	double x[8], w[8];
+	struct moe m;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	if ((err = check_call(c, o)) || (err = shape_n(c, 0, 3, x, o)) || (err = shape_n(c, 1, 3, w, o)))
+		return err;
+	m.M = x[0];
+	m.topk = x[1];
+	m.N = x[2];
+	m.E = w[0];
+	m.K = w[1];
+	m.gated = -1;
+	m.idt = type_at(c, 0);
+	m.wdt = type_at(c, 1);
+	m.odt = type_at(c, 2);
+	if (!m.idt || !m.wdt || !m.odt)
+		return pm_fail(o, "Input type[0..2] are not dtypes");
+	m.ib = moe_bpe_or(m.idt, 2);
+	m.wb = moe_bpe_or(m.wdt, 1);
+	m.ob = moe_bpe_or(m.odt, 2);
+	m.prec = prec_of(m.idt);
+	return moe_finish(&m, MOE_DOWN, o);
+}
+
+/* moe_aiter_ck_stage1 (aiter::ck_moe_stage1): x, w1, w2 (E, K, N), out at
+ * Input Dims[6] (., topk, .). */
+static int model_moe_ck1(const struct pm_call *c, struct pm_out *o)
+{
+	double w1[8], w2[8], w1last, int4 = 1;
+	struct moe m;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	if ((err = check_call(c, o)) || (err = dim_of(c, 0, 0, &m.M, o)) || (err = shape_n(c, 1, -1, w1, o)) ||
+	    (err = dim_of(c, 1, -1, &w1last, o)) || (err = shape_n(c, 2, 3, w2, o)) ||
+	    (err = floordiv(w2[1], w1last, &int4, o)) || (err = dim_of(c, 6, 1, &m.topk, o)) ||
+	    (err = dim_of(c, 1, 1, &w1[1], o)))
+		return err;
+	m.E = w2[0];
+	m.K = w2[1];
+	m.N = w2[2] * int4;
+	m.gated = w1[1] == 2 * m.N;
+	m.idt = type_at(c, 0);
+	m.wdt = type_at(c, 1);
+	if (!m.idt || !m.wdt)
+		return pm_fail(o, "Input type[0] and [1] are not dtypes");
+	m.ib = m.ob = moe_bpe_or(m.idt, 2);
+	m.wb = moe_bpe_or(m.wdt, 1);
+	m.prec = prec_of(m.idt);
+	return moe_finish(&m, MOE_UP, o);
+}
+
+/* moe_aiter_ck_stage2 (aiter::ck_moe_stage2): x (M, topk, N), w1, w2
+ * (E, K, .); the weight dtype is Input type[2]. */
+static int model_moe_ck2(const struct pm_call *c, struct pm_out *o)
+{
+	const cJSON *w1 = pm_arg_at(c, "Input Dims", 1);
+	double x[8], w2[8], int4 = 1, w1last;
+	struct moe m;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	if ((err = check_call(c, o)) || (err = shape_n(c, 0, 3, x, o)) || (err = shape_n(c, 2, 3, w2, o)))
+		return err;
+	if (cJSON_GetArraySize(w1) > 0 &&
+	    ((err = dim_of(c, 1, -1, &w1last, o)) || (err = floordiv(w2[1], w1last, &int4, o))))
+		return err;
+	m.M = x[0];
+	m.topk = x[1];
+	m.N = x[2] * int4;
+	m.E = w2[0];
+	m.K = w2[1];
+	m.gated = -1;
+	m.idt = type_at(c, 0);
+	m.wdt = type_at(c, 2);
+	if (!m.idt || !m.wdt)
+		return pm_fail(o, "Input type[0] and [2] are not dtypes");
+	m.ib = m.ob = moe_bpe_or(m.idt, 2);
+	m.wb = moe_bpe_or(m.wdt, 1);
+	m.prec = prec_of(m.idt);
+	return moe_finish(&m, MOE_DOWN, o);
+}
+
+/* moe_gptq_awq_up / _down (pseudo_op::moe_gptq_awq_*): INT4 weights (half a
+ * byte); topk (and gated, True when absent) are args of the pseudo-op. */
+static int model_moe_gptq(const struct pm_call *c, struct pm_out *o, int up)
+{
+	const cJSON *topk = pm_arg(c, "MoE topk"), *gated = pm_arg(c, "MoE GEMM gated");
+	const cJSON *types = pm_arg(c, "Input type");
+	double rows;
+	struct moe m;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	if ((err = check_call(c, o)) || (err = dim_of(c, 0, 0, &m.M, o)) || (err = dim_of(c, 0, 1, &m.K, o)))
+		return err;
+	if (up) {
+		if ((err = dim_of(c, 1, 0, &m.E, o)) || (err = dim_of(c, 1, 1, &rows, o)))
+			return err;
+		m.gated = gated ? truthy(gated) : 1;
+		m.N = m.gated ? floor(rows / 2) : rows;
+	} else {
+		if ((err = dim_of(c, 2, 0, &m.E, o)) || (err = dim_of(c, 2, 2, &rows, o)))
+			return err;
+		m.gated = -1;
+		m.N = rows * 2;
+	}
+	if (!cJSON_IsNumber(topk))
+		return pm_fail(o, "no numeric 'MoE topk' arg");
+	m.topk = topk->valuedouble;
+	m.idt = types ? type_at(c, 0) : "BFloat16";
+	if (!m.idt)
+		return pm_fail(o, "Input type[0] is not a dtype");
+	m.ib = m.ob = moe_bpe_or(m.idt, 2);
+	m.wb = 0.5;
+	m.prec = prec_of(m.idt);
+	return moe_finish(&m, up ? MOE_UP : MOE_DOWN, o);
+}
+
+static int model_moe_gptq_up(const struct pm_call *c, struct pm_out *o)
+{
+	return model_moe_gptq(c, o, 1);
+}
+
+static int model_moe_gptq_down(const struct pm_call *c, struct pm_out *o)
+{
+	return model_moe_gptq(c, o, 0);
+}
+
+/* moe_triton_invoke_grouped_gemm (SGLang's invoke_fused_moe_kernel): one
+ * grouped GEMM of (tokens x topk) rows; B (E, N, K) at Input Dims[1],
+ * topk_ids (tokens, topk) at [8]. */
+static int model_moe_invoke(const struct pm_call *c, struct pm_out *o)
+{
+	double b[8], t[8], mw, ea;
+	const char *idt, *wdt, *odt, *t3;
+	int ntypes, err;
+
+	if ((err = check_call(c, o)))
+		return err;
+	if (cJSON_GetArraySize(pm_arg(c, "Input Dims")) < 9)
+		return pm_fail(o, "fewer than 9 Input Dims");
+	if ((err = shape_n(c, 1, 3, b, o)) || (err = shape_n(c, 8, 2, t, o)))
+		return err;
+	ntypes = cJSON_GetArraySize(pm_arg(c, "Input type"));
+	idt = ntypes > 0 ? type_at(c, 0) : NULL;
+	wdt = ntypes > 1 ? type_at(c, 1) : NULL;
+	t3 = ntypes > 3 ? type_at(c, 3) : NULL;
+	odt = t3 && *t3 ? t3 : idt;
+	mw = t[0] * t[1];
+	if (pm_param_int(o, "m_work", (long long)mw) || pm_param_int(o, "num_tokens", (long long)t[0]) ||
+	    pm_param_int(o, "topk", (long long)t[1]) || pm_param_int(o, "N", (long long)b[1]) ||
+	    pm_param_int(o, "K", (long long)b[2]) || pm_param_int(o, "num_experts", (long long)b[0]) ||
+	    (idt ? pm_param_str(o, "input_dtype", idt) : pm_param_none(o, "input_dtype")) ||
+	    (wdt ? pm_param_str(o, "weight_dtype", wdt) : pm_param_none(o, "weight_dtype")) ||
+	    (odt ? pm_param_str(o, "output_dtype", odt) : pm_param_none(o, "output_dtype")))
+		return pm_fail(o, "parameters do not fit");
+	ea = b[0] > 0 ? active_experts(b[0], t[1], t[0]) : 0;
+	o->gflops = 2 * mw * b[1] * b[2] / 1e9;
+	o->bytes = mw * b[2] * moe_bpe_or(idt, 2) + ea * b[1] * b[2] * moe_bpe_or(wdt, 1) +
+		   mw * b[1] * moe_bpe_or(odt, 2);
+	if (prec_of(wdt))
+		snprintf(o->compute_spec, sizeof(o->compute_spec), "matrix_%s", prec_of(wdt));
+	return 0;
+}
+
+/* BiasedGroupedTopk and MoeSortScatterGather: the operands are the Input
+ * Dims that are non-empty lists of integers, with their dtypes; FLOPs the
+ * largest operand's elements, bytes all sized operands' (None when none). */
+static int model_moe_aux(const struct pm_call *c, struct pm_out *o)
+{
+	const cJSON *dims = pm_arg(c, "Input Dims"), *d;
+	char text[2048], shape[256];
+	const char *best_dt = NULL;
+	double best = -1, bytes = 0;
+	size_t at = 0;
+	int i = 0, n = 0, w;
+
+	if (!c || !c->args)
+		return pm_fail(o, "no args");
+	text[at++] = '[';
+	cJSON_ArrayForEach(d, dims) {
+		const char *dt = cJSON_GetArraySize(pm_arg(c, "Input type")) > i ? type_at(c, i) : NULL;
+		double p = pm_dims_prod(d);
+
+		i++;
+		if (!cJSON_IsArray(d) || !cJSON_GetArraySize(d) || p < 0 || pm_tuple_repr(d, shape, sizeof(shape)))
+			continue;
+		w = dt ? snprintf(text + at, sizeof(text) - at, "%s(%s, '%s')", n ? ", " : "", shape, dt)
+		       : snprintf(text + at, sizeof(text) - at, "%s(%s, None)", n ? ", " : "", shape);
+		if (w < 0 || (size_t)w >= sizeof(text) - at)
+			return pm_fail(o, "too many operands");
+		at += (size_t)w;
+		n++;
+		if (p > best) {	/* max() keeps the first of equals */
+			best = p;
+			best_dt = dt;
+		}
+		bytes += p * pm_dtype_bpe(dt);
+	}
+	if (at + 2 > sizeof(text))
+		return pm_fail(o, "too many operands");
+	memcpy(text + at, "]", 2);
+	if (pm_param_str(o, "operands", text))
+		return pm_fail(o, "parameters do not fit");
+	o->gflops = (n ? best : 0) / 1e9;
+	if (bytes > 0)
+		o->bytes = bytes;
+	if (n)
+		pm_compute_spec(o, "vector", best_dt && *best_dt ? best_dt : NULL);
+	return 0;
+}
+
 /* MoEComm (moe_dispatch, moe_combine): tokens x hidden moved, no FLOPs, no
  * compute spec; what is missing is None. */
 static int model_moe_comm(const struct pm_call *c, struct pm_out *o)
@@ -322,10 +764,26 @@ static const char *const sgl_rotary_ops[] = { "sgl_kernel::rotary_embedding", NU
 static const char *const aiter_rope_2c_ops[] = { "aiter::rope_cached_positions_2c_fwd_impl", NULL };
 static const char *const moe_up_ops[] = { "pseudo_op::moe_triton_unfused_up", NULL };
 static const char *const moe_down_ops[] = { "pseudo_op::moe_triton_unfused_down", NULL };
+static const char *const moe_fused_1stage_ops[] = { "pseudo_op::moe_aiter_fused_1stage", NULL };
+static const char *const moe_blockscale_ops[] = { "aiter::fmoe_fp8_blockscale_g1u1", "aiter::fmoe_g1u1", NULL };
+static const char *const moe_aiter_up_ops[] = { "aiter::moe_cktile2stages_gemm1_ck", NULL };
+static const char *const moe_aiter_down_ops[] = { "aiter::moe_cktile2stages_gemm2_ck", NULL };
+static const char *const moe_ck1_ops[] = { "aiter::ck_moe_stage1", NULL };
+static const char *const moe_ck2_ops[] = { "aiter::ck_moe_stage2", NULL };
+static const char *const moe_flydsl1_ops[] = { "pseudo_op::moe_flydsl_stage1", NULL };
+static const char *const moe_flydsl2_ops[] = { "pseudo_op::moe_flydsl_stage2", NULL };
+static const char *const moe_gptq_up_ops[] = { "pseudo_op::moe_gptq_awq_up", NULL };
+static const char *const moe_gptq_down_ops[] = { "pseudo_op::moe_gptq_awq_down", NULL };
+static const char *const moe_invoke_ops[] = {
+	"sglang_profiler::fused_moe_triton_kernels_invoke_fused_moe_kernel", NULL,
+};
+static const char *const moe_topk_ops[] = { "aiter::biased_grouped_topk_hip", NULL };
+static const char *const moe_sort_ops[] = { "aiter::moe_sorting_fwd", "aiter::mxfp4_moe_sort_hip", NULL };
 static const char *const moe_dispatch_ops[] = { "MoEDispatch", NULL };
 static const char *const moe_combine_ops[] = { "MoECombine", NULL };
 
-/* Sheets: the category's family (RoPE, MoE_unfused, MoE_comm), forward. */
+/* Sheets: the category's family (RoPE, MoE_fused, MoE_unfused, MoE_aux,
+ * MoE_comm), forward. */
 const struct pm_class pm_misc_classes[] = {
 	{ "fused_rope_fwd", "RoPE_fwd", "RoPE_fwd", fused_rope_ops, model_fused_rope },
 	{ "sgl_kernel_rotary_embedding", "RoPE_fwd", "RoPE_fwd", sgl_rotary_ops, model_sgl_rotary },
@@ -333,6 +791,19 @@ const struct pm_class pm_misc_classes[] = {
 	  model_aiter_rope_2c },
 	{ "moe_triton_unfused_up", "MoE_unfused_fwd", "MoE_unfused", moe_up_ops, model_moe_up },
 	{ "moe_triton_unfused_down", "MoE_unfused_fwd", "MoE_unfused", moe_down_ops, model_moe_down },
+	{ "moe_aiter_fused_1stage", "MoE_fused_fwd", "MoE_fused", moe_fused_1stage_ops, model_moe_fused_1stage },
+	{ "moe_aiter_fused_blockscale", "MoE_fused_fwd", "MoE_fused", moe_blockscale_ops, model_moe_blockscale },
+	{ "moe_aiter_unfused_up", "MoE_unfused_fwd", "MoE_unfused", moe_aiter_up_ops, model_moe_aiter_up },
+	{ "moe_aiter_unfused_down", "MoE_unfused_fwd", "MoE_unfused", moe_aiter_down_ops, model_moe_aiter_down },
+	{ "moe_aiter_ck_stage1", "MoE_unfused_fwd", "MoE_unfused", moe_ck1_ops, model_moe_ck1 },
+	{ "moe_aiter_ck_stage2", "MoE_unfused_fwd", "MoE_unfused", moe_ck2_ops, model_moe_ck2 },
+	{ "moe_flydsl_stage1", "MoE_unfused_fwd", "MoE_unfused", moe_flydsl1_ops, model_moe_flydsl1 },
+	{ "moe_flydsl_stage2", "MoE_unfused_fwd", "MoE_unfused", moe_flydsl2_ops, model_moe_flydsl2 },
+	{ "moe_gptq_awq_up", "MoE_unfused_fwd", "MoE_unfused", moe_gptq_up_ops, model_moe_gptq_up },
+	{ "moe_gptq_awq_down", "MoE_unfused_fwd", "MoE_unfused", moe_gptq_down_ops, model_moe_gptq_down },
+	{ "moe_triton_invoke_grouped_gemm", "MoE_unfused_fwd", "MoE_unfused", moe_invoke_ops, model_moe_invoke },
+	{ "BiasedGroupedTopk", "MoE_aux_fwd", "MoE_aux", moe_topk_ops, model_moe_aux },
+	{ "MoeSortScatterGather", "MoE_aux_fwd", "MoE_aux", moe_sort_ops, model_moe_aux },
 	{ "moe_dispatch", "MoE_comm_fwd", "MoE_comm_fwd", moe_dispatch_ops, model_moe_comm },
 	{ "moe_combine", "MoE_comm_fwd", "MoE_comm_fwd", moe_combine_ops, model_moe_comm },
 	{ 0 },
