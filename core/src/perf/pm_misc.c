@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* TraceLens's extension models other than the families of their own: RoPE
  * (PerfModel/perf_model.py FusedRoPE and
- * PerfModel/extensions/perf_model_extensions.py's RoPE ops), the unfused
- * Triton MoE stages (PerfModel/extensions/moe_perf_model_extensions.py) and
- * the MoE token dispatch/combine (perf_model.py MoEComm). */
+ * PerfModel/extensions/perf_model_extensions.py's RoPE and MLA RoPE ops),
+ * CrossEntropy, CausalConv1d, mixed_sample_outer_exponential, the MoE models
+ * (PerfModel/extensions/moe_perf_model_extensions.py) and the MoE token
+ * dispatch/combine (perf_model.py MoEComm). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +43,8 @@ static int dim_of(const struct pm_call *c, int i, int k, double *out, struct pm_
 	*out = d->valuedouble;
 	return 0;
 }
+
+static int shape_n(const struct pm_call *c, int i, int n, double *v, struct pm_out *o);
 
 /* FusedRoPE's bytes per element: of the given dtype, bf16 (2) when the call
  * has no types or the dtype has no size. */
@@ -145,6 +148,159 @@ static int model_aiter_rope_2c(const struct pm_call *c, struct pm_out *o)
 		return pm_fail(o, "parameters do not fit");
 	rope_out(o, nx + ny, rope_bpe(type_at(c, 0)),
 		 type_at(c, 0));
+	return 0;
+}
+
+/* aiter_fused_qk_rope_cat_and_cache_mla and fused_qk_rope_concat_and_cache_mla
+ * (FusedRoPE sheet): q_nope (T, QH, D_lora), q_pe (., ., D_pe), k_nope
+ * (., KH, .) or one latent KV head for the concat variant; only the D_pe
+ * slices rotate; q and k are read and written, k into the KV cache dtype
+ * (Input type[4], else the input's), q out in Input type[5] (concat). */
+static int qk_rope_mla(const struct pm_call *c, struct pm_out *o, int concat)
+{
+	double q[8], T, QH, KH = 1, Dl, Dp, bin, bkv, bout, rq, rk, wq, wkv;
+	const char *din, *dkv, *dout, *t;
+	int ntypes, err;
+
+	if ((err = check_call(c, o)) || (err = shape_n(c, 0, 3, q, o)) || (err = dim_of(c, 1, 2, &Dp, o)) ||
+	    (!concat && (err = dim_of(c, 2, 1, &KH, o))))
+		return err;
+	T = q[0];
+	QH = q[1];
+	Dl = q[2];
+	ntypes = cJSON_GetArraySize(pm_arg(c, "Input type"));
+	din = type_at(c, 0);
+	if (!din)
+		return pm_fail(o, "Input type[0] is not a dtype");
+	t = ntypes > 4 ? type_at(c, 4) : NULL;
+	dkv = t && *t ? t : din;
+	t = ntypes > 5 ? type_at(c, 5) : NULL;
+	dout = t && *t ? t : din;
+	if (pm_param_int(o, "T", (long long)T) || pm_param_int(o, "QH", (long long)QH) ||
+	    pm_param_int(o, "KH", (long long)KH) || pm_param_int(o, "D_lora", (long long)Dl) ||
+	    pm_param_int(o, "D_pe", (long long)Dp) || pm_param_str(o, "dtype_in", din) ||
+	    pm_param_str(o, "dtype_kv", dkv) || (concat && pm_param_str(o, "dtype_out", dout)))
+		return pm_fail(o, "parameters do not fit");
+	o->gflops = 3 * (T * QH * Dp + T * KH * Dp) / 1e9;
+	bin = pm_dtype_bpe(din);
+	if (bin > 0) {
+		bkv = pm_dtype_bpe(dkv) > 0 ? pm_dtype_bpe(dkv) : bin;
+		bout = concat && pm_dtype_bpe(dout) > 0 ? pm_dtype_bpe(dout) : bin;
+		rq = (T * QH * Dl + T * QH * Dp) * bin;
+		rk = (T * KH * Dl + T * KH * Dp) * bin;
+		wq = T * QH * (Dl + Dp) * bout;
+		wkv = T * KH * (Dl + Dp) * bkv;
+		o->bytes = rq + rk + wq + wkv;
+	}
+	pm_compute_spec(o, "vector", din);
+	return 0;
+}
+
+static int model_qk_rope_cat(const struct pm_call *c, struct pm_out *o)
+{
+	return qk_rope_mla(c, o, 0);
+}
+
+static int model_qk_rope_concat(const struct pm_call *c, struct pm_out *o)
+{
+	return qk_rope_mla(c, o, 1);
+}
+
+/* Python's repr of a list of integers: [4, 1, 32000]. */
+static int list_repr(const cJSON *a, char *buf, size_t n)
+{
+	int err = pm_tuple_repr(a, buf, n);
+	size_t len;
+
+	if (err)
+		return err;
+	len = strlen(buf);
+	if (len >= 3 && buf[len - 2] == ',')	/* (5,) -> [5] */
+		memmove(buf + len - 2, ")", 2);
+	len = strlen(buf);
+	buf[0] = '[';
+	buf[len - 1] = ']';
+	return 0;
+}
+
+/* cross_entropy_fwd (CrossEntropyFunction): logits (batch, ..., vocab);
+ * ~5 operations per logit; read the logits, an int64 target and write an
+ * FP32 loss per row. */
+static int model_cross_entropy(const struct pm_call *c, struct pm_out *o)
+{
+	const cJSON *l = pm_arg_at(c, "Input Dims", 0);
+	double B, V, n;
+	char buf[256];
+	int err;
+
+	if ((err = check_call(c, o)) || (err = dim_of(c, 0, 0, &B, o)) || (err = dim_of(c, 0, -1, &V, o)))
+		return err;
+	n = pm_dims_prod(l);
+	if (n < 0 || list_repr(l, buf, sizeof(buf)))
+		return pm_fail(o, "Input Dims[0] is not a tensor shape");
+	if (pm_param_int(o, "batch", (long long)B) || pm_param_int(o, "vocab_size", (long long)V) ||
+	    pm_param_str(o, "logits_shape", buf))
+		return pm_fail(o, "parameters do not fit");
+	o->gflops = 5 * B * V / 1e9;
+	o->bytes = n * rope_bpe(type_at(c, 0)) + B * 8 + B * 4;
+	pm_compute_spec(o, "vector", type_at(c, 0));
+	return 0;
+}
+
+/* causal_conv1d_fwd (DaoAILab::_causal_conv1d_fwd_cpp): x (batch, channels,
+ * seq_len), weight (channels, kernel_size), an optional bias; a depthwise
+ * convolution, counted as matrix work. */
+static int model_causal_conv1d(const struct pm_call *c, struct pm_out *o)
+{
+	double b, ch, s, k, bpe;
+	int bias, err;
+
+	if ((err = check_call(c, o)) || (err = dim_of(c, 0, 0, &b, o)) || (err = dim_of(c, 0, 1, &ch, o)) ||
+	    (err = dim_of(c, 0, 2, &s, o)) || (err = dim_of(c, 1, 1, &k, o)))
+		return err;
+	bias = cJSON_GetArraySize(pm_arg(c, "Input Dims")) > 2 &&
+	       cJSON_GetArraySize(pm_arg_at(c, "Input Dims", 2)) > 0;
+	if (pm_param_int(o, "batch", (long long)b) || pm_param_int(o, "channels", (long long)ch) ||
+	    pm_param_int(o, "seq_len", (long long)s) || pm_param_int(o, "kernel_size", (long long)k) ||
+	    pm_param_bool(o, "has_bias", bias))
+		return pm_fail(o, "parameters do not fit");
+	bpe = rope_bpe(type_at(c, 0));
+	o->gflops = 2 * b * ch * s * k / 1e9;
+	o->bytes = b * ch * s * bpe + ch * k * bpe + b * ch * s * bpe + (bias ? ch * bpe : 0);
+	pm_compute_spec(o, "matrix", type_at(c, 0));
+	return 0;
+}
+
+/* mixed_sample_outer_exponential (aiter): sampling over logits (T, V) at
+ * Input Dims[1]: 2 operations per logit, read logits and noise, write an
+ * int32 token per row. */
+static int model_mixed_sample(const struct pm_call *c, struct pm_out *o)
+{
+	const cJSON *l = pm_arg_at(c, "Input Dims", 1);
+	int ntypes = cJSON_GetArraySize(pm_arg(c, "Input type")), nl, err;
+	const char *dl, *dn;
+	double T = 1, V = 1, bl, bn;
+
+	if ((err = check_call(c, o)))
+		return err;
+	if (!cJSON_IsArray(l) || !cJSON_IsArray(pm_arg(c, "Input type")))
+		return pm_fail(o, "no Input Dims[1] or Input type");
+	nl = cJSON_GetArraySize(l);
+	if ((nl >= 1 && (err = dim_of(c, 1, 0, &T, o))) || (nl >= 2 && (err = dim_of(c, 1, 1, &V, o))))
+		return err;
+	dl = ntypes > 1 ? type_at(c, 1) : "c10::bfloat16";
+	dn = ntypes > 2 ? type_at(c, 2) : "float";
+	if (!dl || !dn)
+		return pm_fail(o, "Input type[1] and [2] are not dtypes");
+	if (pm_param_int(o, "T", (long long)T) || pm_param_int(o, "V", (long long)V) ||
+	    pm_param_str(o, "dtype_logits", dl) || pm_param_str(o, "dtype_noise", dn))
+		return pm_fail(o, "parameters do not fit");
+	o->gflops = 2 * T * V / 1e9;
+	bl = pm_dtype_bpe(dl);
+	bn = pm_dtype_bpe(dn);
+	if (bl > 0 && bn > 0)
+		o->bytes = T * V * bl + T * V * bn + T * 4;
+	pm_compute_spec(o, "vector", *dl ? dl : NULL);
 	return 0;
 }
 
@@ -762,6 +918,11 @@ static int model_moe_comm(const struct pm_call *c, struct pm_out *o)
 static const char *const fused_rope_ops[] = { "FusedRoPEFunc", NULL };
 static const char *const sgl_rotary_ops[] = { "sgl_kernel::rotary_embedding", NULL };
 static const char *const aiter_rope_2c_ops[] = { "aiter::rope_cached_positions_2c_fwd_impl", NULL };
+static const char *const qk_rope_cat_ops[] = { "aiter::fused_qk_rope_cat_and_cache_mla", NULL };
+static const char *const qk_rope_concat_ops[] = { "aiter::fused_qk_rope_concat_and_cache_mla", NULL };
+static const char *const cross_entropy_ops[] = { "CrossEntropyFunction", NULL };
+static const char *const causal_conv1d_ops[] = { "DaoAILab::_causal_conv1d_fwd_cpp", NULL };
+static const char *const mixed_sample_ops[] = { "aiter::mixed_sample_outer_exponential", NULL };
 static const char *const moe_up_ops[] = { "pseudo_op::moe_triton_unfused_up", NULL };
 static const char *const moe_down_ops[] = { "pseudo_op::moe_triton_unfused_down", NULL };
 static const char *const moe_fused_1stage_ops[] = { "pseudo_op::moe_aiter_fused_1stage", NULL };
@@ -782,13 +943,20 @@ static const char *const moe_sort_ops[] = { "aiter::moe_sorting_fwd", "aiter::mx
 static const char *const moe_dispatch_ops[] = { "MoEDispatch", NULL };
 static const char *const moe_combine_ops[] = { "MoECombine", NULL };
 
-/* Sheets: the category's family (RoPE, MoE_fused, MoE_unfused, MoE_aux,
- * MoE_comm), forward. */
+/* Sheets: the class's sheet_category, else its category's family (RoPE,
+ * FusedRoPE, CrossEntropy, SSM, MoE_fused, MoE_unfused, MoE_aux, MoE_comm),
+ * forward: neither report keeps these as one table. */
 const struct pm_class pm_misc_classes[] = {
 	{ "fused_rope_fwd", "RoPE_fwd", "RoPE_fwd", fused_rope_ops, model_fused_rope },
 	{ "sgl_kernel_rotary_embedding", "RoPE_fwd", "RoPE_fwd", sgl_rotary_ops, model_sgl_rotary },
 	{ "aiter_rope_cached_positions_2c_fwd_impl", "RoPE_fwd", "RoPE_fwd", aiter_rope_2c_ops,
 	  model_aiter_rope_2c },
+	{ "aiter_fused_qk_rope_cat_and_cache_mla", "FusedRoPE_fwd", "RoPE_fwd", qk_rope_cat_ops, model_qk_rope_cat },
+	{ "fused_qk_rope_concat_and_cache_mla", "FusedRoPE_fwd", "RoPE_fwd", qk_rope_concat_ops, model_qk_rope_concat },
+	{ "cross_entropy_fwd", "CrossEntropy_fwd", "CrossEntropy_fwd", cross_entropy_ops, model_cross_entropy },
+	{ "causal_conv1d_fwd", "SSM_fwd", "SSM_fwd", causal_conv1d_ops, model_causal_conv1d },
+	/* no sheet_category: the category's, "elementwise", split by direction */
+	{ "mixed_sample_outer_exponential", "elementwise_fwd", "elementwise", mixed_sample_ops, model_mixed_sample },
 	{ "moe_triton_unfused_up", "MoE_unfused_fwd", "MoE_unfused", moe_up_ops, model_moe_up },
 	{ "moe_triton_unfused_down", "MoE_unfused_fwd", "MoE_unfused", moe_down_ops, model_moe_down },
 	{ "moe_aiter_fused_1stage", "MoE_fused_fwd", "MoE_fused", moe_fused_1stage_ops, model_moe_fused_1stage },
