@@ -271,6 +271,71 @@ static int model_causal_conv1d(const struct pm_call *c, struct pm_out *o)
 	return 0;
 }
 
+/* Concrete Inputs[@i] as an int when it is a non-empty string, else @dflt
+ * (MambaSSD's chunk size, head dim and groups). */
+static int concrete_int_or(const struct pm_call *c, int i, long long dflt, long long *v, struct pm_out *o)
+{
+	const cJSON *s = pm_arg_at(c, "Concrete Inputs", i);
+	char *end;
+
+	*v = dflt;
+	if (!cJSON_IsString(s) || !s->valuestring[0])
+		return 0;
+	*v = strtoll(s->valuestring, &end, 10);
+	if (end == s->valuestring || *end)
+		return pm_fail(o, "Concrete Inputs[%d] is not an integer", i);
+	return 0;
+}
+
+/* The size of Input type[@slot] when it names one, else @dflt. */
+static double slot_bpe(const struct pm_call *c, int slot, double dflt)
+{
+	const char *t = type_at(c, slot);
+	double b = t && *t ? pm_dtype_bpe(t) : 0;
+
+	return b > 0 ? b : dflt;
+}
+
+/* mamba_ssd_fwd (MambaSplitConv1dScanCombinedFn, Mamba-2 SSD): zxbcdt
+ * (B, T, combined), conv weight (channels, d_conv), dt_bias (H); chunk C,
+ * head dim P and groups G from Concrete Inputs[6], [15], [16] (128, 64, 1);
+ * the state size N solves combined = 2 d_inner + 2 G N + H. FLOPs: the
+ * conv and the four SSD matmuls. */
+static int model_mamba_ssd(const struct pm_call *c, struct pm_out *o)
+{
+	static const char *const names[] = { "B", "T", "H", "P", "G", "N", "C", "d_inner", "d_conv",
+					     "conv_channels", "combined_dim" };
+	double B, T, comb, ch, dc, H, N, din, num, bpe, v[11];
+	long long C, P, G;
+	int k, err;
+
+	if ((err = check_call(c, o)) || (err = dim_of(c, 0, 0, &B, o)) || (err = dim_of(c, 0, 1, &T, o)) ||
+	    (err = dim_of(c, 0, 2, &comb, o)) || (err = dim_of(c, 1, 0, &ch, o)) || (err = dim_of(c, 1, 1, &dc, o)) ||
+	    (err = dim_of(c, 3, 0, &H, o)) || (err = concrete_int_or(c, 6, 128, &C, o)) ||
+	    (err = concrete_int_or(c, 15, 64, &P, o)) || (err = concrete_int_or(c, 16, 1, &G, o)))
+		return err;
+	if (cJSON_IsArray(pm_arg(c, "Input type")) && !cJSON_GetArraySize(pm_arg(c, "Input type")))
+		return pm_fail(o, "Input type is empty");
+	din = H * (double)P;
+	num = comb - 2 * din - H;
+	if (num <= 0 || G <= 0 || fmod(num, 2.0 * (double)G) != 0)
+		return pm_fail(o, "cannot derive the state size from combined_dim %g", comb);
+	N = floor(num / (2.0 * (double)G));
+	v[0] = B, v[1] = T, v[2] = H, v[3] = (double)P, v[4] = (double)G, v[5] = N, v[6] = (double)C;
+	v[7] = din, v[8] = dc, v[9] = ch, v[10] = comb;
+	for (k = 0; k < 11; k++)
+		if (pm_param_int(o, names[k], (long long)v[k]))
+			return pm_fail(o, "parameters do not fit");
+	o->gflops = (2 * B * ch * T * dc + 2 * B * (double)G * T * (double)C * N +
+		     2 * B * H * T * (double)C * (double)P + 2 * B * H * T * N * (double)P +
+		     2 * B * H * T * N * (double)P) / 1e9;
+	bpe = rope_bpe(type_at(c, 0));
+	o->bytes = B * T * comb * bpe + ch * dc * bpe + ch * bpe +
+		   (H * slot_bpe(c, 3, 4) + H * slot_bpe(c, 4, 4) + H * slot_bpe(c, 5, bpe)) + B * T * din * bpe;
+	pm_compute_spec(o, "matrix", type_at(c, 0));
+	return 0;
+}
+
 /* mixed_sample_outer_exponential (aiter): sampling over logits (T, V) at
  * Input Dims[1]: 2 operations per logit, read logits and noise, write an
  * int32 token per row. */
@@ -922,6 +987,7 @@ static const char *const qk_rope_cat_ops[] = { "aiter::fused_qk_rope_cat_and_cac
 static const char *const qk_rope_concat_ops[] = { "aiter::fused_qk_rope_concat_and_cache_mla", NULL };
 static const char *const cross_entropy_ops[] = { "CrossEntropyFunction", NULL };
 static const char *const causal_conv1d_ops[] = { "DaoAILab::_causal_conv1d_fwd_cpp", NULL };
+static const char *const mamba_ssd_ops[] = { "MambaSplitConv1dScanCombinedFn", NULL };
 static const char *const mixed_sample_ops[] = { "aiter::mixed_sample_outer_exponential", NULL };
 static const char *const moe_up_ops[] = { "pseudo_op::moe_triton_unfused_up", NULL };
 static const char *const moe_down_ops[] = { "pseudo_op::moe_triton_unfused_down", NULL };
@@ -955,6 +1021,7 @@ const struct pm_class pm_misc_classes[] = {
 	{ "fused_qk_rope_concat_and_cache_mla", "FusedRoPE_fwd", "RoPE_fwd", qk_rope_concat_ops, model_qk_rope_concat },
 	{ "cross_entropy_fwd", "CrossEntropy_fwd", "CrossEntropy_fwd", cross_entropy_ops, model_cross_entropy },
 	{ "causal_conv1d_fwd", "SSM_fwd", "SSM_fwd", causal_conv1d_ops, model_causal_conv1d },
+	{ "mamba_ssd_fwd", "SSM_fwd", "SSM_fwd", mamba_ssd_ops, model_mamba_ssd },
 	/* no sheet_category: the category's, "elementwise", split by direction */
 	{ "mixed_sample_outer_exponential", "elementwise_fwd", "elementwise", mixed_sample_ops, model_mixed_sample },
 	{ "moe_triton_unfused_up", "MoE_unfused_fwd", "MoE_unfused", moe_up_ops, model_moe_up },
