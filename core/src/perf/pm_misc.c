@@ -2,7 +2,8 @@
 /* TraceLens's extension models other than the families of their own: RoPE
  * (PerfModel/perf_model.py FusedRoPE and
  * PerfModel/extensions/perf_model_extensions.py's RoPE and MLA RoPE ops),
- * CrossEntropy, CausalConv1d, mixed_sample_outer_exponential, the MoE models
+ * CrossEntropy, CausalConv1d, MambaSSD, mixed_sample_outer_exponential, the
+ * mHC models, the MoE models
  * (PerfModel/extensions/moe_perf_model_extensions.py) and the MoE token
  * dispatch/combine (perf_model.py MoEComm). */
 #include <errno.h>
@@ -333,6 +334,152 @@ static int model_mamba_ssd(const struct pm_call *c, struct pm_out *o)
 	o->bytes = B * T * comb * bpe + ch * dc * bpe + ch * bpe +
 		   (H * slot_bpe(c, 3, 4) + H * slot_bpe(c, 4, 4) + H * slot_bpe(c, 5, bpe)) + B * T * din * bpe;
 	pm_compute_spec(o, "matrix", type_at(c, 0));
+	return 0;
+}
+
+/* ------------------------------------------------- mHC (_MHCBase) models.
+ * The dtype is Input type[@slot] when the call has that many types, else
+ * bf16; an unsized dtype leaves the bytes None. */
+static const char *mhc_dtype(const struct pm_call *c, int slot)
+{
+	const cJSON *types = pm_arg(c, "Input type");
+
+	return cJSON_GetArraySize(types) > slot ? type_at(c, slot) : "c10::BFloat16";
+}
+
+/* Emit @n integer params then dtype_in, and the spec; NAN entries are None. */
+static int mhc_params(struct pm_out *o, const char *const *names, const double *v, int n, const char *dt,
+		      const char *maf)
+{
+	int k;
+
+	if (!dt)
+		return pm_fail(o, "the input dtype is not a string");
+	for (k = 0; k < n; k++)
+		if (isnan(v[k]) ? pm_param_none(o, names[k]) : pm_param_int(o, names[k], (long long)v[k]))
+			return pm_fail(o, "parameters do not fit");
+	if (pm_param_str(o, "dtype_in", dt))
+		return pm_fail(o, "parameters do not fit");
+	pm_compute_spec(o, maf, *dt ? dt : NULL);
+	return 0;
+}
+
+/* mhc_post (aiter::mhc_post): x (M, C) at Input Dims[1], n from [0][1]. */
+static int model_mhc_post(const struct pm_call *c, struct pm_out *o)
+{
+	static const char *const names[] = { "M", "n", "C", "hc3" };
+	double v[4] = { 0, 0, 0, NAN }, b;
+	const char *dt;
+	int err;
+
+	if ((err = check_call(c, o)) || (err = dim_of(c, 1, 0, &v[0], o)) || (err = dim_of(c, 1, 1, &v[2], o)) ||
+	    (err = dim_of(c, 0, 1, &v[1], o)))
+		return err;
+	dt = mhc_dtype(c, 1);
+	if ((err = mhc_params(o, names, v, 4, dt, "vector")))
+		return err;
+	o->gflops = 2 * v[0] * v[1] * v[2] * (v[1] + 1) / 1e9;
+	b = pm_dtype_bpe(dt);
+	if (b > 0)
+		o->bytes = v[0] * v[2] * b + v[0] * v[1] * v[2] * b + (v[0] * v[1] * 4 + v[0] * v[1] * v[1] * 4) +
+			   v[0] * v[1] * v[2] * b;
+	return 0;
+}
+
+/* mhc_pre_gemm_sqrsum: x (M, n, C) at [2], fn (hc3, K) at [3], split_k
+ * from [0][0]. */
+static int model_mhc_pre_gemm(const struct pm_call *c, struct pm_out *o)
+{
+	static const char *const names[] = { "M", "n", "C", "hc3", "K", "split_k" };
+	double v[6], b;
+	const char *dt;
+	int err;
+
+	if ((err = check_call(c, o)) || (err = dim_of(c, 2, 0, &v[0], o)) || (err = dim_of(c, 2, 1, &v[1], o)) ||
+	    (err = dim_of(c, 2, 2, &v[2], o)) || (err = dim_of(c, 3, 0, &v[3], o)) || (err = dim_of(c, 3, 1, &v[4], o)) ||
+	    (err = dim_of(c, 0, 0, &v[5], o)))
+		return err;
+	dt = mhc_dtype(c, 2);
+	if ((err = mhc_params(o, names, v, 6, dt, "matrix")))
+		return err;
+	o->gflops = 2 * v[0] * v[3] * v[4] / 1e9;
+	b = pm_dtype_bpe(dt);
+	if (b > 0)
+		o->bytes = v[0] * v[1] * v[2] * b + v[3] * v[4] * 4 + v[5] * v[0] * v[3] * 4 + v[5] * v[0] * 4;
+	return 0;
+}
+
+/* mhc_pre_big_fuse_rmsnorm: (M, C) at [2], n from [0][1], hc3 from [6][0],
+ * split_k from [3][0], the dtype Input type[7]. */
+static int model_mhc_big_fuse(const struct pm_call *c, struct pm_out *o)
+{
+	static const char *const names[] = { "M", "n", "C", "hc3", "split_k" };
+	double v[5], b;
+	const char *dt;
+	int err;
+
+	if ((err = check_call(c, o)) || (err = dim_of(c, 2, 0, &v[0], o)) || (err = dim_of(c, 2, 1, &v[2], o)) ||
+	    (err = dim_of(c, 0, 1, &v[1], o)) || (err = dim_of(c, 6, 0, &v[3], o)) || (err = dim_of(c, 3, 0, &v[4], o)))
+		return err;
+	dt = mhc_dtype(c, 7);
+	if ((err = mhc_params(o, names, v, 5, dt, "vector")))
+		return err;
+	o->gflops = (2 * v[0] * v[2] * v[1] + 5 * v[0] * v[2]) / 1e9;
+	b = pm_dtype_bpe(dt);
+	if (b > 0)
+		o->bytes = v[0] * v[1] * v[2] * b + v[4] * v[0] * v[3] * 4 + v[2] * b + v[0] * v[2] * b +
+			   (v[0] * v[1] * 4 + v[0] * v[1] * v[1] * 4);
+	return 0;
+}
+
+/* mhc_fused_post_pre_gemm_sqrsum: (M, C) at [3], n from [2][1], fn (hc3,
+ * K) at [7], split_k from [0][0], the dtype Input type[3]. */
+static int model_mhc_fused(const struct pm_call *c, struct pm_out *o)
+{
+	static const char *const names[] = { "M", "n", "C", "hc3", "K", "split_k" };
+	double v[6], b, M, n, C, mnc;
+	const char *dt;
+	int err;
+
+	if ((err = check_call(c, o)) || (err = dim_of(c, 3, 0, &v[0], o)) || (err = dim_of(c, 3, 1, &v[2], o)) ||
+	    (err = dim_of(c, 2, 1, &v[1], o)) || (err = dim_of(c, 7, 0, &v[3], o)) || (err = dim_of(c, 7, 1, &v[4], o)) ||
+	    (err = dim_of(c, 0, 0, &v[5], o)))
+		return err;
+	dt = mhc_dtype(c, 3);
+	if ((err = mhc_params(o, names, v, 6, dt, "matrix")))
+		return err;
+	M = v[0], n = v[1], C = v[2];
+	o->gflops = (2 * M * n * C * (n + 1) + 2 * M * v[3] * v[4]) / 1e9;
+	b = pm_dtype_bpe(dt);
+	if (b > 0) {
+		mnc = M * n * C * b;
+		o->bytes = M * C * b + mnc + mnc + mnc + (M * n * 4 + M * n * n * 4) + v[3] * v[4] * 4 +
+			   (v[5] * M * v[3] * 4 + v[5] * M * 4);
+	}
+	return 0;
+}
+
+/* topk_softplus (aiter::topk_softplus, an _MHCBase on the MoE_aux sheet):
+ * gating (M, E) at [2], topk from [0][1]. */
+static int model_topk_softplus(const struct pm_call *c, struct pm_out *o)
+{
+	static const char *const names[] = { "M", "n", "C", "E", "topk" };
+	double v[5], b;
+	const char *dt;
+	int err;
+
+	if ((err = check_call(c, o)) || (err = dim_of(c, 2, 0, &v[0], o)) || (err = dim_of(c, 2, 1, &v[2], o)) ||
+	    (err = dim_of(c, 0, 1, &v[4], o)))
+		return err;
+	v[1] = 1;
+	v[3] = v[2];
+	dt = mhc_dtype(c, 2);
+	if ((err = mhc_params(o, names, v, 5, dt, "vector")))
+		return err;
+	o->gflops = 6 * v[0] * v[3] / 1e9;
+	b = pm_dtype_bpe(dt);
+	if (b > 0)
+		o->bytes = v[0] * v[3] * b + v[3] * 4 + v[0] * v[4] * 4 + v[0] * v[4] * 4;
 	return 0;
 }
 
@@ -988,6 +1135,11 @@ static const char *const qk_rope_concat_ops[] = { "aiter::fused_qk_rope_concat_a
 static const char *const cross_entropy_ops[] = { "CrossEntropyFunction", NULL };
 static const char *const causal_conv1d_ops[] = { "DaoAILab::_causal_conv1d_fwd_cpp", NULL };
 static const char *const mamba_ssd_ops[] = { "MambaSplitConv1dScanCombinedFn", NULL };
+static const char *const mhc_post_ops[] = { "aiter::mhc_post", NULL };
+static const char *const mhc_pre_gemm_ops[] = { "aiter::mhc_pre_gemm_sqrsum", NULL };
+static const char *const mhc_big_fuse_ops[] = { "aiter::mhc_pre_big_fuse_rmsnorm", NULL };
+static const char *const mhc_fused_ops[] = { "aiter::mhc_fused_post_pre_gemm_sqrsum", NULL };
+static const char *const topk_softplus_ops[] = { "aiter::topk_softplus", NULL };
 static const char *const mixed_sample_ops[] = { "aiter::mixed_sample_outer_exponential", NULL };
 static const char *const moe_up_ops[] = { "pseudo_op::moe_triton_unfused_up", NULL };
 static const char *const moe_down_ops[] = { "pseudo_op::moe_triton_unfused_down", NULL };
@@ -1022,6 +1174,11 @@ const struct pm_class pm_misc_classes[] = {
 	{ "cross_entropy_fwd", "CrossEntropy_fwd", "CrossEntropy_fwd", cross_entropy_ops, model_cross_entropy },
 	{ "causal_conv1d_fwd", "SSM_fwd", "SSM_fwd", causal_conv1d_ops, model_causal_conv1d },
 	{ "mamba_ssd_fwd", "SSM_fwd", "SSM_fwd", mamba_ssd_ops, model_mamba_ssd },
+	{ "mhc_post", "mHC_fwd", "mHC", mhc_post_ops, model_mhc_post },
+	{ "mhc_pre_gemm_sqrsum", "mHC_fwd", "mHC", mhc_pre_gemm_ops, model_mhc_pre_gemm },
+	{ "mhc_pre_big_fuse_rmsnorm", "mHC_fwd", "mHC", mhc_big_fuse_ops, model_mhc_big_fuse },
+	{ "mhc_fused_post_pre_gemm_sqrsum", "mHC_fwd", "mHC", mhc_fused_ops, model_mhc_fused },
+	{ "topk_softplus", "MoE_aux_fwd", "MoE_aux", topk_softplus_ops, model_topk_softplus },
 	/* no sheet_category: the category's, "elementwise", split by direction */
 	{ "mixed_sample_outer_exponential", "elementwise_fwd", "elementwise", mixed_sample_ops, model_mixed_sample },
 	{ "moe_triton_unfused_up", "MoE_unfused_fwd", "MoE_unfused", moe_up_ops, model_moe_up },
