@@ -194,6 +194,46 @@ int main(void)
 	      "\"MoE GEMM gated\":true}",
 	      "_matmul_ogs_fp8e4m3_swiglu", 0.704643072, 267542298.671875, "matrix_fp8", "weight_dtype", "FP8");
 
+	check("pseudo_op::moe_aiter_fused_1stage",
+	      "{\"Input Dims\":[[33,7168],[256,4096,7168],[256,7168,2048],[33,8],[33,8]],\"Input type\":[" BF
+	      ",\"c10::Float8_e4m3fnuz\",\"c10::Float8_e4m3fnuz\",\"float\",\"int\"]}",
+	      NULL, 23.256769536, 7320879183.540997, "matrix_bf16", "gated", "True");
+	check("aiter::fmoe_fp8_blockscale_g1u1",
+	      "{\"Input Dims\":[[5,7168],[5,7168],[256,4096,7168],[256,7168,2048]],\"Input type\":[" BF
+	      ",\"c10::Float8_e4m3fnuz\",\"c10::Float8_e4m3fnuz\",\"c10::Float8_e4m3fnuz\"],"
+	      "\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"8\"]}",
+	      NULL, 3.52375296, 1655001936, "matrix_fp8", "output_dtype", "c10::BFloat16");
+	check("aiter::ck_moe_stage2",
+	      "{\"Input Dims\":[[5,8,2048],[],[256,7168,2048],[40]],\"Input type\":[" BF "," BF
+	      ",\"Float8_e5m2\",\"int\"]}",
+	      NULL, 1.17440512, 551866992, "matrix_bf16", "weight_dtype", "Float8_e5m2");
+	check("sglang_profiler::fused_moe_triton_kernels_invoke_fused_moe_kernel",
+	      "{\"Input Dims\":[[7,2048],[64,1536,2048],[7,4,1536],[],[],[7,4],[7,4],[40],[7,4]],\"Input type\":["
+	      BF ",\"c10::Float8_e4m3fn\",\"\",\"\",\"\",\"float\",\"int\",\"int\",\"int\"]}",
+	      NULL, 0.176160768, 73382764.75, "matrix_fp8", "m_work", "28");
+	check("aiter::biased_grouped_topk_hip",
+	      "{\"Input Dims\":[[33,256],[256],[33,8],[33,8],[],[],[],[]],\"Input type\":[\"float\"," BF
+	      ",\"float\",\"int\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"]}",
+	      NULL, 8.448e-06, 36416, "vector_fp32", "operands",
+	      "[((33, 256), 'float'), ((256,), 'c10::BFloat16'), ((33, 8), 'float'), ((33, 8), 'int')]");
+	check("MambaSplitConv1dScanCombinedFn",
+	      "{\"Input Dims\":[[2,512,3352],[1792,4],[1792],[24],[24],[24],[]],\"Input type\":[" BF "," BF "," BF
+	      ",\"float\",\"float\",\"float\"],\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"\","
+	      "\"256\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"64\",\"1\"]}",
+	      NULL, 1.692401664, 10028832, "matrix_bf16", "N", "128");
+	check("aiter::fused_qk_rope_concat_and_cache_mla",
+	      "{\"Input Dims\":[[9,16,512],[9,16,64],[9,512],[9,64],[100,576]],\"Input type\":[" BF "," BF "," BF
+	      "," BF ",\"\"]}",
+	      NULL, 2.9376e-05, 352512, "vector_bf16", "dtype_out", "c10::BFloat16");
+	check("CrossEntropyFunction", "{\"Input Dims\":[[4,32000],[4]]}", NULL, 0.00064, 256048, "",
+	      "logits_shape", "[4, 32000]");
+	check("aiter::mhc_fused_post_pre_gemm_sqrsum",
+	      "{\"Input Dims\":[[2,9,24],[2,9],[9,4,4096],[9,4096],[9,4],[9,4,4],[9,4,4096],[24,16384]],"
+	      "\"Input type\":[\"float\",\"float\"," BF ",\"c10::Half\",\"float\",\"float\"," BF ",\"float\"]}",
+	      NULL, 0.008552448, 2533848, "matrix_fp16", "split_k", "2");
+	check("aiter::mhc_post", "{\"Input Dims\":[[9,4],[9,4096]]}", NULL, 0.00147456, 664272, "vector_bf16", "hc3",
+	      "");
+
 	/* bad args: -EINVAL and a note, never a crash */
 	refuse("aten::layer_norm", NULL, NULL, "a call without args");
 	refuse("aten::layer_norm", "{}", NULL, "no Input Dims");
@@ -252,6 +292,24 @@ int main(void)
 	       "\"MoE GEMM gated\":false}",
 	       "_matmul_ogs_bf16", "a weight dtype it cannot tell");
 	refuse("MoEDispatch", NULL, NULL, "a call without args");
+	refuse("pseudo_op::moe_aiter_fused_1stage",
+	       "{\"Input Dims\":[[33,7168],[256,4096],[256,7168,2048],[33,8]],\"Input type\":[" BF "," BF "]}", NULL,
+	       "a 2-D w1");
+	refuse("pseudo_op::moe_aiter_fused_1stage",
+	       "{\"Input Dims\":[[33,7168],[256,4096,0],[256,7168,2048],[33,8]],\"Input type\":[" BF "," BF "]}",
+	       NULL, "a zero packing divisor");
+	refuse("aiter::fmoe_g1u1",
+	       "{\"Input Dims\":[[5,7168],[5,7168],[256,4096,7168],[256,7168,2048]],\"Input type\":[" BF "," BF ","
+	       BF "]}",
+	       NULL, "no topk");
+	refuse("sglang_profiler::fused_moe_triton_kernels_invoke_fused_moe_kernel",
+	       "{\"Input Dims\":[[7,2048],[64,1536,2048]]}", NULL, "fewer than 9 inputs");
+	refuse("MambaSplitConv1dScanCombinedFn",
+	       "{\"Input Dims\":[[2,512,100],[1792,4],[1792],[24]],\"Input type\":[" BF "]}", NULL,
+	       "a combined dim that leaves no state");
+	refuse("aiter::mhc_pre_gemm_sqrsum", "{\"Input Dims\":[[2,9,24],[2,9],[9,4]]}", NULL, "a short input");
+	refuse("aiter::fused_qk_rope_cat_and_cache_mla", "{\"Input Dims\":[[9,16],[9,16,64],[9,1,512]]}", NULL,
+	       "a 2-D q");
 
 	return done_testing();
 }
