@@ -750,6 +750,24 @@ static int moe_finish(const struct moe *m, enum moe_stage stage, struct pm_out *
 	return 0;
 }
 
+/* The dtypes of a MoE call: input, weight and, when @out >= 0, output at
+ * those Input type slots; their sizes as DTYPE_TO_BYTES says, else @idef
+ * for the input, 1 (FP8) for weights and 2 for the output, which is the
+ * input's when it has no slot. The precision is the input's. */
+static int moe_dtypes(const struct pm_call *c, struct moe *m, int in, int w, int out, double idef, struct pm_out *o)
+{
+	m->idt = type_at(c, in);
+	m->wdt = type_at(c, w);
+	m->odt = out >= 0 ? type_at(c, out) : NULL;
+	if (!m->idt || !m->wdt || (out >= 0 && !m->odt))
+		return pm_fail(o, "Input type[%d], [%d] are not dtypes", in, w);
+	m->ib = moe_bpe_or(m->idt, idef);
+	m->wb = moe_bpe_or(m->wdt, 1);
+	m->ob = out >= 0 ? moe_bpe_or(m->odt, 2) : m->ib;
+	m->prec = prec_of(m->idt);
+	return 0;
+}
+
 /* The shared reading of moe_aiter_fused_1stage and the flydsl stages:
  * (tokens, hidden), w1 (E, N*(gated+1), K), w2 (E, K, N), topk weights
  * (tokens, topk); N scaled by the INT4 packing (w2's K over w1's). */
@@ -767,13 +785,7 @@ static int moe_read_w1w2(const struct pm_call *c, struct moe *m, struct pm_out *
 	m->N = w2[2] * int4;
 	m->E = w1[0];
 	m->gated = w1[1] == 2 * m->N;
-	m->idt = type_at(c, 0);
-	m->wdt = type_at(c, 1);
-	if (!m->idt || !m->wdt)
-		return pm_fail(o, "Input type[0] and [1] are not dtypes");
-	m->ib = m->ob = moe_bpe_or(m->idt, 2);
-	m->wb = moe_bpe_or(m->wdt, 1);
-	return 0;
+	return moe_dtypes(c, m, 0, 1, -1, 2, o);
 }
 
 /* moe_aiter_fused_1stage (pseudo_op::moe_aiter_fused_1stage). */
@@ -782,10 +794,7 @@ static int model_moe_fused_1stage(const struct pm_call *c, struct pm_out *o)
 	struct moe m;
 	int err = moe_read_w1w2(c, &m, o);
 
-	if (err)
-		return err;
-	m.prec = prec_of(m.idt);
-	return moe_finish(&m, MOE_FUSED, o);
+	return err ? err : moe_finish(&m, MOE_FUSED, o);
 }
 
 /* moe_flydsl_stage1 / stage2: the fused reading, split formulas; the
@@ -835,14 +844,8 @@ static int model_moe_blockscale(const struct pm_call *c, struct pm_out *o)
 	m.N = w2[2] * int4;
 	m.E = w1[0];
 	m.gated = w1[1] == 2 * m.N;
-	m.odt = type_at(c, 0);
-	m.idt = type_at(c, 1);
-	m.wdt = type_at(c, 2);
-	if (!m.odt || !m.idt || !m.wdt)
-		return pm_fail(o, "Input type[0..2] are not dtypes");
-	m.ib = moe_bpe_or(m.idt, 1);
-	m.wb = moe_bpe_or(m.wdt, 1);
-	m.ob = moe_bpe_or(m.odt, 2);
+	if ((err = moe_dtypes(c, &m, 1, 2, 0, 1, o)))
+		return err;
 	m.prec = !*m.idt ? NULL : (!strcmp(m.idt, "fp8") || !strcmp(m.idt, "bf16")) ? "fp8" : prec_of(m.idt);
 	return moe_finish(&m, MOE_FUSED, o);
 }
@@ -865,16 +868,7 @@ static int model_moe_aiter_up(const struct pm_call *c, struct pm_out *o)
 	m.topk = w2[1];
 	m.N = w2[2];
 	m.gated = w1[1] == 2 * m.N;
-	m.idt = type_at(c, 0);
-	m.wdt = type_at(c, 1);
-	m.odt = type_at(c, 2);
-	if (!m.idt || !m.wdt || !m.odt)
-		return pm_fail(o, "Input type[0..2] are not dtypes");
-	m.ib = moe_bpe_or(m.idt, 2);
-	m.wb = moe_bpe_or(m.wdt, 1);
-	m.ob = moe_bpe_or(m.odt, 2);
-	m.prec = prec_of(m.idt);
-	return moe_finish(&m, MOE_UP, o);
+	return (err = moe_dtypes(c, &m, 0, 1, 2, 2, o)) ? err : moe_finish(&m, MOE_UP, o);
 }
 
 /* moe_aiter_unfused_down (aiter::moe_cktile2stages_gemm2_ck): x (M, topk,
@@ -894,16 +888,7 @@ static int model_moe_aiter_down(const struct pm_call *c, struct pm_out *o)
 	m.E = w[0];
 	m.K = w[1];
 	m.gated = -1;
-	m.idt = type_at(c, 0);
-	m.wdt = type_at(c, 1);
-	m.odt = type_at(c, 2);
-	if (!m.idt || !m.wdt || !m.odt)
-		return pm_fail(o, "Input type[0..2] are not dtypes");
-	m.ib = moe_bpe_or(m.idt, 2);
-	m.wb = moe_bpe_or(m.wdt, 1);
-	m.ob = moe_bpe_or(m.odt, 2);
-	m.prec = prec_of(m.idt);
-	return moe_finish(&m, MOE_DOWN, o);
+	return (err = moe_dtypes(c, &m, 0, 1, 2, 2, o)) ? err : moe_finish(&m, MOE_DOWN, o);
 }
 
 /* moe_aiter_ck_stage1 (aiter::ck_moe_stage1): x, w1, w2 (E, K, N), out at
@@ -924,14 +909,7 @@ static int model_moe_ck1(const struct pm_call *c, struct pm_out *o)
 	m.K = w2[1];
 	m.N = w2[2] * int4;
 	m.gated = w1[1] == 2 * m.N;
-	m.idt = type_at(c, 0);
-	m.wdt = type_at(c, 1);
-	if (!m.idt || !m.wdt)
-		return pm_fail(o, "Input type[0] and [1] are not dtypes");
-	m.ib = m.ob = moe_bpe_or(m.idt, 2);
-	m.wb = moe_bpe_or(m.wdt, 1);
-	m.prec = prec_of(m.idt);
-	return moe_finish(&m, MOE_UP, o);
+	return (err = moe_dtypes(c, &m, 0, 1, -1, 2, o)) ? err : moe_finish(&m, MOE_UP, o);
 }
 
 /* moe_aiter_ck_stage2 (aiter::ck_moe_stage2): x (M, topk, N), w1, w2
@@ -955,14 +933,7 @@ static int model_moe_ck2(const struct pm_call *c, struct pm_out *o)
 	m.E = w2[0];
 	m.K = w2[1];
 	m.gated = -1;
-	m.idt = type_at(c, 0);
-	m.wdt = type_at(c, 2);
-	if (!m.idt || !m.wdt)
-		return pm_fail(o, "Input type[0] and [2] are not dtypes");
-	m.ib = m.ob = moe_bpe_or(m.idt, 2);
-	m.wb = moe_bpe_or(m.wdt, 1);
-	m.prec = prec_of(m.idt);
-	return moe_finish(&m, MOE_DOWN, o);
+	return (err = moe_dtypes(c, &m, 0, 2, -1, 2, o)) ? err : moe_finish(&m, MOE_DOWN, o);
 }
 
 /* moe_gptq_awq_up / _down (pseudo_op::moe_gptq_awq_*): INT4 weights (half a

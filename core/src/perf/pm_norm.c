@@ -110,6 +110,7 @@ static int read_input(const struct pm_call *c, int i, struct norm *n, struct pm_
 	if (!cJSON_IsString(t))
 		return pm_fail(o, "Input type[%d] is not a dtype", i);
 	n->dtype = t->valuestring;
+	n->bpe = pm_dtype_bpe(n->dtype);
 	n->nmask = -1;
 	return 0;
 }
@@ -262,12 +263,6 @@ static int setup(const struct pm_call *c, struct norm *n, struct pm_out *o)
 	return 0;
 }
 
-static int bpe_of(struct norm *n)
-{
-	n->bpe = pm_dtype_bpe(n->dtype);
-	return 0;
-}
-
 /* BatchNorm and InstanceNorm (forward): input 0, channels = dim 1, affine
  * when a weight is given, training from Concrete Inputs[5]
  * (training / use_input_stats), which TraceLens tests as a non-empty string. */
@@ -281,7 +276,6 @@ static int model_batch_norm(const struct pm_call *c, struct pm_out *o)
 	    (err = concrete_truth(c, 5, &n.is_training, o)))
 		return err;
 	n.has_bias = 1;
-	bpe_of(&n);
 	return finish(&n, NORM_FWD, o);
 }
 
@@ -308,7 +302,6 @@ static int model_batch_norm_bwd(const struct pm_call *c, struct pm_out *o)
 	n.has_bias = 1;
 	n.nmask = 1;
 	n.mask[0] = has_out;
-	bpe_of(&n);
 	return finish(&n, NORM_BWD, o);
 }
 
@@ -324,7 +317,6 @@ static int model_layer_norm(const struct pm_call *c, struct pm_out *o)
 	    (err = present(c, 2, &n.is_affine, o)))
 		return err;
 	n.is_training = 1;
-	bpe_of(&n);
 	return finish(&n, NORM_FWD, o);
 }
 
@@ -343,7 +335,6 @@ static int model_layer_norm_bwd(const struct pm_call *c, struct pm_out *o)
 	n.is_affine = n.mask[1] != 0;
 	n.has_bias = n.mask[2] != 0;
 	n.is_training = 1;
-	bpe_of(&n);
 	return finish(&n, NORM_BWD, o);
 }
 
@@ -358,7 +349,6 @@ static int model_group_norm(const struct pm_call *c, struct pm_out *o)
 		return err;
 	n.has_bias = 1;
 	n.is_training = 1;
-	bpe_of(&n);
 	return finish(&n, NORM_FWD, o);
 }
 
@@ -384,7 +374,6 @@ static int model_group_norm_bwd(const struct pm_call *c, struct pm_out *o)
 	n.channels_float = 1;
 	n.has_bias = 1;
 	n.is_training = 1;
-	bpe_of(&n);
 	return finish(&n, NORM_BWD, o);
 }
 
@@ -405,7 +394,6 @@ static int model_rms_norm(const struct pm_call *c, struct pm_out *o)
 	if ((err = setup(c, &n, o)) || (err = read_input(c, 0, &n, o)) ||
 	    (err = present(c, 2, &n.is_affine, o)) || (err = concrete_prod(c, 1, &n.channels, o)))
 		return err;
-	bpe_of(&n);
 	return finish(&n, RMS_FWD, o);
 }
 
@@ -420,7 +408,6 @@ static int model_rms_norm_bwd(const struct pm_call *c, struct pm_out *o)
 	    (err = present(c, 4, &n.is_affine, o)) || (err = concrete_prod(c, 2, &n.channels, o)) ||
 	    (err = concrete_mask(c, 5, &n, o)))
 		return err;
-	bpe_of(&n);
 	return finish(&n, RMS_BWD, o);
 }
 
@@ -444,6 +431,7 @@ static int ln_modulate(const struct pm_call *c, struct pm_out *o, int bwd)
 	if (!cJSON_IsString(t))
 		return pm_fail(o, "Input type[0] is not a dtype");
 	n.dtype = t->valuestring;
+	n.bpe = pm_dtype_bpe(n.dtype);
 	n.nelems = pm_dims_prod(n.shape);
 	if (n.nelems < 0)
 		return pm_fail(o, "Input Dims[0] is not a tensor shape");
@@ -458,7 +446,6 @@ static int ln_modulate(const struct pm_call *c, struct pm_out *o, int bwd)
 		n.nmask = 3;
 		n.mask[0] = n.mask[1] = n.mask[2] = 1;
 	}
-	bpe_of(&n);
 	if ((err = finish(&n, bwd ? NORM_BWD : NORM_FWD, o)))
 		return err;
 	N = n.nelems;
@@ -493,7 +480,6 @@ static int rms_ext(const struct pm_call *c, int in, int w, struct norm *n, struc
 	if ((err = setup(c, n, o)) || (err = read_input(c, in, n, o)) || (err = dim_of(c, w, 0, &n->channels, o)))
 		return err;
 	n->is_affine = 1;
-	bpe_of(n);
 	return 0;
 }
 
