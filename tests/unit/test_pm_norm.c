@@ -234,6 +234,14 @@ int main(void)
 	check("aiter::mhc_post", "{\"Input Dims\":[[9,4],[9,4096]]}", NULL, 0.00147456, 664272, "vector_bf16", "hc3",
 	      "");
 
+	check("aiter::fused_allreduce_rmsnorm_",
+	      "{\"Input Dims\":[[33,7000],[33,7000],[7000],[]],\"Input type\":[\"float\",\"float\",\"float\","
+	      "\"Scalar\"],\"Input Strides\":[[7000,1],[7000,1],[1],[]]}",
+	      NULL, 0.001155066, 3724000, "", "num_channels", "7000");
+	check("sglang::reg_all_gather_into_tensor",
+	      "{\"Input Dims\":[[64,4096],[8,4096]],\"Input type\":[\"float\"," BF "]}", NULL, 0, 1179648, "",
+	      "out_shape", "(64, 4096)");
+
 	/* bad args: -EINVAL and a note, never a crash */
 	refuse("aten::layer_norm", NULL, NULL, "a call without args");
 	refuse("aten::layer_norm", "{}", NULL, "no Input Dims");
@@ -308,6 +316,8 @@ int main(void)
 	       "{\"Input Dims\":[[2,512,100],[1792,4],[1792],[24]],\"Input type\":[" BF "]}", NULL,
 	       "a combined dim that leaves no state");
 	refuse("aiter::mhc_pre_gemm_sqrsum", "{\"Input Dims\":[[2,9,24],[2,9],[9,4]]}", NULL, "a short input");
+	refuse("aiter::reduce_scatter", "{\"Input Dims\":[[],[64,4096],[8,4096]],\"Input type\":[\"int\",\"bool\"],"
+	       "\"Input Strides\":[[],[4096,1]]}", NULL, "an unsized dtype");
 	refuse("aiter::fused_qk_rope_cat_and_cache_mla", "{\"Input Dims\":[[9,16],[9,16,64],[9,1,512]]}", NULL,
 	       "a 2-D q");
 
