@@ -242,6 +242,10 @@ int main(void)
 	      "{\"Input Dims\":[[64,4096],[8,4096]],\"Input type\":[\"float\"," BF "]}", NULL, 0, 1179648, "",
 	      "out_shape", "(64, 4096)");
 
+	check("sglang_profiler::fused_moe_triton_kernels_fused_append_shared_experts",
+	      "{\"Input Dims\":[[33,8],[],[]],\"Input type\":[\"long int\",\"\",\"Scalar\"]}", NULL, 2.64e-07,
+	      2 * (264 * 8 + 264 * 4), "", "dtype_in1_in2_out", "('long int', '', '')");
+
 	/* bad args: -EINVAL and a note, never a crash */
 	refuse("aten::layer_norm", NULL, NULL, "a call without args");
 	refuse("aten::layer_norm", "{}", NULL, "no Input Dims");
@@ -316,6 +320,8 @@ int main(void)
 	       "{\"Input Dims\":[[2,512,100],[1792,4],[1792],[24]],\"Input type\":[" BF "]}", NULL,
 	       "a combined dim that leaves no state");
 	refuse("aiter::mhc_pre_gemm_sqrsum", "{\"Input Dims\":[[2,9,24],[2,9],[9,4]]}", NULL, "a short input");
+	refuse("sglang_profiler::fused_moe_triton_kernels_fused_append_shared_experts",
+	       "{\"Input Dims\":[[33,8],[32,8]],\"Input type\":[\"int\",\"float\"]}", NULL, "shapes that do not broadcast");
 	refuse("aiter::reduce_scatter", "{\"Input Dims\":[[],[64,4096],[8,4096]],\"Input type\":[\"int\",\"bool\"],"
 	       "\"Input Strides\":[[],[4096,1]]}", NULL, "an unsized dtype");
 	refuse("aiter::fused_qk_rope_cat_and_cache_mla", "{\"Input Dims\":[[9,16],[9,16,64],[9,1,512]]}", NULL,

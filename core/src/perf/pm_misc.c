@@ -1166,6 +1166,55 @@ static int model_moe_aux(const struct pm_call *c, struct pm_out *o)
 	return 0;
 }
 
+/* sglang_fused_append_shared_experts (a BinaryElementwise on the MoE_aux
+ * sheet): topk ids and weights (the weights' shape the ids' when absent);
+ * one operation per id; read and written once each (4 bytes when a dtype
+ * has no size); the shapes must broadcast, as BinaryElementwise requires. */
+static int model_append_shared(const struct pm_call *c, struct pm_out *o)
+{
+	const cJSON *dims = pm_arg(c, "Input Dims"), *types = pm_arg(c, "Input type");
+	const cJSON *ids = pm_arg_at(c, "Input Dims", 0), *wts = pm_arg_at(c, "Input Dims", 1);
+	char s1[256], s2[256], dt[256];
+	const char *di, *dw;
+	double ni, nw, bi, bw;
+	int k, n1, n2, nd;
+
+	if (!c || !c->args || !cJSON_IsArray(dims) || !cJSON_IsArray(types))
+		return pm_fail(o, "no Input Dims or Input type");
+	if (!cJSON_GetArraySize(wts))
+		wts = ids;
+	ni = pm_dims_prod(ids);
+	nw = pm_dims_prod(wts);
+	if (ni < 0 || nw < 0 || pm_tuple_repr(ids, s1, sizeof(s1)) || pm_tuple_repr(wts, s2, sizeof(s2)))
+		return pm_fail(o, "Input Dims[0] and [1] are not tensor shapes");
+	n1 = cJSON_GetArraySize(ids);
+	n2 = cJSON_GetArraySize(wts);
+	nd = n1 > n2 ? n1 : n2;
+	for (k = 0; k < nd; k++) {	/* right-aligned, 1 broadcasts */
+		const cJSON *a = k < nd - n1 ? NULL : cJSON_GetArrayItem(ids, k - (nd - n1));
+		const cJSON *b = k < nd - n2 ? NULL : cJSON_GetArrayItem(wts, k - (nd - n2));
+		double x = a ? a->valuedouble : 1, y = b ? b->valuedouble : 1;
+
+		if (x != y && x != 1 && y != 1)
+			return pm_fail(o, "shapes %s and %s do not broadcast", s1, s2);
+	}
+	di = cJSON_GetArraySize(types) ? type_at(c, 0) : "int";
+	dw = cJSON_GetArraySize(types) > 1 ? type_at(c, 1) : "float";
+	if (!di || !dw)
+		return pm_fail(o, "Input type[0] and [1] are not dtypes");
+	snprintf(dt, sizeof(dt), "('%s', '%s', '%s')", di, dw, dw);
+	if (pm_param_str(o, "shape_in1", s1) || pm_param_str(o, "shape_in2", s2) ||
+	    pm_param_str(o, "dtype_in1_in2_out", dt) || pm_param_none(o, "stride_input1") ||
+	    pm_param_none(o, "stride_input2") || pm_param_none(o, "stride_output"))
+		return pm_fail(o, "parameters do not fit");
+	bi = pm_dtype_bpe(di) > 0 ? pm_dtype_bpe(di) : 4;
+	bw = pm_dtype_bpe(dw) > 0 ? pm_dtype_bpe(dw) : 4;
+	o->gflops = ni / 1e9;
+	o->bytes = 2 * (ni * bi + nw * bw);
+	pm_compute_spec(o, "vector", *dw ? dw : NULL);
+	return 0;
+}
+
 /* MoEComm (moe_dispatch, moe_combine): tokens x hidden moved, no FLOPs, no
  * compute spec; what is missing is None. */
 static int model_moe_comm(const struct pm_call *c, struct pm_out *o)
@@ -1237,6 +1286,9 @@ static const char *const moe_invoke_ops[] = {
 	"sglang_profiler::fused_moe_triton_kernels_invoke_fused_moe_kernel", NULL,
 };
 static const char *const moe_topk_ops[] = { "aiter::biased_grouped_topk_hip", NULL };
+static const char *const append_shared_ops[] = {
+	"sglang_profiler::fused_moe_triton_kernels_fused_append_shared_experts", NULL,
+};
 static const char *const moe_sort_ops[] = { "aiter::moe_sorting_fwd", "aiter::mxfp4_moe_sort_hip", NULL };
 static const char *const moe_dispatch_ops[] = { "MoEDispatch", NULL };
 static const char *const moe_combine_ops[] = { "MoECombine", NULL };
@@ -1287,6 +1339,7 @@ const struct pm_class pm_misc_classes[] = {
 	{ "moe_triton_invoke_grouped_gemm", "MoE_unfused_fwd", "MoE_unfused", moe_invoke_ops, model_moe_invoke },
 	{ "BiasedGroupedTopk", "MoE_aux_fwd", "MoE_aux", moe_topk_ops, model_moe_aux },
 	{ "MoeSortScatterGather", "MoE_aux_fwd", "MoE_aux", moe_sort_ops, model_moe_aux },
+	{ "sglang_fused_append_shared_experts", "MoE_aux_fwd", "MoE_aux", append_shared_ops, model_append_shared },
 	{ "moe_dispatch", "MoE_comm_fwd", "MoE_comm_fwd", moe_dispatch_ops, model_moe_comm },
 	{ "moe_combine", "MoE_comm_fwd", "MoE_comm_fwd", moe_combine_ops, model_moe_comm },
 	{ 0 },
