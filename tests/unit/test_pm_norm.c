@@ -327,5 +327,37 @@ int main(void)
 	refuse("aiter::fused_qk_rope_cat_and_cache_mla", "{\"Input Dims\":[[9,16],[9,16,64],[9,1,512]]}", NULL,
 	       "a 2-D q");
 
+	/* every class on malformed args: 0 or -EINVAL with a note, never a crash */
+	{
+		static const char *const junk[] = {
+			NULL, "{}", "{\"Input Dims\":5}", "{\"Input Dims\":[]}", "{\"Input Dims\":[null,null,null]}",
+			"{\"Input Dims\":[[1,2],[\"a\"],[1.5],[[1]],{},[],[],[],[],[],[]],\"Input type\":[1,null],"
+			"\"Input Strides\":[5],\"Concrete Inputs\":[1,[],\"[\",\"[1,\",\"x\",\"\",\"\",\"[True\","
+			"\"\",\"[]\"]}",
+			"{\"Input Dims\":[[0,0,0],[0,0,0],[0,0,0],[0,0,0],[0],[0],[0,0],[0,0],[0,0]],\"Input type\":[\"\","
+			"\"\",\"\",\"\",\"\",\"\",\"\",\"\"],\"Input Strides\":[[],[],[],[],[],[]],"
+			"\"Concrete Inputs\":[\"\",\"[]\",\"[]\",\"0\",\"0\",\"[]\",\"0\",\"[]\",\"0\",\"[]\"],"
+			"\"MoE topk\":0,\"MoE GEMM gated\":null}",
+		};
+		size_t j, bad = 0, calls = 0;
+
+		for (t = 0; t < 2; t++) {
+			const struct pm_class *cls;
+
+			for (cls = tabs[t]; cls && cls->name; cls++)
+				for (j = 0; j < sizeof(junk) / sizeof(junk[0]); j++) {
+					int err = model(cls->ops[0], junk[j], j & 1 ? "k" : NULL, &o);
+
+					calls++;
+					if (!(err == 0 || (err == -EINVAL && o.note[0] && !strchr(o.note, '\n')))) {
+						bad++;
+						diag("%s on %s: %d '%s'", cls->ops[0], junk[j] ? junk[j] : "NULL", err,
+						     o.note);
+					}
+				}
+		}
+		ok(bad == 0, "%zu calls on malformed args: each models or refuses with a note", calls);
+	}
+
 	return done_testing();
 }

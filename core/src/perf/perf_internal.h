@@ -110,6 +110,9 @@ const struct pm_class *pm_class_of(const char *name);
 
 /* Append a parameter that is None (pandas writes an empty field). */
 int pm_param_none(struct pm_out *out, const char *name);
+/* Append a count read from a shape: an integer, or a number when it is not
+ * one or too large for one (never a cast out of range). */
+int pm_param_count(struct pm_out *out, const char *name, double v);
 /* Bytes per element of a profiler dtype, as TraceLens's name2bpe (case
  * blind); 0 when it has none. */
 double pm_dtype_bpe(const char *dtype);

@@ -84,10 +84,10 @@ static int model_fused_rope(const struct pm_call *c, struct pm_out *o)
 	for (k = 0; k < 4; k++) {
 		if ((err = dim_of(c, 0, k, &d[k], o)))
 			return err;
-		if (pm_param_int(o, names[k], (long long)d[k]))
+		if (pm_param_count(o, names[k], d[k]))
 			return pm_fail(o, "parameters do not fit");
 	}
-	if (pm_param_int(o, "num_elements", (long long)n))
+	if (pm_param_count(o, "num_elements", n))
 		return pm_fail(o, "parameters do not fit");
 	rope_out(o, n, rope_bpe(type_at(c, 0)),
 		 type_at(c, 0));
@@ -124,7 +124,7 @@ static int model_sgl_rotary(const struct pm_call *c, struct pm_out *o)
 		return err;
 	/* Python's // on the head counts */
 	n = tokens * (floor(qw / head) + floor(kw / head)) * rot;
-	if (pm_param_int(o, "num_elements", (long long)n))
+	if (pm_param_count(o, "num_elements", n))
 		return pm_fail(o, "parameters do not fit");
 	rope_out(o, n, rope_bpe(type_at(c, 1)), type_at(c, 1));
 	return 0;
@@ -146,7 +146,7 @@ static int model_aiter_rope_2c(const struct pm_call *c, struct pm_out *o)
 	    pm_tuple_repr(pm_arg_at(c, "Input Dims", 3), y, sizeof(y)))
 		return pm_fail(o, "Input Dims[2] and [3] are not tensor shapes");
 	if (pm_param_str(o, "x_shape", x) || pm_param_str(o, "y_shape", y) ||
-	    pm_param_int(o, "num_elements", (long long)(nx + ny)))
+	    pm_param_count(o, "num_elements", (nx + ny)))
 		return pm_fail(o, "parameters do not fit");
 	rope_out(o, nx + ny, rope_bpe(type_at(c, 0)),
 		 type_at(c, 0));
@@ -178,9 +178,9 @@ static int qk_rope_mla(const struct pm_call *c, struct pm_out *o, int concat)
 	dkv = t && *t ? t : din;
 	t = ntypes > 5 ? type_at(c, 5) : NULL;
 	dout = t && *t ? t : din;
-	if (pm_param_int(o, "T", (long long)T) || pm_param_int(o, "QH", (long long)QH) ||
-	    pm_param_int(o, "KH", (long long)KH) || pm_param_int(o, "D_lora", (long long)Dl) ||
-	    pm_param_int(o, "D_pe", (long long)Dp) || pm_param_str(o, "dtype_in", din) ||
+	if (pm_param_count(o, "T", T) || pm_param_count(o, "QH", QH) ||
+	    pm_param_count(o, "KH", KH) || pm_param_count(o, "D_lora", Dl) ||
+	    pm_param_count(o, "D_pe", Dp) || pm_param_str(o, "dtype_in", din) ||
 	    pm_param_str(o, "dtype_kv", dkv) || (concat && pm_param_str(o, "dtype_out", dout)))
 		return pm_fail(o, "parameters do not fit");
 	o->gflops = 3 * (T * QH * Dp + T * KH * Dp) / 1e9;
@@ -240,7 +240,7 @@ static int model_cross_entropy(const struct pm_call *c, struct pm_out *o)
 	n = pm_dims_prod(l);
 	if (n < 0 || list_repr(l, buf, sizeof(buf)))
 		return pm_fail(o, "Input Dims[0] is not a tensor shape");
-	if (pm_param_int(o, "batch", (long long)B) || pm_param_int(o, "vocab_size", (long long)V) ||
+	if (pm_param_count(o, "batch", B) || pm_param_count(o, "vocab_size", V) ||
 	    pm_param_str(o, "logits_shape", buf))
 		return pm_fail(o, "parameters do not fit");
 	o->gflops = 5 * B * V / 1e9;
@@ -262,8 +262,8 @@ static int model_causal_conv1d(const struct pm_call *c, struct pm_out *o)
 		return err;
 	bias = cJSON_GetArraySize(pm_arg(c, "Input Dims")) > 2 &&
 	       cJSON_GetArraySize(pm_arg_at(c, "Input Dims", 2)) > 0;
-	if (pm_param_int(o, "batch", (long long)b) || pm_param_int(o, "channels", (long long)ch) ||
-	    pm_param_int(o, "seq_len", (long long)s) || pm_param_int(o, "kernel_size", (long long)k) ||
+	if (pm_param_count(o, "batch", b) || pm_param_count(o, "channels", ch) ||
+	    pm_param_count(o, "seq_len", s) || pm_param_count(o, "kernel_size", k) ||
 	    pm_param_bool(o, "has_bias", bias))
 		return pm_fail(o, "parameters do not fit");
 	bpe = rope_bpe(type_at(c, 0));
@@ -326,7 +326,7 @@ static int model_mamba_ssd(const struct pm_call *c, struct pm_out *o)
 	v[0] = B, v[1] = T, v[2] = H, v[3] = (double)P, v[4] = (double)G, v[5] = N, v[6] = (double)C;
 	v[7] = din, v[8] = dc, v[9] = ch, v[10] = comb;
 	for (k = 0; k < 11; k++)
-		if (pm_param_int(o, names[k], (long long)v[k]))
+		if (pm_param_count(o, names[k], v[k]))
 			return pm_fail(o, "parameters do not fit");
 	o->gflops = (2 * B * ch * T * dc + 2 * B * (double)G * T * (double)C * N +
 		     2 * B * H * T * (double)C * (double)P + 2 * B * H * T * N * (double)P +
@@ -357,7 +357,7 @@ static int mhc_params(struct pm_out *o, const char *const *names, const double *
 	if (!dt)
 		return pm_fail(o, "the input dtype is not a string");
 	for (k = 0; k < n; k++)
-		if (isnan(v[k]) ? pm_param_none(o, names[k]) : pm_param_int(o, names[k], (long long)v[k]))
+		if (isnan(v[k]) ? pm_param_none(o, names[k]) : pm_param_count(o, names[k], v[k]))
 			return pm_fail(o, "parameters do not fit");
 	if (pm_param_str(o, "dtype_in", dt))
 		return pm_fail(o, "parameters do not fit");
@@ -505,7 +505,7 @@ static int model_mixed_sample(const struct pm_call *c, struct pm_out *o)
 	dn = ntypes > 2 ? type_at(c, 2) : "float";
 	if (!dl || !dn)
 		return pm_fail(o, "Input type[1] and [2] are not dtypes");
-	if (pm_param_int(o, "T", (long long)T) || pm_param_int(o, "V", (long long)V) ||
+	if (pm_param_count(o, "T", T) || pm_param_count(o, "V", V) ||
 	    pm_param_str(o, "dtype_logits", dl) || pm_param_str(o, "dtype_noise", dn))
 		return pm_fail(o, "parameters do not fit");
 	o->gflops = 2 * T * V / 1e9;
@@ -556,7 +556,7 @@ static int coll_model(const struct pm_call *c, struct pm_out *o, const struct co
 	if ((k->out_first && pm_param_str(o, "out_shape", outs)) || pm_param_str(o, "op_shape", shape) ||
 	    (k->out >= 0 && !k->out_first && pm_param_str(o, "out_shape", outs)) || pm_param_str(o, "dtype_in", dt) ||
 	    (k->stride >= 0 && pm_param_str(o, "stride_input", strides)) ||
-	    (k->weight >= 0 && pm_param_int(o, "num_channels", (long long)C)))
+	    (k->weight >= 0 && pm_param_count(o, "num_channels", C)))
 		return pm_fail(o, "parameters do not fit");
 	b = pm_dtype_bpe(dt);
 	if (!(b > 0))
@@ -717,8 +717,8 @@ static int moe_unfused(const struct pm_call *c, struct pm_out *o, int up)
 	N = K;
 	topk = topk_v->valuedouble;
 	gated = truthy(gated_v);
-	if (pm_param_int(o, "num_tokens", (long long)M) || pm_param_int(o, "hidden_dim", (long long)K) ||
-	    pm_param_int(o, "inter_dim", (long long)N) || pm_param_int(o, "num_experts", (long long)E) ||
+	if (pm_param_count(o, "num_tokens", M) || pm_param_count(o, "hidden_dim", K) ||
+	    pm_param_count(o, "inter_dim", N) || pm_param_count(o, "num_experts", E) ||
 	    param_json(o, "topk", topk_v) || param_json(o, "gated", gated_v) ||
 	    pm_param_str(o, "input_dtype", idt) ||
 	    (wdt ? pm_param_str(o, "weight_dtype", wdt) : pm_param_none(o, "weight_dtype")))
@@ -729,6 +729,8 @@ static int moe_unfused(const struct pm_call *c, struct pm_out *o, int up)
 		return pm_fail(o, "unknown input dtype '%s'", idt);
 	if (!wb)
 		return pm_fail(o, "unknown weight dtype '%s'", wdt ? wdt : "None");
+	if (E == 0)
+		return pm_fail(o, "no experts");
 	ea = active_experts(E, topk, M);
 	if (up) {
 		double g = gated ? 2 : 1;
@@ -814,11 +816,11 @@ static int moe_finish(const struct moe *m, enum moe_stage stage, struct pm_out *
 	double M = m->M, K = m->K, N = m->N, E = m->E, topk = m->topk, g = m->gated > 0 ? 2 : 1, ea;
 	int err;
 
-	err = pm_param_int(o, "num_tokens", (long long)M);
-	err = err ? err : pm_param_int(o, "hidden_dim", (long long)K);
-	err = err ? err : pm_param_int(o, "inter_dim", (long long)N);
-	err = err ? err : pm_param_int(o, "num_experts", (long long)E);
-	err = err ? err : pm_param_int(o, "topk", (long long)topk);
+	err = pm_param_count(o, "num_tokens", M);
+	err = err ? err : pm_param_count(o, "hidden_dim", K);
+	err = err ? err : pm_param_count(o, "inter_dim", N);
+	err = err ? err : pm_param_count(o, "num_experts", E);
+	err = err ? err : pm_param_count(o, "topk", topk);
 	if (!err && m->gated >= 0)
 		err = pm_param_bool(o, "gated", m->gated);
 	err = err ? err : pm_param_str(o, "input_dtype", m->idt ? m->idt : "");
@@ -1103,9 +1105,9 @@ static int model_moe_invoke(const struct pm_call *c, struct pm_out *o)
 	t3 = ntypes > 3 ? type_at(c, 3) : NULL;
 	odt = t3 && *t3 ? t3 : idt;
 	mw = t[0] * t[1];
-	if (pm_param_int(o, "m_work", (long long)mw) || pm_param_int(o, "num_tokens", (long long)t[0]) ||
-	    pm_param_int(o, "topk", (long long)t[1]) || pm_param_int(o, "N", (long long)b[1]) ||
-	    pm_param_int(o, "K", (long long)b[2]) || pm_param_int(o, "num_experts", (long long)b[0]) ||
+	if (pm_param_count(o, "m_work", mw) || pm_param_count(o, "num_tokens", t[0]) ||
+	    pm_param_count(o, "topk", t[1]) || pm_param_count(o, "N", b[1]) ||
+	    pm_param_count(o, "K", b[2]) || pm_param_count(o, "num_experts", b[0]) ||
 	    (idt ? pm_param_str(o, "input_dtype", idt) : pm_param_none(o, "input_dtype")) ||
 	    (wdt ? pm_param_str(o, "weight_dtype", wdt) : pm_param_none(o, "weight_dtype")) ||
 	    (odt ? pm_param_str(o, "output_dtype", odt) : pm_param_none(o, "output_dtype")))
@@ -1237,7 +1239,7 @@ static int model_moe_comm(const struct pm_call *c, struct pm_out *o)
 		err = n >= 2 ? param_json(o, "hidden_dim", cJSON_GetArrayItem(tok, 1))
 			     : pm_param_none(o, "hidden_dim");
 	if (!err)
-		err = bpe > 0 ? pm_param_int(o, "bpe", (long long)bpe) : pm_param_none(o, "bpe");
+		err = bpe > 0 ? pm_param_count(o, "bpe", bpe) : pm_param_none(o, "bpe");
 	if (err)
 		return pm_fail(o, "parameters do not fit");
 	o->gflops = 0;

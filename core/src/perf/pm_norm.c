@@ -170,7 +170,7 @@ static int finish(const struct norm *n, enum norm_rule rule, struct pm_out *o)
 	err = err ? err : pm_param_none(o, "stride_output");
 	if (!err)
 		err = n->channels_float ? pm_param_num(o, "num_channels", C)
-					: pm_param_int(o, "num_channels", (long long)C);
+					: pm_param_count(o, "num_channels", C);
 	err = err ? err : pm_param_bool(o, "has_bias", n->has_bias);
 	err = err ? err : pm_param_bool(o, "is_affine", n->is_affine);
 	err = err ? err : pm_param_bool(o, "is_training", n->is_training);
@@ -577,7 +577,7 @@ static int model_rms_quant(const struct pm_call *c, struct pm_out *o)
 		return err;
 	pm_out_init(&scratch);
 	if (concrete_int(c, 5, &gs, &scratch) || gs <= 0)
-		gs = (long long)n.channels;
+		gs = n.channels < 9e15 ? (long long)n.channels : 0;
 	o->gflops = (rms_flops(&n) + 2 * n.nelems) / 1e9;
 	o->bytes = n.nelems * n.bpe + n.channels * n.bpe + n.nelems * 1 + quant_scales(&n, gs);
 	return 0;

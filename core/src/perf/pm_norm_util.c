@@ -19,6 +19,13 @@ int pm_param_none(struct pm_out *out, const char *name)
 	return err;
 }
 
+int pm_param_count(struct pm_out *out, const char *name, double v)
+{
+	if (v == floor(v) && fabs(v) < 9.2e18)
+		return pm_param_int(out, name, (long long)v);
+	return pm_param_num(out, name, v);
+}
+
 /* TraceLens's name2bpe (PerfModel/utils.py), matched case blind as it lowers
  * the name first. */
 double pm_dtype_bpe(const char *dtype)
