@@ -339,149 +339,155 @@ static int model_mamba_ssd(const struct pm_call *c, struct pm_out *o)
 }
 
 /* ------------------------------------------------- mHC (_MHCBase) models.
- * The dtype is Input type[@slot] when the call has that many types, else
- * bf16; an unsized dtype leaves the bytes None. */
-static const char *mhc_dtype(const struct pm_call *c, int slot)
+ * Each reads its parameters from Input Dims, then dtype_in from Input type
+ * [dtype] when the call has that many types, else bf16; an unsized dtype
+ * leaves the bytes None. */
+enum { MHC_NONE = -1, MHC_ONE = -2, MHC_SAME = -3 };
+
+struct mhc_kind {
+	const char *op;
+	const char *const *names;
+	int n;
+	signed char at[6][2];	/* Input Dims[a][b]; MHC_NONE: None; MHC_ONE: 1;
+				 * MHC_SAME: parameter b's value */
+	int dtype;
+	const char *maf;
+	double (*flops)(const double *v);
+	double (*bytes)(const double *v, double bpe);
+};
+
+static int mhc_model(const struct pm_call *c, struct pm_out *o, const struct mhc_kind *k)
 {
-	const cJSON *types = pm_arg(c, "Input type");
+	const cJSON *types;
+	const char *dt;
+	double v[6], b;
+	int i, err;
 
-	return cJSON_GetArraySize(types) > slot ? type_at(c, slot) : "c10::BFloat16";
-}
+	if ((err = check_call(c, o)))
+		return err;
+	for (i = 0; i < k->n; i++) {
+		int a = k->at[i][0], d = k->at[i][1];
 
-/* Emit @n integer params then dtype_in, and the spec; NAN entries are None. */
-static int mhc_params(struct pm_out *o, const char *const *names, const double *v, int n, const char *dt,
-		      const char *maf)
-{
-	int k;
-
+		if (a == MHC_NONE)
+			v[i] = NAN;
+		else if (a == MHC_ONE)
+			v[i] = 1;
+		else if (a == MHC_SAME)
+			v[i] = v[d];
+		else if ((err = dim_of(c, a, d, &v[i], o)))
+			return err;
+	}
+	types = pm_arg(c, "Input type");
+	dt = cJSON_GetArraySize(types) > k->dtype ? type_at(c, k->dtype) : "c10::BFloat16";
 	if (!dt)
 		return pm_fail(o, "the input dtype is not a string");
-	for (k = 0; k < n; k++)
-		if (isnan(v[k]) ? pm_param_none(o, names[k]) : pm_param_count(o, names[k], v[k]))
+	for (i = 0; i < k->n; i++)
+		if (isnan(v[i]) ? pm_param_none(o, k->names[i]) : pm_param_count(o, k->names[i], v[i]))
 			return pm_fail(o, "parameters do not fit");
 	if (pm_param_str(o, "dtype_in", dt))
 		return pm_fail(o, "parameters do not fit");
-	pm_compute_spec(o, maf, *dt ? dt : NULL);
-	return 0;
-}
-
-/* mhc_post (aiter::mhc_post): x (M, C) at Input Dims[1], n from [0][1]. */
-static int model_mhc_post(const struct pm_call *c, struct pm_out *o)
-{
-	static const char *const names[] = { "M", "n", "C", "hc3" };
-	double v[4] = { 0, 0, 0, NAN }, b;
-	const char *dt;
-	int err;
-
-	if ((err = check_call(c, o)) || (err = dim_of(c, 1, 0, &v[0], o)) || (err = dim_of(c, 1, 1, &v[2], o)) ||
-	    (err = dim_of(c, 0, 1, &v[1], o)))
-		return err;
-	dt = mhc_dtype(c, 1);
-	if ((err = mhc_params(o, names, v, 4, dt, "vector")))
-		return err;
-	o->gflops = 2 * v[0] * v[1] * v[2] * (v[1] + 1) / 1e9;
+	pm_compute_spec(o, k->maf, *dt ? dt : NULL);
+	o->gflops = k->flops(v) / 1e9;
 	b = pm_dtype_bpe(dt);
 	if (b > 0)
-		o->bytes = v[0] * v[2] * b + v[0] * v[1] * v[2] * b + (v[0] * v[1] * 4 + v[0] * v[1] * v[1] * 4) +
-			   v[0] * v[1] * v[2] * b;
+		o->bytes = k->bytes(v, b);
 	return 0;
 }
 
-/* mhc_pre_gemm_sqrsum: x (M, n, C) at [2], fn (hc3, K) at [3], split_k
- * from [0][0]. */
-static int model_mhc_pre_gemm(const struct pm_call *c, struct pm_out *o)
+/* The FP32 mixes: pre (M, n) and res (M, n, n). */
+static double mhc_mixes(double M, double n)
 {
-	static const char *const names[] = { "M", "n", "C", "hc3", "K", "split_k" };
-	double v[6], b;
-	const char *dt;
-	int err;
-
-	if ((err = check_call(c, o)) || (err = dim_of(c, 2, 0, &v[0], o)) || (err = dim_of(c, 2, 1, &v[1], o)) ||
-	    (err = dim_of(c, 2, 2, &v[2], o)) || (err = dim_of(c, 3, 0, &v[3], o)) || (err = dim_of(c, 3, 1, &v[4], o)) ||
-	    (err = dim_of(c, 0, 0, &v[5], o)))
-		return err;
-	dt = mhc_dtype(c, 2);
-	if ((err = mhc_params(o, names, v, 6, dt, "matrix")))
-		return err;
-	o->gflops = 2 * v[0] * v[3] * v[4] / 1e9;
-	b = pm_dtype_bpe(dt);
-	if (b > 0)
-		o->bytes = v[0] * v[1] * v[2] * b + v[3] * v[4] * 4 + v[5] * v[0] * v[3] * 4 + v[5] * v[0] * 4;
-	return 0;
+	return M * n * 4 + M * n * n * 4;
 }
 
-/* mhc_pre_big_fuse_rmsnorm: (M, C) at [2], n from [0][1], hc3 from [6][0],
- * split_k from [3][0], the dtype Input type[7]. */
-static int model_mhc_big_fuse(const struct pm_call *c, struct pm_out *o)
+/* mhc_post: (M, n, C, hc3=None); x (M, C) at [1], n from [0][1]. */
+static double post_flops(const double *v)
 {
-	static const char *const names[] = { "M", "n", "C", "hc3", "split_k" };
-	double v[5], b;
-	const char *dt;
-	int err;
-
-	if ((err = check_call(c, o)) || (err = dim_of(c, 2, 0, &v[0], o)) || (err = dim_of(c, 2, 1, &v[2], o)) ||
-	    (err = dim_of(c, 0, 1, &v[1], o)) || (err = dim_of(c, 6, 0, &v[3], o)) || (err = dim_of(c, 3, 0, &v[4], o)))
-		return err;
-	dt = mhc_dtype(c, 7);
-	if ((err = mhc_params(o, names, v, 5, dt, "vector")))
-		return err;
-	o->gflops = (2 * v[0] * v[2] * v[1] + 5 * v[0] * v[2]) / 1e9;
-	b = pm_dtype_bpe(dt);
-	if (b > 0)
-		o->bytes = v[0] * v[1] * v[2] * b + v[4] * v[0] * v[3] * 4 + v[2] * b + v[0] * v[2] * b +
-			   (v[0] * v[1] * 4 + v[0] * v[1] * v[1] * 4);
-	return 0;
+	return 2 * v[0] * v[1] * v[2] * (v[1] + 1);
 }
 
-/* mhc_fused_post_pre_gemm_sqrsum: (M, C) at [3], n from [2][1], fn (hc3,
- * K) at [7], split_k from [0][0], the dtype Input type[3]. */
-static int model_mhc_fused(const struct pm_call *c, struct pm_out *o)
+static double post_bytes(const double *v, double b)
 {
-	static const char *const names[] = { "M", "n", "C", "hc3", "K", "split_k" };
-	double v[6], b, M, n, C, mnc;
-	const char *dt;
-	int err;
-
-	if ((err = check_call(c, o)) || (err = dim_of(c, 3, 0, &v[0], o)) || (err = dim_of(c, 3, 1, &v[2], o)) ||
-	    (err = dim_of(c, 2, 1, &v[1], o)) || (err = dim_of(c, 7, 0, &v[3], o)) || (err = dim_of(c, 7, 1, &v[4], o)) ||
-	    (err = dim_of(c, 0, 0, &v[5], o)))
-		return err;
-	dt = mhc_dtype(c, 3);
-	if ((err = mhc_params(o, names, v, 6, dt, "matrix")))
-		return err;
-	M = v[0], n = v[1], C = v[2];
-	o->gflops = (2 * M * n * C * (n + 1) + 2 * M * v[3] * v[4]) / 1e9;
-	b = pm_dtype_bpe(dt);
-	if (b > 0) {
-		mnc = M * n * C * b;
-		o->bytes = M * C * b + mnc + mnc + mnc + (M * n * 4 + M * n * n * 4) + v[3] * v[4] * 4 +
-			   (v[5] * M * v[3] * 4 + v[5] * M * 4);
-	}
-	return 0;
+	return v[0] * v[2] * b + v[0] * v[1] * v[2] * b + mhc_mixes(v[0], v[1]) + v[0] * v[1] * v[2] * b;
 }
 
-/* topk_softplus (aiter::topk_softplus, an _MHCBase on the MoE_aux sheet):
- * gating (M, E) at [2], topk from [0][1]. */
-static int model_topk_softplus(const struct pm_call *c, struct pm_out *o)
+/* mhc_pre_gemm_sqrsum: (M, n, C, hc3, K, split_k); x (M, n, C) at [2], fn
+ * (hc3, K) at [3], split_k from [0][0]. */
+static double pre_gemm_flops(const double *v)
 {
-	static const char *const names[] = { "M", "n", "C", "E", "topk" };
-	double v[5], b;
-	const char *dt;
-	int err;
+	return 2 * v[0] * v[3] * v[4];
+}
 
-	if ((err = check_call(c, o)) || (err = dim_of(c, 2, 0, &v[0], o)) || (err = dim_of(c, 2, 1, &v[2], o)) ||
-	    (err = dim_of(c, 0, 1, &v[4], o)))
-		return err;
-	v[1] = 1;
-	v[3] = v[2];
-	dt = mhc_dtype(c, 2);
-	if ((err = mhc_params(o, names, v, 5, dt, "vector")))
-		return err;
-	o->gflops = 6 * v[0] * v[3] / 1e9;
-	b = pm_dtype_bpe(dt);
-	if (b > 0)
-		o->bytes = v[0] * v[3] * b + v[3] * 4 + v[0] * v[4] * 4 + v[0] * v[4] * 4;
-	return 0;
+static double pre_gemm_bytes(const double *v, double b)
+{
+	return v[0] * v[1] * v[2] * b + v[3] * v[4] * 4 + v[5] * v[0] * v[3] * 4 + v[5] * v[0] * 4;
+}
+
+/* mhc_pre_big_fuse_rmsnorm: (M, n, C, hc3, split_k); (M, C) at [2], n from
+ * [0][1], hc3 from [6][0], split_k from [3][0]. */
+static double big_fuse_flops(const double *v)
+{
+	return 2 * v[0] * v[2] * v[1] + 5 * v[0] * v[2];
+}
+
+static double big_fuse_bytes(const double *v, double b)
+{
+	return v[0] * v[1] * v[2] * b + v[4] * v[0] * v[3] * 4 + v[2] * b + v[0] * v[2] * b + mhc_mixes(v[0], v[1]);
+}
+
+/* mhc_fused_post_pre_gemm_sqrsum: (M, n, C, hc3, K, split_k); (M, C) at
+ * [3], n from [2][1], fn (hc3, K) at [7], split_k from [0][0]. */
+static double fused_flops(const double *v)
+{
+	return 2 * v[0] * v[1] * v[2] * (v[1] + 1) + 2 * v[0] * v[3] * v[4];
+}
+
+static double fused_bytes(const double *v, double b)
+{
+	double mnc = v[0] * v[1] * v[2] * b;
+
+	return v[0] * v[2] * b + mnc + mnc + mnc + mhc_mixes(v[0], v[1]) + v[3] * v[4] * 4 +
+	       (v[5] * v[0] * v[3] * 4 + v[5] * v[0] * 4);
+}
+
+/* topk_softplus (on the MoE_aux sheet): (M, n=1, C=E, E, topk); gating
+ * (M, E) at [2], topk from [0][1]. */
+static double softplus_flops(const double *v)
+{
+	return 6 * v[0] * v[3];
+}
+
+static double softplus_bytes(const double *v, double b)
+{
+	return v[0] * v[3] * b + v[3] * 4 + v[0] * v[4] * 4 + v[0] * v[4] * 4;
+}
+
+static const char *const mhc_names6[] = { "M", "n", "C", "hc3", "K", "split_k" };
+static const char *const mhc_names_big[] = { "M", "n", "C", "hc3", "split_k" };
+static const char *const mhc_names_topk[] = { "M", "n", "C", "E", "topk" };
+
+/* The classes by op name: one model reads them all. */
+static const struct mhc_kind mhc_kinds[] = {
+	{ "aiter::mhc_post", mhc_names6, 4, { { 1, 0 }, { 0, 1 }, { 1, 1 }, { MHC_NONE, 0 } }, 1, "vector",
+	  post_flops, post_bytes },
+	{ "aiter::mhc_pre_gemm_sqrsum", mhc_names6, 6, { { 2, 0 }, { 2, 1 }, { 2, 2 }, { 3, 0 }, { 3, 1 }, { 0, 0 } }, 2,
+	  "matrix", pre_gemm_flops, pre_gemm_bytes },
+	{ "aiter::mhc_pre_big_fuse_rmsnorm", mhc_names_big, 5, { { 2, 0 }, { 0, 1 }, { 2, 1 }, { 6, 0 }, { 3, 0 } }, 7,
+	  "vector", big_fuse_flops, big_fuse_bytes },
+	{ "aiter::mhc_fused_post_pre_gemm_sqrsum", mhc_names6, 6,
+	  { { 3, 0 }, { 2, 1 }, { 3, 1 }, { 7, 0 }, { 7, 1 }, { 0, 0 } }, 3, "matrix", fused_flops, fused_bytes },
+	{ "aiter::topk_softplus", mhc_names_topk, 5, { { 2, 0 }, { MHC_ONE, 0 }, { 2, 1 }, { MHC_SAME, 2 }, { 0, 1 } },
+	  2, "vector", softplus_flops, softplus_bytes },
+};
+
+static int model_mhc(const struct pm_call *c, struct pm_out *o)
+{
+	size_t i;
+
+	for (i = 0; c && c->name && i < sizeof(mhc_kinds) / sizeof(mhc_kinds[0]); i++)
+		if (!strcmp(c->name, mhc_kinds[i].op))
+			return mhc_model(c, o, &mhc_kinds[i]);
+	return pm_fail(o, "not an mHC op");
 }
 
 /* mixed_sample_outer_exponential (aiter): sampling over logits (T, V) at
@@ -1308,11 +1314,11 @@ const struct pm_class pm_misc_classes[] = {
 	{ "cross_entropy_fwd", "CrossEntropy_fwd", "CrossEntropy_fwd", cross_entropy_ops, model_cross_entropy },
 	{ "causal_conv1d_fwd", "SSM_fwd", "SSM_fwd", causal_conv1d_ops, model_causal_conv1d },
 	{ "mamba_ssd_fwd", "SSM_fwd", "SSM_fwd", mamba_ssd_ops, model_mamba_ssd },
-	{ "mhc_post", "mHC_fwd", "mHC", mhc_post_ops, model_mhc_post },
-	{ "mhc_pre_gemm_sqrsum", "mHC_fwd", "mHC", mhc_pre_gemm_ops, model_mhc_pre_gemm },
-	{ "mhc_pre_big_fuse_rmsnorm", "mHC_fwd", "mHC", mhc_big_fuse_ops, model_mhc_big_fuse },
-	{ "mhc_fused_post_pre_gemm_sqrsum", "mHC_fwd", "mHC", mhc_fused_ops, model_mhc_fused },
-	{ "topk_softplus", "MoE_aux_fwd", "MoE_aux", topk_softplus_ops, model_topk_softplus },
+	{ "mhc_post", "mHC_fwd", "mHC", mhc_post_ops, model_mhc },
+	{ "mhc_pre_gemm_sqrsum", "mHC_fwd", "mHC", mhc_pre_gemm_ops, model_mhc },
+	{ "mhc_pre_big_fuse_rmsnorm", "mHC_fwd", "mHC", mhc_big_fuse_ops, model_mhc },
+	{ "mhc_fused_post_pre_gemm_sqrsum", "mHC_fwd", "mHC", mhc_fused_ops, model_mhc },
+	{ "topk_softplus", "MoE_aux_fwd", "MoE_aux", topk_softplus_ops, model_mhc },
 	/* no sheet_category: the category's, "elementwise", split by direction */
 	{ "mixed_sample_outer_exponential", "elementwise_fwd", "elementwise", mixed_sample_ops, model_mixed_sample },
 	{ "aiter_fused_allreduce_rmsnorm", "CustomCollective_fwd", "CustomCollective", ar_rmsnorm_ops, model_ar_rmsnorm },
