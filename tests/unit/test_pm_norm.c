@@ -246,6 +246,10 @@ int main(void)
 	      "{\"Input Dims\":[[33,8],[],[]],\"Input type\":[\"long int\",\"\",\"Scalar\"]}", NULL, 2.64e-07,
 	      2 * (264 * 8 + 264 * 4), "", "dtype_in1_in2_out", "('long int', '', '')");
 
+	check("aiter::dynamic_per_group_scaled_quant_fp4",
+	      "{\"Input Dims\":[[33,3584],[33,7168]],\"Input type\":[\"unsigned char\"," BF "]}", NULL, 0.000473088,
+	      473088 + 118272 + 7392, "vector_bf16", "stride_input", "");
+
 	/* bad args: -EINVAL and a note, never a crash */
 	refuse("aten::layer_norm", NULL, NULL, "a call without args");
 	refuse("aten::layer_norm", "{}", NULL, "no Input Dims");

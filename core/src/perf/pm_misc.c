@@ -3,7 +3,7 @@
  * (PerfModel/perf_model.py FusedRoPE and
  * PerfModel/extensions/perf_model_extensions.py's RoPE and MLA RoPE ops),
  * CrossEntropy, CausalConv1d, MambaSSD, mixed_sample_outer_exponential, the
- * mHC models, the custom collectives
+ * mHC models, the MXFP4 quant models, the custom collectives
  * (custom_collectives_perf_model_extensions.py), the MoE models
  * (PerfModel/extensions/moe_perf_model_extensions.py) and the MoE token
  * dispatch/combine (perf_model.py MoEComm). */
@@ -488,6 +488,59 @@ static int model_mhc(const struct pm_call *c, struct pm_out *o)
 		if (!strcmp(c->name, mhc_kinds[i].op))
 			return mhc_model(c, o, &mhc_kinds[i]);
 	return pm_fail(o, "not an mHC op");
+}
+
+/* fused_flatten_mxfp4_quant and its kin (UnaryElementwise on the GroupQuant
+ * sheet): MXFP4 quant of one tensor: 2 operations per element, read it,
+ * write half a byte per element and a byte per 32. Where each reads it: */
+static const struct {
+	const char *op;
+	int slot;		/* the tensor's Input Dims / type position */
+	int strides;		/* stride_input read (else None) */
+} mxfp4_kinds[] = {
+	{ "sglang_profiler::fused_mxfp4_quant_fused_flatten_mxfp4_quant", 0, 1 },
+	{ "aiter::fused_dynamic_mx_quant_moe_sort_hip", 2, 1 },
+	{ "sglang_profiler::quant_dynamic_mxfp4_quant", 0, 0 },
+	{ "aiter::fused_dynamic_mxfp4_quant_moe_sort_hip", 2, 0 },
+	{ "aiter::dynamic_per_group_scaled_quant_fp4", 1, 0 },
+};
+
+static int model_mxfp4_quant(const struct pm_call *c, struct pm_out *o)
+{
+	char shape[256], strides[256], dt[160];
+	const char *t;
+	size_t i;
+	double N, b;
+	int slot = -1, st = 0, err;
+
+	if ((err = check_call(c, o)))
+		return err;
+	for (i = 0; i < sizeof(mxfp4_kinds) / sizeof(mxfp4_kinds[0]); i++)
+		if (c->name && !strcmp(c->name, mxfp4_kinds[i].op)) {
+			slot = mxfp4_kinds[i].slot;
+			st = mxfp4_kinds[i].strides;
+		}
+	if (slot < 0)
+		return pm_fail(o, "not an MXFP4 quant op");
+	N = pm_dims_prod(pm_arg_at(c, "Input Dims", slot));
+	t = type_at(c, slot);
+	if (N < 0 || pm_tuple_repr(pm_arg_at(c, "Input Dims", slot), shape, sizeof(shape)))
+		return pm_fail(o, "Input Dims[%d] is not a tensor shape", slot);
+	if (!t)
+		return pm_fail(o, "Input type[%d] is not a dtype", slot);
+	if (st && pm_tuple_repr(pm_arg_at(c, "Input Strides", slot), strides, sizeof(strides)))
+		return pm_fail(o, "Input Strides[%d] is not a stride list", slot);
+	snprintf(dt, sizeof(dt), "('%s', '%s')", t, t);
+	if (pm_param_str(o, "op_shape", shape) || pm_param_str(o, "dtype_in_out", dt) ||
+	    (st ? pm_param_str(o, "stride_input", strides) : pm_param_none(o, "stride_input")) ||
+	    pm_param_none(o, "stride_output"))
+		return pm_fail(o, "parameters do not fit");
+	o->gflops = 2 * N / 1e9;
+	b = pm_dtype_bpe(t);
+	if (b > 0)
+		o->bytes = N * b + N * 0.5 + floor(N / 32) * 1;
+	pm_compute_spec(o, "vector", *t ? t : NULL);
+	return 0;
 }
 
 /* mixed_sample_outer_exponential (aiter): sampling over logits (T, V) at
@@ -1278,6 +1331,12 @@ static const char *const custom_qr_ops[] = { "_C_custom_ar::qr_all_reduce", NULL
 static const char *const reduce_scatter_ops[] = { "aiter::reduce_scatter", NULL };
 static const char *const all_gather_reg_ops[] = { "aiter::all_gather_reg", NULL };
 static const char *const sgl_all_gather_ops[] = { "sglang::reg_all_gather_into_tensor", NULL };
+static const char *const mxfp4_quant_ops[] = {
+	"sglang_profiler::fused_mxfp4_quant_fused_flatten_mxfp4_quant", "aiter::fused_dynamic_mx_quant_moe_sort_hip",
+	"sglang_profiler::quant_dynamic_mxfp4_quant", "aiter::dynamic_per_group_scaled_quant_fp4", NULL,
+};
+/* also a category-only op of TraceLens (MoE_aux), which wins the category */
+static const char *const mxfp4_moe_sort_ops[] = { "aiter::fused_dynamic_mxfp4_quant_moe_sort_hip", NULL };
 static const char *const moe_up_ops[] = { "pseudo_op::moe_triton_unfused_up", NULL };
 static const char *const moe_down_ops[] = { "pseudo_op::moe_triton_unfused_down", NULL };
 static const char *const moe_fused_1stage_ops[] = { "pseudo_op::moe_aiter_fused_1stage", NULL };
@@ -1319,6 +1378,9 @@ const struct pm_class pm_misc_classes[] = {
 	{ "mhc_pre_big_fuse_rmsnorm", "mHC_fwd", "mHC", mhc_big_fuse_ops, model_mhc },
 	{ "mhc_fused_post_pre_gemm_sqrsum", "mHC_fwd", "mHC", mhc_fused_ops, model_mhc },
 	{ "topk_softplus", "MoE_aux_fwd", "MoE_aux", topk_softplus_ops, model_mhc },
+	{ "fused_flatten_mxfp4_quant", "GroupQuant_fwd", "GroupQuant", mxfp4_quant_ops, model_mxfp4_quant },
+	{ "aiter_fused_dynamic_mxfp4_quant_moe_sort_hip", "GroupQuant_fwd", "MoE_aux", mxfp4_moe_sort_ops,
+	  model_mxfp4_quant },
 	/* no sheet_category: the category's, "elementwise", split by direction */
 	{ "mixed_sample_outer_exponential", "elementwise_fwd", "elementwise", mixed_sample_ops, model_mixed_sample },
 	{ "aiter_fused_allreduce_rmsnorm", "CustomCollective_fwd", "CustomCollective", ar_rmsnorm_ops, model_ar_rmsnorm },
