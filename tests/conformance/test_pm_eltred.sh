@@ -74,14 +74,9 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 		echo "ok $TAP_N # SKIP $rel:$sheets: no trace known for it"
 		continue
 	fi
-	# TraceLens's inference report merges the graph-capture traces first;
-	# their ops get UIDs past the trace's own events
+	# compare_pm.py merges the graph-capture traces beside the trace first,
+	# as TraceLens's inference report does
 	dump=$PM_DUMP
-	if [ -d "$(dirname "$d")/capture_traces" ]; then
-		dump=$TMP/pm_dump_capture.$n
-		printf '#!/bin/sh\nexec "%s" --capture "%s" "$@"\n' "$PM_DUMP" "$(dirname "$d")/capture_traces" >"$dump"
-		chmod +x "$dump"
-	fi
 	n=$((n + 1))
 	for s in $sheets; do
 		src=$d

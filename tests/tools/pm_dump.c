@@ -4,7 +4,9 @@
  * hold against TraceLens's perf-model sheets (its rows name their first call:
  * UID_first). --capture merges the graph-capture traces of DIR first, as
  * TraceLens's inference report does (their ops get UIDs past the trace's
- * events). A test tool, not installed. */
+ * events). pm_dump --call NAME ARGS_JSON [KERNEL...] models a call built by
+ * hand (args as the trace records them, the kernels' names in launch order).
+ * A test tool, not installed. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,34 +23,28 @@ static cJSON *num_or_null(double v)
 	return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
 }
 
-static cJSON *dump(const struct tl_trace *tr, uint64_t uid)
+/* What the model of @call's class says, into @o. */
+static void model(cJSON *o, const struct pm_call *call)
 {
-	cJSON *o = cJSON_CreateObject(), *params;
 	const struct pm_class *cls;
-	struct pm_call call;
 	struct pm_out res;
+	cJSON *params;
 	char buf[64];
 	size_t i;
 	int err;
 
-	cJSON_AddNumberToObject(o, "uid", (double)uid);
-	err = pm_call_of(tr, uid, &call);
-	if (err) {
-		cJSON_AddStringToObject(o, "error", strerror(-err));
-		return o;
-	}
-	cJSON_AddStringToObject(o, "name", call.name);
-	cls = pm_class_of(call.name);
+	cJSON_AddStringToObject(o, "name", call->name);
+	cls = pm_class_of(call->name);
 	if (!cls) {
 		cJSON_AddNullToObject(o, "class");
-		pm_call_release(&call);
-		return o;
+		return;
 	}
 	cJSON_AddStringToObject(o, "class", cls->name);
 	cJSON_AddStringToObject(o, "sheet", cls->sheet);
+	cJSON_AddStringToObject(o, "sheet_inference", pm_sheet_inference(cls));
 	cJSON_AddStringToObject(o, "category", cls->category);
 	pm_out_init(&res);
-	err = cls->model(&call, &res);
+	err = cls->model(call, &res);
 	cJSON_AddNumberToObject(o, "rc", err);
 	cJSON_AddStringToObject(o, "note", res.note);
 	cJSON_AddItemToObject(o, "gflops", num_or_null(res.gflops));
@@ -62,8 +58,47 @@ static cJSON *dump(const struct tl_trace *tr, uint64_t uid)
 		cJSON_AddItemToArray(p, cJSON_CreateString(tl_cell_text(&res.params[i], buf, sizeof(buf))));
 		cJSON_AddItemToArray(params, p);
 	}
+}
+
+static cJSON *dump(const struct tl_trace *tr, uint64_t uid)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct pm_call call;
+	int err;
+
+	cJSON_AddNumberToObject(o, "uid", (double)uid);
+	err = pm_call_of(tr, uid, &call);
+	if (err) {
+		cJSON_AddStringToObject(o, "error", strerror(-err));
+		return o;
+	}
+	model(o, &call);
 	pm_call_release(&call);
 	return o;
+}
+
+/* --call NAME ARGS_JSON [KERNEL...]: a call built by hand. */
+static int dump_call(int argc, char **argv)
+{
+	struct pm_call call = { .name = argv[0] };
+	cJSON *args = cJSON_Parse(argv[1]), *o;
+	char *s;
+
+	if (!args) {
+		fprintf(stderr, "pm_dump: --call: the args are not JSON\n");
+		return 1;
+	}
+	call.args = args;
+	call.kernels = (const char *const *)(argv + 2);
+	call.nkernels = (size_t)(argc - 2);
+	o = cJSON_CreateObject();
+	model(o, &call);
+	s = cJSON_PrintUnformatted(o);
+	puts(s ? s : "{}");
+	free(s);
+	cJSON_Delete(o);
+	cJSON_Delete(args);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -72,12 +107,14 @@ int main(int argc, char **argv)
 	const char *capture = NULL;
 	int i, err, first = 1;
 
+	if (argc > 3 && !strcmp(argv[1], "--call"))
+		return dump_call(argc - 2, argv + 2);
 	if (argc > 2 && !strcmp(argv[1], "--capture")) {
 		capture = argv[2];
 		first = 3;
 	}
 	if (argc < first + 1) {
-		fprintf(stderr, "usage: pm_dump [--capture DIR] TRACE UID...\n");
+		fprintf(stderr, "usage: pm_dump [--capture DIR] TRACE UID... | pm_dump --call NAME ARGS_JSON [KERNEL...]\n");
 		return 2;
 	}
 	err = tl_trace_open(argv[first], NULL, &tr);

@@ -177,4 +177,22 @@ int pm_ia_sparse_prefill(const struct pm_call *c, struct pm_out *out);
 int pm_ia_gdn(const struct pm_call *c, struct pm_out *out);
 int pm_store_cache(const struct pm_call *c, struct pm_out *out);
 
+/* ------------------------------------------- normalization (pm_norm_util.c)
+ * Helpers of the normalization, RMSNorm, RoPE and MoE models (the dtype and
+ * repr helpers they use are pm_shape.c's and pm_fmt.c's above). */
+
+/* Append a count read from a shape: an integer, or a number when it is not
+ * one or too large for one (never a cast out of range). */
+int pm_param_count(struct pm_out *out, const char *name, double v);
+/* The product of the integers of JSON array @a (1 when empty); -1 when @a
+ * is not an array of integers. */
+double pm_dims_prod(const cJSON *a);
+/* Parse a Python list literal of integers or booleans ("[768]", "[True,
+ * False]") into @v (True = 1). Returns the count, or -EINVAL. */
+int pm_parse_list(const char *s, double *v, int max);
+/* The sheet of @c's rows in TraceLens's inference report: the training
+ * report keeps Normalization as one table, the inference report splits it
+ * by direction like the other families ("Normalization_fwd"). */
+const char *pm_sheet_inference(const struct pm_class *c);
+
 #endif
