@@ -49,14 +49,18 @@ trace_for() {
 	esac
 }
 
-# A pm_dump for compare_pm.py: the UIDs of the trace (capture merged when
-# $BYGOLD_CAPTURE is set); a row whose UID does not hold its op is modelled
-# from the golden row's recorded args with pm_dump --call (see the top).
+# A pm_dump for compare_pm.py: the UIDs of the trace (compare_pm.py passes
+# --capture DIR when capture traces sit beside it); a row whose UID does not
+# hold its op is modelled from the golden row's recorded args with pm_dump
+# --call (see the top).
 cat >"$TMP/bygold.py" <<'EOF'
 import ast, csv, json, os, re, subprocess, sys
 
-pm_dump, trace, uids = sys.argv[1], sys.argv[2], sys.argv[3:]
-cap = os.environ.get("BYGOLD_CAPTURE")
+pm_dump, rest = sys.argv[1], sys.argv[2:]
+cap = None
+if rest[0] == "--capture":
+    cap, rest = rest[1], rest[2:]
+trace, uids = rest[0], rest[1:]
 rows = {r["UID_first"]: r for r in csv.DictReader(open(os.environ["BYGOLD_CSV"], newline="", encoding="utf-8"))}
 cmd = [pm_dump] + (["--capture", cap] if cap else []) + [trace] + uids
 p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
@@ -84,8 +88,6 @@ chmod +x "$TMP/dump.sh"
 for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs \) | sort); do
 	t=$(trace_for "$d")
 	rel=${d#"$GOLD"/}
-	cap=
-	[ -d "$(dirname "$d")/capture_traces" ] && [ "${d##*/}" = perf_csvs ] && cap=$(dirname "$d")/capture_traces
 	for s in $SHEETS; do
 		[ -f "$d/$s.csv" ] || continue
 		if [ ! -f "$t" ]; then
@@ -93,7 +95,7 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 			continue
 		fi
 		: >"$TMP/log"
-		BYGOLD_CSV=$d/$s.csv BYGOLD_LOG=$TMP/log BYGOLD_CAPTURE=$cap \
+		BYGOLD_CSV=$d/$s.csv BYGOLD_LOG=$TMP/log \
 			"$PYTHON" "$ROOT/tests/conformance/compare_pm.py" "$TMP/dump.sh" "$t" "$d" "$s" >"$TMP/res" 2>&1
 		while IFS= read -r line; do
 			case "$line" in
