@@ -34,24 +34,6 @@ trace_for() {
 	esac
 }
 
-# Rows that cannot match for a reason outside the models, each with why. A row
-# listed here still runs; its sheet is reported "not ok ... # TODO" (which prove
-# does not count as a failure) only when every difference is a listed one.
-#
-# inference/vllm_decode_full InferenceAttention_fwd, uid 7607: TraceLens's
-# second graph-capture copy of the decode iteration starts 3 UIDs later than
-# tlreplay's (trace/capture_merge.c), so its UID 7607 (the op
-# vllm::unified_attention_with_output) is our 7604 and our 7607 is the Python
-# function beside it. Our 7604 gives the golden row exactly (same parameters,
-# GFLOPS and bytes as its twin row, uid 2534, which matches).
-known() {
-	case "$1" in
-	"inference/vllm_decode_full/perf_csvs InferenceAttention_fwd: vllm::unified_attention_with_output uid 7607: pm_dump read op 'vllm/model_executor/layers/attention/attention.py(685): unified_attention_with_output'")
-		return 0 ;;
-	esac
-	return 1
-}
-
 for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs \) | sort); do
 	rel=${d#"$GOLD"/}
 	for sheet in SDPA_fwd SDPA_bwd InferenceAttention_fwd; do
@@ -70,20 +52,8 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 			echo "ok $TAP_N - $rel/$sheet: $(sed -n 's/^ok - [^:]*: //p' "$TMP/res")"
 			continue
 		fi
-		unknown=0
-		grep '^# ' "$TMP/res" | sed 's/^# //' >"$TMP/diffs"
-		while IFS= read -r line; do
-			known "$rel $sheet: $line" || unknown=1
-		done <"$TMP/diffs"
-		# compare_pm.py lists at most 15 differences: all must have been seen
-		ndiff=$(sed -n 's/^not ok - .*: \([0-9]*\) differ$/\1/p' "$TMP/res")
-		[ "$ndiff" = "$(wc -l <"$TMP/diffs" | tr -d ' ')" ] || unknown=1
-		if [ $unknown -eq 0 ] && [ -s "$TMP/diffs" ]; then
-			echo "not ok $TAP_N - $rel/$sheet # TODO rows off for a known reason outside the models (see the comment above known())"
-		else
-			TAP_FAILED=$((TAP_FAILED + 1))
-			echo "not ok $TAP_N - $rel/$sheet"
-		fi
+		TAP_FAILED=$((TAP_FAILED + 1))
+		echo "not ok $TAP_N - $rel/$sheet"
 		sed 's/^/# /' "$TMP/res"
 	done
 done

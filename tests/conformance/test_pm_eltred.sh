@@ -34,12 +34,8 @@ tap_lines() {
 		"ok - "*) TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $2${line#ok - }" ;;
 		"not ok - "*)
 			TAP_N=$((TAP_N + 1))
-			if [ -n "$3" ]; then
-				echo "not ok $TAP_N - $2${line#not ok - } # TODO $3"
-			else
-				TAP_FAILED=$((TAP_FAILED + 1))
-				echo "not ok $TAP_N - $2${line#not ok - }"
-			fi
+			TAP_FAILED=$((TAP_FAILED + 1))
+			echo "not ok $TAP_N - $2${line#not ok - }"
 			;;
 		*) echo "$line" ;;
 		esac
@@ -92,19 +88,8 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 			tap_lines "$TMP/res" "(Reduce_bwd.csv as Reduce_fwd) $(dirname "$rel")/"
 			continue
 		fi
-		todo=
-		case "$rel/$s" in
-		inference/sglang_decode/perf_csvs/UnaryElementwise)
-			# Not the model: the row of UID 60455 (aten::copy_ of
-			# (32, 151936) from the capture trace) is UID 60450 after
-			# our capture merge; TraceLens numbers the merged events 5
-			# further on there. The model gives that call the golden
-			# params, GFLOPS, Data Moved and Compute Spec.
-			todo="capture-merge UIDs drift by 5 near UID 60455 (trace, not the model)"
-			;;
-		esac
 		"$PYTHON" "$ROOT/tests/conformance/compare_pm.py" "$dump" "$t" "$src" "$s" >"$TMP/res" 2>&1
-		tap_lines "$TMP/res" "$(dirname "$rel")/" "$todo"
+		tap_lines "$TMP/res" "$(dirname "$rel")/"
 	done
 done
 done_testing

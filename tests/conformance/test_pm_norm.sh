@@ -9,14 +9,9 @@
 # "Normalization_fwd" in the inference report (inference/xdit_sd_3.5), which
 # splits it by direction; the models give both (pm_sheet_inference()).
 #
-# Two kinds of rows cannot be found by their UID, for reasons outside the
-# models; they are modelled from what the golden row recorded of that call
-# instead, and each is named in a "# by args" line:
-# - inference traces with graph captures (capture_traces/ beside them): the
-#   ops that TraceLens's capture merge copied in have UIDs past the trace's
-#   events, numbered otherwise than tlreplay's merge numbers its copies (the
-#   vLLM RMSNorm rows land on python functions). The row's Input Dims, type,
-#   Strides, Concrete Inputs and kernel names make the call.
+# One kind of row cannot be found by its UID, for a reason outside the
+# models; it is modelled from what the golden row recorded of that call
+# instead, and named in a "# by args" line:
 # - pseudo_op::moe_triton_unfused_up/down (MoE_unfused_fwd): pseudo-ops that
 #   TraceLens's MoE extension inserts into the tree (Trace2Tree extensions);
 #   tlreplay inserts none, so no UID holds them. Their two pseudo-op args,
@@ -69,7 +64,7 @@ if p.returncode:
 log = open(os.environ["BYGOLD_LOG"], "a")
 for uid, line in zip(uids, p.stdout.splitlines()):
     g = rows[uid]
-    if json.loads(line).get("name") == g["name"]:
+    if json.loads(line).get("name") == g["name"] or not g["name"].startswith("pseudo_op::"):
         print(line)
         continue
     args = {k: ast.literal_eval(g[k + "_first"]) for k in ("Input Dims", "Input type", "Input Strides", "Concrete Inputs")}
