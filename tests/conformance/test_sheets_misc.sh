@@ -1,0 +1,62 @@
+#!/bin/sh
+# TraceLens conformance of report_sheets.h's sheets: every golden CSV of the
+# short-kernel study, the collective analysis and the JAX report, in every
+# golden dir whose trace is in ../shared, against tests/tools/sheet_dump.
+. "$(dirname "$0")/../taplib.sh"
+
+GOLD=$SHARED/traces/TraceLens/tests/traces
+DUMP=${SHEET_DUMP:-$ROOT/build/tests/tools/sheet_dump}
+if [ ! -d "$GOLD" ]; then
+	echo "1..0 # SKIP $GOLD absent (../shared is not beside the checkout)"
+	exit 0
+fi
+if [ ! -x "$DUMP" ]; then
+	echo "1..0 # SKIP $DUMP not built (make $DUMP)"
+	exit 0
+fi
+
+SHEETS="short_kernels_summary short_kernel_histogram coll_analysis"
+
+# golden dir -> trace it describes (as tests/conformance/test_golden.sh, plus
+# compare_test_e2e's references, whose gpu_timeline.csv is byte for byte the
+# Qwen1.5 one of the same GPU: they were made from those traces)
+trace_for() {
+	d=$1
+	case "$d" in
+	*/compare_test_e2e/reference/h100_perf_report_csvs)
+		echo "$GOLD/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" ;;
+	*/compare_test_e2e/reference/mi300_perf_report_csvs)
+		echo "$GOLD/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" ;;
+	*/perf_csvs) ls "$(dirname "$d")"/*.json.gz 2>/dev/null | head -1 ;;
+	*_recompute_perf_report_csvs) echo "${d%_recompute_perf_report_csvs}.json.gz" ;;
+	*_perf_report_csvs)
+		t=${d%_perf_report_csvs}
+		if [ -f "$t.json.gz" ]; then
+			echo "$t.json.gz"
+		else
+			ls "$t"/*.xplane.pb "${t}_legacy"/*.xplane.pb 2>/dev/null | head -1
+		fi
+		;;
+	esac
+}
+
+for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs \) | sort); do
+	rel=${d#"$GOLD"/}
+	t=$(trace_for "$d")
+	for s in $SHEETS; do
+		[ -f "$d/$s.csv" ] || continue
+		if [ ! -f "$t" ]; then
+			skip "$rel/$s: no trace beside it"
+			continue
+		fi
+		if ! "$DUMP" "$t" "$s" >"$TMP/$s.csv" 2>"$TMP/err"; then
+			ok 1 "$rel/$s: $(cat "$TMP/err")"
+			continue
+		fi
+		"$PYTHON" "$ROOT/tests/conformance/sheet_compare.py" "$TMP/$s.csv" "$d/$s.csv" >"$TMP/diff" 2>&1
+		rc=$?
+		[ $rc -eq 0 ] || diag "$(head -5 "$TMP/diff")"
+		ok $rc "$rel/$s"
+	done
+done
+done_testing
