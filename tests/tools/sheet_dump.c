@@ -24,6 +24,8 @@ int main(int argc, char **argv)
 		err = tl_sheet_short_kernels_summary(tr, NULL, &sh);
 	else if (!strcmp(argv[2], "short_kernel_histogram"))
 		err = tl_sheet_short_kernel_histogram(tr, NULL, &sh);
+	else if (!strcmp(argv[2], "coll_analysis"))
+		err = tl_sheet_coll_analysis(tr, &sh);
 	else {
 		fprintf(stderr, "sheet_dump: no sheet %s\n", argv[2]);
 		tl_trace_close(tr);

@@ -58,6 +58,19 @@ TL_API int tl_sheet_short_kernel_histogram(struct tl_trace *tr, const struct tl_
 					   struct tl_sheet **out);
 
 /**
+ * @brief TraceLens's coll_analysis for one trace (NcclAnalyser's summary
+ *        over a single rank, rank 0): the linked NCCL/RCCL kernels grouped by
+ *        the collective metadata in their args (process group, its ranks,
+ *        collective name, group size, dtype, message and split sizes,
+ *        stream), with their message size in MB and the sum, mean, std, min,
+ *        max and count of their durations; by summed duration, descending.
+ *        Kernels missing one of those args belong to no group, as in
+ *        TraceLens; a trace with no collective gives no rows.
+ * @return 0, -ENOMEM, -EBADMSG (a kernel's args do not parse).
+ */
+TL_API int tl_sheet_coll_analysis(struct tl_trace *tr, struct tl_sheet **out);
+
+/**
  * @brief Write @p sheets as one xlsx workbook at @p path: a worksheet per
  *        sheet in the given order, named after it (cut to Excel's 31
  *        characters; a cut name that repeats an earlier one ends in "~N"),
