@@ -73,7 +73,7 @@ TL_API int tl_sheet_coll_analysis(struct tl_trace *tr, struct tl_sheet **out);
 /**
  * @brief Write @p sheets as one xlsx workbook at @p path: a worksheet per
  *        sheet in the given order, named after it (cut to Excel's 31
- *        characters; a cut name that repeats an earlier one ends in "~N"),
+ *        characters; a name that repeats an earlier one, compared without case as Excel does, ends in "~N"),
  *        the header row bold, numbers as numbers, empty cells left out. The
  *        workbook is written beside @p path under a temporary name and
  *        renamed over it, so @p path is either the old file or the whole
