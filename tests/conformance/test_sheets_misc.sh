@@ -15,7 +15,8 @@ if [ ! -x "$DUMP" ]; then
 	exit 0
 fi
 
-SHEETS="short_kernels_summary short_kernel_histogram coll_analysis"
+SHEETS="short_kernels_summary short_kernel_histogram coll_analysis kernel_launchers_summary
+	kernel_launchers_summary_by_category xla_summary"
 
 # golden dir -> trace it describes (as tests/conformance/test_golden.sh, plus
 # compare_test_e2e's references, whose gpu_timeline.csv is byte for byte the

@@ -26,6 +26,12 @@ int main(int argc, char **argv)
 		err = tl_sheet_short_kernel_histogram(tr, NULL, &sh);
 	else if (!strcmp(argv[2], "coll_analysis"))
 		err = tl_sheet_coll_analysis(tr, &sh);
+	else if (!strcmp(argv[2], "kernel_launchers_summary"))
+		err = tl_sheet_jax_kernel_launchers_summary(tr, &sh);
+	else if (!strcmp(argv[2], "kernel_launchers_summary_by_category"))
+		err = tl_sheet_jax_kernel_launchers_summary_by_category(tr, &sh);
+	else if (!strcmp(argv[2], "xla_summary"))
+		err = tl_sheet_jax_xla_summary(tr, &sh);
 	else {
 		fprintf(stderr, "sheet_dump: no sheet %s\n", argv[2]);
 		tl_trace_close(tr);

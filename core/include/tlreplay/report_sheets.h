@@ -70,6 +70,26 @@ TL_API int tl_sheet_short_kernel_histogram(struct tl_trace *tr, const struct tl_
  */
 TL_API int tl_sheet_coll_analysis(struct tl_trace *tr, struct tl_sheet **out);
 
+/*
+ * The JAX report (TraceLens's generate_perf_report_jax, on a trace read from
+ * an .xplane.pb): every GPU kernel is its own launcher, categorised by
+ * TraceLens's JAX keys in its name, then in its hlo_op ("GEMM", "Conv",
+ * "FA FWD", ..., else "Uncategorized Events/XLA"). Columns are those of
+ * TraceLens's golden JAX CSVs. A trace with no kernel on a "/device:GPU"
+ * process gives no rows. Each returns 0, -ENOMEM or -EBADMSG (args).
+ */
+
+/** @brief kernel_launchers_summary: by kernel name, summed time, count, ms,
+ *  percent, cumulative percent and ms per GPU; by time, descending. */
+TL_API int tl_sheet_jax_kernel_launchers_summary(struct tl_trace *tr, struct tl_sheet **out);
+
+/** @brief kernel_launchers_summary_by_category: the same by category. */
+TL_API int tl_sheet_jax_kernel_launchers_summary_by_category(struct tl_trace *tr, struct tl_sheet **out);
+
+/** @brief xla_summary: the uncategorised (XLA) kernels by name with its
+ *  digits removed ("loop_slice_fusion_202" -> "loop_slice_fusion_"). */
+TL_API int tl_sheet_jax_xla_summary(struct tl_trace *tr, struct tl_sheet **out);
+
 /**
  * @brief Write @p sheets as one xlsx workbook at @p path: a worksheet per
  *        sheet in the given order, named after it (cut to Excel's 31
