@@ -16,7 +16,7 @@ if [ ! -x "$DUMP" ]; then
 fi
 
 SHEETS="short_kernels_summary short_kernel_histogram coll_analysis kernel_launchers_summary
-	kernel_launchers_summary_by_category xla_summary"
+	kernel_launchers_summary_by_category xla_summary gpu_events_averages"
 
 # golden dir -> trace it describes (as tests/conformance/test_golden.sh, plus
 # compare_test_e2e's references, whose gpu_timeline.csv is byte for byte the

@@ -32,6 +32,8 @@ int main(int argc, char **argv)
 		err = tl_sheet_jax_kernel_launchers_summary_by_category(tr, &sh);
 	else if (!strcmp(argv[2], "xla_summary"))
 		err = tl_sheet_jax_xla_summary(tr, &sh);
+	else if (!strcmp(argv[2], "gpu_events_averages"))
+		err = tl_sheet_jax_gpu_events_averages(tr, &sh);
 	else {
 		fprintf(stderr, "sheet_dump: no sheet %s\n", argv[2]);
 		tl_trace_close(tr);

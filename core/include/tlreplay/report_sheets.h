@@ -90,6 +90,10 @@ TL_API int tl_sheet_jax_kernel_launchers_summary_by_category(struct tl_trace *tr
  *  digits removed ("loop_slice_fusion_202" -> "loop_slice_fusion_"). */
 TL_API int tl_sheet_jax_xla_summary(struct tl_trace *tr, struct tl_sheet **out);
 
+/** @brief gpu_events_averages: TraceLens's gpu_timeline rows averaged over
+ *  the GPUs (time ms, and percent of the average total time). */
+TL_API int tl_sheet_jax_gpu_events_averages(struct tl_trace *tr, struct tl_sheet **out);
+
 /**
  * @brief Write @p sheets as one xlsx workbook at @p path: a worksheet per
  *        sheet in the given order, named after it (cut to Excel's 31

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <tlreplay/analysis.h>
 #include <tlreplay/report_sheets.h>
 #include <tlreplay/trace.h>
 
@@ -279,4 +280,50 @@ int tl_sheet_jax_kernel_launchers_summary_by_category(struct tl_trace *tr, struc
 int tl_sheet_jax_xla_summary(struct tl_trace *tr, struct tl_sheet **out)
 {
 	return summary(tr, "xla_summary", true, false, out);
+}
+
+int tl_sheet_jax_gpu_events_averages(struct tl_trace *tr, struct tl_sheet **out)
+{
+	static const char *const cols[] = { "type", "time ms", "percent" };
+	struct tl_breakdown_opts bo = { .sz = sizeof(bo), .group = TL_BD_GROUP_DEVICE };
+	struct tl_breakdown_set *bd = NULL;
+	struct tl_sheet *sh = NULL;
+	double mean[TL_BD_NROWS] = { 0 };
+	size_t i, r;
+	int err;
+
+	*out = NULL;
+	err = tl_sheet_new("gpu_events_averages", 3, cols, &sh);
+	if (err)
+		return err;
+	err = tl_breakdown(tr, &bo, &bd);
+	if (err == -ENODATA) {
+		/* no GPU event: the sheet has no rows */
+		*out = sh;
+		return 0;
+	}
+	if (err)
+		goto out;
+	/* every row of every GPU's breakdown, averaged over the GPUs */
+	for (i = 0; i < bd->n; i++)
+		for (r = 0; r < TL_BD_NROWS; r++)
+			mean[r] += bd->v[i].us[r];
+	for (r = 0; r < TL_BD_NROWS; r++)
+		mean[r] /= (double)bd->n;
+	for (r = 0; r < TL_BD_NROWS && !err; r++) {
+		struct tl_cell row[3];
+
+		row[0] = tl_cell_str(tl_bd_row_name((enum tl_bd_row)r));
+		row[1] = tl_cell_num(mean[r] / 1e3);
+		row[2] = tl_cell_num(mean[r] / mean[TL_BD_TOTAL] * 100);
+		err = tl_sheet_add_row(sh, row);
+	}
+out:
+	tl_breakdown_free(bd);
+	if (err) {
+		tl_sheet_free(sh);
+		return err;
+	}
+	*out = sh;
+	return 0;
 }
