@@ -6,17 +6,38 @@
 
 GOLD=$SHARED/traces/TraceLens/tests/traces
 DUMP=${SHEET_DUMP:-$ROOT/build/tests/tools/sheet_dump}
-if [ ! -d "$GOLD" ]; then
-	echo "1..0 # SKIP $GOLD absent (../shared is not beside the checkout)"
-	exit 0
-fi
 if [ ! -x "$DUMP" ]; then
 	echo "1..0 # SKIP $DUMP not built (make $DUMP)"
 	exit 0
 fi
 
+# The sheets built here. The JAX golden dir also holds kernel_launchers,
+# kernel_launchers_unique_args, df_xla_perf and op_conv: their Input Dims,
+# kernel_details and perf-model columns come from the HLO module (operand
+# shapes, op metadata) that the library's XPlane reader leaves out, and their
+# launch latency from the host side; they are not built yet (issue 12), so
+# they are not compared. gpu_timeline is test_golden.sh's.
 SHEETS="short_kernels_summary short_kernel_histogram coll_analysis kernel_launchers_summary
 	kernel_launchers_summary_by_category xla_summary gpu_events_averages"
+
+# Input without what a sheet looks at gives its header and no rows, exit 0.
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":1,"dur":2}]}' \
+	>"$TMP/nogpu.json"
+for s in $SHEETS; do
+	"$DUMP" "$TMP/nogpu.json" "$s" >"$TMP/out" 2>"$TMP/err"
+	ok $(( $? != 0 || $(wc -l <"$TMP/out") != 1 )) "no GPU event: $s has only its header"
+done
+for t in mini.json tiny.xplane.pb; do
+	for s in $SHEETS; do
+		"$DUMP" "$ROOT/tests/fixtures/$t" "$s" >/dev/null 2>"$TMP/err"
+		ok $? "fixtures/$t: $s builds"
+	done
+done
+
+if [ ! -d "$GOLD" ]; then
+	skip "$GOLD absent (../shared is not beside the checkout): no golden compared"
+	done_testing
+fi
 
 # golden dir -> trace it describes (as tests/conformance/test_golden.sh, plus
 # compare_test_e2e's references, whose gpu_timeline.csv is byte for byte the
