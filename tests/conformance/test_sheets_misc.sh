@@ -39,27 +39,23 @@ if [ ! -d "$GOLD" ]; then
 	done_testing
 fi
 
-# golden dir -> trace it describes (as tests/conformance/test_golden.sh, plus
-# compare_test_e2e's references, whose gpu_timeline.csv is byte for byte the
-# Qwen1.5 one of the same GPU: they were made from those traces)
+# The trace a golden dir describes: the first that exists of X.json.gz for
+# X_perf_report_csvs or X_recompute_perf_report_csvs, the trace beside an
+# inference perf_csvs dir, and for JAX the XPlane in X_legacy/ (TraceLens
+# renamed the JAX ~0.6 profile the golden was made from). compare_test_e2e's
+# references hold gpu_timeline.csv byte for byte as the Qwen1.5 golden of
+# the same GPU: they were made from that trace.
 trace_for() {
-	d=$1
-	case "$d" in
-	*/compare_test_e2e/reference/h100_perf_report_csvs)
-		echo "$GOLD/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" ;;
-	*/compare_test_e2e/reference/mi300_perf_report_csvs)
-		echo "$GOLD/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" ;;
-	*/perf_csvs) ls "$(dirname "$d")"/*.json.gz 2>/dev/null | head -1 ;;
-	*_recompute_perf_report_csvs) echo "${d%_recompute_perf_report_csvs}.json.gz" ;;
-	*_perf_report_csvs)
-		t=${d%_perf_report_csvs}
-		if [ -f "$t.json.gz" ]; then
-			echo "$t.json.gz"
-		else
-			ls "$t"/*.xplane.pb "${t}_legacy"/*.xplane.pb 2>/dev/null | head -1
-		fi
-		;;
-	esac
+	d=$1 stem=${1%_perf_report_csvs} gpu=$(basename "$1" _perf_report_csvs)
+	for c in "${stem%_recompute}.json.gz" "$(dirname "$d")"/*.json.gz "$stem"_legacy/*.xplane.pb \
+		"$GOLD/$gpu/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"; do
+		case "$d:$c" in
+		*/perf_csvs:*.json.gz | *_perf_report_csvs:"${stem%_recompute}.json.gz" | \
+		*_perf_report_csvs:*.xplane.pb | */compare_test_e2e/*:*Qwen*) ;;
+		*) continue ;;
+		esac
+		[ -f "$c" ] && { echo "$c"; return; }
+	done
 }
 
 for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs \) | sort); do
