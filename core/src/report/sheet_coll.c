@@ -165,6 +165,7 @@ static int read_rows(struct tl_trace *tr, struct crow **rows, size_t *nrows)
 static int fill_pg(struct crow *r, size_t n)
 {
 	bool any_pg = false, one_stream = true;
+	const struct val *stream = NULL;
 	const char *name;
 	size_t i;
 
@@ -172,8 +173,12 @@ static int fill_pg(struct crow *r, size_t n)
 		if (r[i].f[F_PG].kind != V_NONE &&
 		    !(r[i].f[F_PG].kind == V_STR && !strcmp(r[i].f[F_PG].s, "Unknown_Group")))
 			any_pg = true;
-		if (r[i].f[F_STREAM].kind != V_NONE && r[0].f[F_STREAM].kind != V_NONE &&
-		    cmp_val(&r[i].f[F_STREAM], &r[0].f[F_STREAM]))
+		/* pandas' nunique: rows without a stream do not count */
+		if (r[i].f[F_STREAM].kind == V_NONE)
+			continue;
+		if (!stream)
+			stream = &r[i].f[F_STREAM];
+		else if (cmp_val(&r[i].f[F_STREAM], stream))
 			one_stream = false;
 	}
 	name = !any_pg && one_stream ? "all" : "Unknown_Group";

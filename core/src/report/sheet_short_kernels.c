@@ -212,6 +212,20 @@ out:
 	return err;
 }
 
+/* TraceLens's check_gpu_only: no event of category "cpu_op" or
+ * "python_func" (its spelling, which Kineto's "python_function" is not):
+ * such a trace is grouped by kernel name alone. */
+static bool is_gpu_only(const struct tl_trace *tr)
+{
+	uint64_t uid, n = tl_trace_nevents(tr);
+	struct tl_event_info e;
+
+	for (uid = 0; uid < n; uid++)
+		if (!tl_trace_event(tr, uid, &e) && (!strcmp(e.cat, "cpu_op") || !strcmp(e.cat, "python_func")))
+			return false;
+	return true;
+}
+
 static double total_time_us(struct tl_trace *tr)
 {
 	struct tl_breakdown_opts bo = { .sz = sizeof(bo) };
@@ -255,7 +269,6 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 		"Short Kernel duration (µs) percent of total time",
 	};
 	struct sk_opts o = sk_opts_of(opts);
-	uint64_t kinds[TL_KIND_COUNT];
 	struct tl_link_opts lo = { .sz = sizeof(lo) };
 	struct tl_strtab keys;
 	TL_VEC(struct sk_group) g = { 0 };
@@ -270,10 +283,7 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 	*out = NULL;
 	if (tl_strtab_init(&keys))
 		return -ENOMEM;
-	tl_trace_kind_counts(tr, kinds);
-	/* TraceLens: no cpu_op (nor python function) at all is a GPU-only
-	 * trace, grouped by kernel name alone */
-	gpu_only = !kinds[TL_KIND_CPU_OP] && !kinds[TL_KIND_PYTHON];
+	gpu_only = is_gpu_only(tr);
 	err = gpu_only ? tl_sheet_new("short_kernels_summary", 5, cols + 4, &sh)
 		       : tl_sheet_new("short_kernels_summary", 9, cols, &sh);
 	if (!err)

@@ -135,6 +135,9 @@ static lxw_error put_sheet(lxw_worksheet *ws, const struct tl_sheet *sh, lxw_for
 	for (c = 0; c < ncols && !e; c++)
 		e = put_text(ws, 0, (lxw_col_t)c, tl_sheet_col(sh, c), bold);
 	/* rows past Excel's last are left out, as Excel would not show them */
+	if (nrows + 1 > XL_ROWS)
+		tl_log(TL_LOG_WARN, "xlsx: sheet %s: %zu rows, Excel keeps the first %d", tl_sheet_name(sh),
+		       nrows, XL_ROWS - 1);
 	for (r = 0; r < nrows && r + 1 < XL_ROWS && !e; r++)
 		for (c = 0; c < ncols && !e; c++)
 			e = put_cell(ws, (lxw_row_t)(r + 1), (lxw_col_t)c, tl_sheet_cell(sh, r, c));
@@ -174,9 +177,13 @@ int tl_sheets_write_xlsx(struct tl_sheet *const *sheets, size_t n, const char *p
 	if (err)
 		goto out;
 	names = calloc(n, sizeof(*names));
-	wb = names ? workbook_new(tmp) : NULL;
-	if (!wb) {
+	if (!names) {
 		err = tl_err(-ENOMEM, "xlsx: out of memory");
+		goto out;
+	}
+	wb = workbook_new(tmp);
+	if (!wb) {
+		err = tl_err(-EIO, "xlsx: libxlsxwriter could not start a workbook at %s", tmp);
 		goto out;
 	}
 	bold = workbook_add_format(wb);
