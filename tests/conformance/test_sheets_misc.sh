@@ -58,6 +58,7 @@ trace_for() {
 	done
 }
 
+book=""
 for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs \) | sort); do
 	rel=${d#"$GOLD"/}
 	t=$(trace_for "$d")
@@ -75,6 +76,27 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 		rc=$?
 		[ $rc -eq 0 ] || diag "$(head -5 "$TMP/diff")"
 		ok $rc "$rel/$s"
+		cp "$TMP/$s.csv" "$TMP/book-$s.csv"
+		book="$book $s" trace=$t
 	done
+	# the same sheets as one workbook hold the same cells
+	if [ -n "$book" ]; then
+		specs=""
+		for s in $book; do
+			specs="$specs $(echo "$s" | cut -c1-31)=$TMP/book-$s.csv"
+		done
+		# shellcheck disable=SC2086
+		"$DUMP" -x "$TMP/book.xlsx" "$trace" $book 2>"$TMP/err" &&
+			"$PYTHON" "$ROOT/tests/conformance/xlsx_vs_csv.py" "$TMP/book.xlsx" $specs >"$TMP/diff" 2>&1
+		rc=$?
+		if [ $rc -eq 77 ]; then
+			skip "$rel: workbook (python3-openpyxl is not installed)"
+		else
+			[ $rc -eq 0 ] || diag "$(cat "$TMP/err" "$TMP/diff" | head -5)"
+			ok $rc "$rel: the workbook of these sheets holds the CSVs' cells"
+		fi
+		rm -f "$TMP"/book-*.csv
+	fi
+	book=""
 done
 done_testing
