@@ -52,7 +52,9 @@ endif
 
 CFLAGS_ALL = $(BASE_CFLAGS) $(SANFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LIB_CFLAGS = $(CFLAGS_ALL) -fPIC -fvisibility=hidden
-LDLIBS_CORE := -lcjson -ldeflate -lz -lprotobuf-c -lm -lpthread
+# libxlsxwriter writes the report's workbook (core/src/report/workbook.c)
+XLSX_LIBS := $(shell $(PKG_CONFIG) --libs xlsxwriter 2>/dev/null || echo -lxlsxwriter)
+LDLIBS_CORE := -lcjson -ldeflate -lz -lprotobuf-c -lm -lpthread $(XLSX_LIBS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 CORE_SRCS := $(wildcard core/src/*/*.c core/replay/*.c)
@@ -255,9 +257,11 @@ $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlre
 	$(Q)rm -rf $(BUNDLE) && mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib $(BUNDLE)/share/tlreplay/replay/tlreplay_replay \
 		$(BUNDLE)/share/tlreplay/schemas $(BUNDLE)/share/man/man1
 	$(Q)$(CC) -o $(BUNDLE)/bin/tlreplay $(CLI_OBJS) $(LIB_A) $(LDFLAGS_ALL) \
-		-Wl,-Bstatic -ldeflate -lz -lprotobuf-c -Wl,-Bdynamic -lcjson -lm -lpthread \
+		-Wl,-Bstatic -ldeflate -lz -lprotobuf-c -Wl,-Bdynamic -lcjson -lxlsxwriter -lm -lpthread \
 		-Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib'
 	$(Q)cp -L $(CJSON_SO) $(BUNDLE)/lib/
+	@# Debian ships libxlsxwriter shared only; it brings minizip and libcrypto
+	$(Q)cp -L $(foreach l,libxlsxwriter.so.4 libminizip.so.1 libcrypto.so.3,$(shell $(CC) -print-file-name=$(l))) $(BUNDLE)/lib/
 	$(Q)$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=core/libtlreplay.map \
 		-o $(BUNDLE)/lib/$(notdir $(LIB_SO)) $(CORE_OBJS) $(LDFLAGS_ALL) $(LDLIBS_CORE) \
 		-Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN'

@@ -16,6 +16,7 @@
 #include <tlreplay/store.h>
 #include <tlreplay/fold.h>
 #include <tlreplay/report.h>
+#include <tlreplay/report_sheets.h>
 #include <tlreplay/counters.h>
 #include <tlreplay/ranks.h>
 #include <tlreplay/gpu.h>

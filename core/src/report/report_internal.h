@@ -11,4 +11,12 @@
 
 #include "base/base_internal.h"
 
+struct cJSON;
+
+/* pyrepr.c: @v (parsed JSON) as Python's repr() writes it after TraceLens
+ * turned every list into a tuple ("((512,), (141, 512))", "('', '1')",
+ * "None"); appended to the malloc'ed *buf (length *len, capacity *cap), NUL-terminated.
+ * Returns 0 or -ENOMEM. */
+int tl_pyrepr_tuple(const struct cJSON *v, char **buf, size_t *len, size_t *cap);
+
 #endif
