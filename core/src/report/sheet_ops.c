@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* ops_summary and ops_summary_by_category: the kernel launchers grouped by
+ * op name, and by op category, as TraceLens's report writes them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_internal.h"
+
+/* "['GEMM', 'other']": Python's repr of the list of categories */
+static void cats_repr(char *buf, size_t n, const struct tl_op_row *r)
+{
+	size_t i, len = 0;
+
+	len += (size_t)snprintf(buf + len, n - len, "[");
+	for (i = 0; i < r->ncategories && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s'%s'", i ? ", " : "", r->categories[i]);
+	if (len < n)
+		snprintf(buf + len, n - len, "]");
+}
+
+int tl_sheet_ops_summary(const struct tl_op_table *t, const struct tl_ops_opts *o, struct tl_sheet **out)
+{
+	/* the inference report (by parent module) orders its columns its own way */
+	static const char *const by_module[] = {
+		"name", "parent_module", "total_direct_kernel_time_sum",
+		"total_subtree_kernel_time_sum", "total_subtree_kernel_time_count",
+		"total_direct_kernel_time_ms", "Count", "Categories", "call_stack_first",
+		"Percentage (%)", "Cumulative Percentage (%)", "ex_UID",
+	};
+	static const char *const plain[] = {
+		"name", "is_recompute", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
+		"total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count",
+		"Categories", "Percentage (%)", "Cumulative Percentage (%)", "ex_UID",
+	};
+	bool mod = o && o->by_module, rc = o && o->split_recompute;
+	const char *cols[RPT_N(plain)];
+	struct tl_cell row[RPT_N(by_module)];
+	struct tl_sheet *sh = NULL;
+	size_t nc = 0, i;
+	int err;
+
+	if (mod) {
+		err = tl_sheet_new("ops_summary", RPT_N(by_module), by_module, &sh);
+	} else {
+		for (i = 0; i < RPT_N(plain); i++)
+			if (i != 1 || rc)
+				cols[nc++] = plain[i];
+		err = tl_sheet_new("ops_summary", nc, cols, &sh);
+	}
+	if (err)
+		goto out;
+	for (i = 0; i < t->n; i++) {
+		const struct tl_op_row *r = &t->v[i];
+		char cats[512];
+		size_t c = 0;
+
+		cats_repr(cats, sizeof(cats), r);
+		row[c++] = tl_cell_str(r->name);
+		if (mod) {
+			row[c++] = tl_cell_str(r->parent_module ? r->parent_module : "");
+			row[c++] = tl_cell_num(r->direct_us);
+			row[c++] = tl_cell_num(r->subtree_us);
+			row[c++] = tl_cell_int((long long)r->count);
+			row[c++] = tl_cell_num(r->direct_us / 1000);
+			row[c++] = tl_cell_int((long long)r->count);
+			row[c++] = tl_cell_str(cats);
+			row[c++] = tl_cell_str(r->call_stack ? r->call_stack : "");
+		} else {
+			if (rc)
+				row[c++] = tl_cell_bool(r->recompute > 0);
+			row[c++] = tl_cell_num(r->direct_us);
+			row[c++] = tl_cell_num(r->subtree_us);
+			row[c++] = tl_cell_num(r->direct_us / 1000);
+			row[c++] = tl_cell_num(r->subtree_us / 1000);
+			row[c++] = tl_cell_int((long long)r->count);
+			row[c++] = tl_cell_str(cats);
+		}
+		row[c++] = tl_cell_num(r->pct);
+		row[c++] = tl_cell_num(r->cum_pct);
+		row[c++] = tl_cell_int((long long)r->ex_uid);
+		err = tl_sheet_add_row(sh, row);
+		if (err)
+			goto out;
+	}
+	*out = sh;
+	sh = NULL;
+out:
+	tl_sheet_free(sh);
+	return err;
+}
+
+/* ------------------------------------------------------ by category */
+
+struct cat_acc {
+	const char *category;
+	int recompute;
+	unsigned long long count;
+	double direct_us;
+};
+
+static int cmp_cat_key(const void *a, const void *b)
+{
+	const struct cat_acc *x = a, *y = b;
+	int c = strcmp(x->category, y->category);
+
+	return c ? c : x->recompute - y->recompute;
+}
+
+/* pandas' groupby sorts by key; the sort by time that follows keeps that
+ * order among equal times, so a stable merge of the two is what we need:
+ * qsort by time with the key as the tie-break gives the same result. */
+static int cmp_cat_time(const void *a, const void *b)
+{
+	const struct cat_acc *x = a, *y = b;
+
+	if (x->direct_us != y->direct_us)
+		return x->direct_us > y->direct_us ? -1 : 1;
+	return cmp_cat_key(a, b);
+}
+
+int tl_sheet_ops_by_category(const struct tl_launcher_set *ls, bool split_recompute, struct tl_sheet **out)
+{
+	static const char *const all[] = { "op category", "is_recompute", "Count",
+					   "total_direct_kernel_time_ms", "Percentage (%)",
+					   "Cumulative Percentage (%)" };
+	const char *cols[RPT_N(all)];
+	struct tl_cell row[RPT_N(all)];
+	struct cat_acc *acc = NULL;
+	struct tl_sheet *sh = NULL;
+	size_t nc = 0, n = 0, i, j;
+	double total = 0, cum = 0;
+	int err;
+
+	for (i = 0; i < RPT_N(all); i++)
+		if (i != 1 || split_recompute)
+			cols[nc++] = all[i];
+	err = tl_sheet_new("ops_summary_by_category", nc, cols, &sh);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	acc = calloc(ls->n ? ls->n : 1, sizeof(*acc));
+	if (!acc)
+		goto out;
+	/* few categories: a linear search per launcher is enough */
+	for (i = 0; i < ls->n; i++) {
+		const struct tl_launcher *l = &ls->v[i];
+		const char *cat = l->category ? l->category : "";
+		int rc = split_recompute ? l->recompute > 0 : 0;
+
+		for (j = 0; j < n; j++)
+			if (acc[j].recompute == rc && !strcmp(acc[j].category, cat))
+				break;
+		if (j == n) {
+			acc[n].category = cat;
+			acc[n].recompute = rc;
+			n++;
+		}
+		acc[j].count++;
+		acc[j].direct_us += l->direct_us;
+	}
+	qsort(acc, n, sizeof(*acc), cmp_cat_time);
+	for (j = 0; j < n; j++)
+		total += acc[j].direct_us / 1000;
+	for (j = 0; j < n; j++) {
+		double ms = acc[j].direct_us / 1000, pct = ms / total * 100;
+		size_t c = 0;
+
+		cum += pct;
+		row[c++] = tl_cell_str(acc[j].category);
+		if (split_recompute)
+			row[c++] = tl_cell_bool(acc[j].recompute);
+		row[c++] = tl_cell_int((long long)acc[j].count);
+		row[c++] = tl_cell_num(ms);
+		row[c++] = tl_cell_num(pct);
+		row[c++] = tl_cell_num(cum);
+		err = tl_sheet_add_row(sh, row);
+		if (err)
+			goto out;
+	}
+	err = 0;
+	*out = sh;
+	sh = NULL;
+out:
+	free(acc);
+	tl_sheet_free(sh);
+	return err;
+}
