@@ -41,7 +41,7 @@ static int cmp_kernel_ts(const void *a, const void *b)
 }
 
 /* The op's GPU events by start time, and the length of their union. */
-static int kernels_of(const struct tl_trace *tr, struct prow *r)
+int rpt_kernels_of(const struct tl_trace *tr, struct prow *r)
 {
 	uint64_t *gpu = NULL;
 	struct tl_iv *iv = NULL;
@@ -154,7 +154,7 @@ out:
 
 int prow_fill(const struct tl_trace *tr, struct prow *r)
 {
-	int err = kernels_of(tr, r);
+	int err = rpt_kernels_of(tr, r);
 
 	if (!err)
 		err = model_of(tr, r);

@@ -40,6 +40,7 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 	struct tl_launcher_set *ls = NULL;
 	struct tl_op_table *ot = NULL;
 	struct tl_sheet *sh = NULL;
+	struct rpt_meta *meta = NULL;
 	int err;
 
 	progress(o, "ops_summary");
@@ -64,12 +65,15 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 		goto out;
 	progress(o, "ops_unique_args");
 	err = tl_launcher_groups(tr, &go, &gs);
+	if (!err && gs->n)
+		err = rpt_meta_load(tr, &meta);
 	if (!err && gs->n) {
-		err = tl_sheet_ops_unique_args(gs, &sh);
+		err = rpt_sheet_unique_args(gs, tr, meta, &sh);
 		if (!err)
 			err = push(r, sh);
 	}
 out:
+	rpt_meta_free(meta);
 	tl_launcher_group_set_free(gs);
 	tl_op_table_free(ot);
 	tl_launcher_set_free(ls);

@@ -68,6 +68,8 @@ struct prow {
 /* Fill @r (uid, name, cls set by the caller). 0 or -ENOMEM / -ERANGE. */
 int prow_fill(const struct tl_trace *tr, struct prow *r);
 void prow_release(struct prow *r);
+/* Only r->k, r->nk and r->kt of @r (uid set): the GPU events below it. */
+int rpt_kernels_of(const struct tl_trace *tr, struct prow *r);
 
 /* ------------------------------------------------ perf_meta.c: process and
  * thread names from the metadata events ("Unknown" where none). The names
@@ -77,5 +79,24 @@ int rpt_meta_load(const struct tl_trace *tr, struct rpt_meta **out);
 void rpt_meta_names(struct rpt_meta *m, const char *pid, const char *tid, const char **pname,
 		    const char **plabel, const char **tname);
 void rpt_meta_free(struct rpt_meta *m);
+
+/* ------------------------------------------------ kernel_stats.c */
+struct rpt_klist {
+	const struct pkernel *k;	/* one call's kernels, by ts */
+	size_t nk;
+};
+/* TraceLens's _summarize_kernel_stats over the calls @v[0..n): the kernels of
+ * the first call that has any, each with the count, sum, mean, median,
+ * population std, min and max of its duration over the calls that launched
+ * as many kernels; with @trunc its trunc_kernel_details form (names cut at
+ * 64 characters, the mean rounded to 2 places; "" for no kernels).
+ * malloc'ed; NULL when out of memory. */
+char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc);
+
+/* sheet_unique_args.c: ops_unique_args as TraceLens's report writes it
+ * (process and thread names, kernel details), where the command prints pid
+ * and tid. 0 or -ENOMEM. */
+int rpt_sheet_unique_args(const struct tl_launcher_group_set *set, const struct tl_trace *tr,
+			  struct rpt_meta *meta, struct tl_sheet **out);
 
 #endif

@@ -133,83 +133,17 @@ static double first_num(const struct psheet *s, const struct pgroup *g, size_t o
 	return NAN;
 }
 
-static void put_np(FILE *f, const char *key, double v)
+/* The group's calls' kernel lists, for rpt_kernel_stats() */
+static char *kernel_details(const struct psheet *s, const struct pgroup *g, bool trunc,
+			    struct rpt_klist *tmp)
 {
-	char b[64];
+	size_t i;
 
-	tl_fmt_pyfloat(b, sizeof(b), v);
-	fprintf(f, ", '%s': np.float64(%s)", key, b);
-}
-
-static void put_stream(FILE *f, int64_t stream)
-{
-	if (stream == TL_NOID)
-		fputs(", 'stream': None", f);
-	else
-		fprintf(f, ", 'stream': %lld", (long long)stream);
-}
-
-/* TraceLens's _summarize_kernel_stats: the kernels of the group's first call
- * with kernels, each with the count, sum, mean, median, population std, min
- * and max of its duration over the calls that launched as many kernels
- * (@trunc: the short form, names cut at 64 characters, mean rounded). */
-static char *kernel_details(const struct psheet *s, const struct pgroup *g, bool trunc, double *tmp)
-{
-	const struct prow *t = NULL;
-	char *buf = NULL;
-	size_t len = 0, i, k;
-	FILE *f;
-
-	for (i = 0; i < g->n && !t; i++)
-		if (s->rows[g->rows[i]].nk)
-			t = &s->rows[g->rows[i]];
-	if (!t && trunc)
-		return strdup("");
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	fputc('[', f);
-	for (k = 0; t && k < t->nk; k++) {
-		struct tl_agg a;
-		double var = 0;
-		size_t n = 0;
-
-		for (i = 0; i < g->n; i++) {
-			const struct prow *r = &s->rows[g->rows[i]];
-
-			if (r->nk == t->nk)
-				tmp[n++] = r->k[k].dur;
-		}
-		tl_aggregate(tmp, n, &a);
-		for (i = 0; i < n; i++)
-			var += (tmp[i] - a.mean) * (tmp[i] - a.mean);
-		fputs(k ? ", {'name': " : "{'name': ", f);
-		if (trunc && strlen(t->k[k].name) > 64) {
-			char cut[68];
-
-			memcpy(cut, t->k[k].name, 64);
-			memcpy(cut + 64, "...", 4);
-			rpt_put_pystr(f, cut);
-		} else {
-			rpt_put_pystr(f, t->k[k].name);
-		}
-		put_stream(f, t->k[k].stream);
-		if (trunc) {
-			put_np(f, "mean_duration_us", round(a.mean * 100) / 100);
-		} else {
-			fprintf(f, ", 'count': %zu", n);
-			put_np(f, "total_duration_us", a.sum);
-			put_np(f, "mean_duration_us", a.mean);
-			put_np(f, "median_duration_us", a.median);
-			put_np(f, "std_dev_duration_us", sqrt(var / (double)n));
-			put_np(f, "min_duration_us", a.min);
-			put_np(f, "max_duration_us", a.max);
-		}
-		fputc('}', f);
+	for (i = 0; i < g->n; i++) {
+		tmp[i].k = s->rows[g->rows[i]].k;
+		tmp[i].nk = s->rows[g->rows[i]].nk;
 	}
-	fputc(']', f);
-	fclose(f);
-	return buf;
+	return rpt_kernel_stats(tmp, g->n, trunc);
 }
 
 #define OFF(f) offsetof(struct prow, f)
@@ -241,6 +175,7 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 	char names[2][5][24], pnames[MAX_PCOLS][80];
 	struct tl_cell row[MAX_PCOLS + 48];
 	struct tl_sheet *sh = NULL;
+	struct rpt_klist *kl = NULL;
 	double *tmp = NULL;
 	size_t nc = 0, i, j;
 	int err;
@@ -280,12 +215,13 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 		goto out;
 	err = -ENOMEM;
 	tmp = malloc((s->nrows ? s->nrows : 1) * sizeof(*tmp));
-	if (!tmp)
+	kl = malloc((s->nrows ? s->nrows : 1) * sizeof(*kl));
+	if (!tmp || !kl)
 		goto out;
 	for (j = 0; j < s->ng; j++) {
 		const struct pgroup *g = &s->g[j];
 		const struct prow *r0 = &s->rows[g->first];
-		char *kd = kernel_details(s, g, false, tmp), *tk = kernel_details(s, g, true, tmp);
+		char *kd = kernel_details(s, g, false, kl), *tk = kernel_details(s, g, true, kl);
 		struct tl_agg a;
 		size_t c = 0;
 
@@ -330,6 +266,7 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 	*out = sh;
 	sh = NULL;
 out:
+	free(kl);
 	free(tmp);
 	tl_sheet_free(sh);
 	return err;
