@@ -25,6 +25,17 @@ static void put_stream(FILE *f, int64_t stream)
 		fprintf(f, ", 'stream': %lld", (long long)stream);
 }
 
+/* Python's round(v, 2): the decimal nearest the double's exact value, which
+ * printf's correctly rounded %.2f gives (round(1.505, 2) is 1.5: 1.505 is
+ * 1.50499... in binary). */
+static double round2(double v)
+{
+	char b[64];
+
+	snprintf(b, sizeof(b), "%.2f", v);
+	return strtod(b, NULL);
+}
+
 char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 {
 	const struct rpt_klist *t = NULL;
@@ -69,7 +80,7 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 		}
 		put_stream(f, t->k[k].stream);
 		if (trunc) {
-			put_np(f, "mean_duration_us", round(a.mean * 100) / 100);
+			put_np(f, "mean_duration_us", round2(a.mean));
 		} else {
 			fprintf(f, ", 'count': %zu", m);
 			put_np(f, "total_duration_us", a.sum);

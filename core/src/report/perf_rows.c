@@ -41,7 +41,7 @@ static int cmp_kernel_ts(const void *a, const void *b)
 }
 
 /* The op's GPU events by start time, and the length of their union. */
-int rpt_kernels_of(const struct tl_trace *tr, struct prow *r)
+int rpt_kernels_of(const struct tl_trace *tr, struct prow *r, bool direct)
 {
 	uint64_t *gpu = NULL;
 	struct tl_iv *iv = NULL;
@@ -51,6 +51,15 @@ int rpt_kernels_of(const struct tl_trace *tr, struct prow *r)
 	n = tl_event_gpu_events(tr, r->uid, &gpu);
 	if (n < 0)
 		return (int)n;
+	if (direct) {
+		int64_t m = 0;
+
+		/* a launcher's own kernels: those of ops below it are theirs */
+		for (i = 0; i < n; i++)
+			if (tl_event_launcher(tr, gpu[i]) == (int64_t)r->uid)
+				gpu[m++] = gpu[i];
+		n = m;
+	}
 	if (!n) {
 		r->kt = 0;
 		return 0;
@@ -154,7 +163,7 @@ out:
 
 int prow_fill(const struct tl_trace *tr, struct prow *r)
 {
-	int err = rpt_kernels_of(tr, r);
+	int err = rpt_kernels_of(tr, r, false);
 
 	if (!err)
 		err = model_of(tr, r);

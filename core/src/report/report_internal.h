@@ -68,8 +68,9 @@ struct prow {
 /* Fill @r (uid, name, cls set by the caller). 0 or -ENOMEM / -ERANGE. */
 int prow_fill(const struct tl_trace *tr, struct prow *r);
 void prow_release(struct prow *r);
-/* Only r->k, r->nk and r->kt of @r (uid set): the GPU events below it. */
-int rpt_kernels_of(const struct tl_trace *tr, struct prow *r);
+/* Only r->k, r->nk and r->kt of @r (uid set): the GPU events below it, or
+ * with @direct those it launched itself (a kernel launcher's). */
+int rpt_kernels_of(const struct tl_trace *tr, struct prow *r, bool direct);
 
 /* ------------------------------------------------ perf_meta.c: process and
  * thread names from the metadata events ("Unknown" where none). The names

@@ -9,7 +9,7 @@
 
 #include "report/report_internal.h"
 
-/* The kernels of each launcher of @g (the GPU events below it, by ts), as
+/* The kernels of each launcher of @g (those it launched, by ts), as
  * TraceLens's kernel_details_summary and trunc_kernel_details show them. */
 static int kernel_cells(const struct tl_trace *tr, const struct tl_launcher_group *g, char **kd,
 			char **tk)
@@ -24,7 +24,7 @@ static int kernel_cells(const struct tl_trace *tr, const struct tl_launcher_grou
 		struct prow r = { .uid = g->uids[i] };
 
 		/* prow_fill's first half: the kernels, without the model */
-		err = rpt_kernels_of(tr, &r);
+		err = rpt_kernels_of(tr, &r, true);
 		kl[i].k = r.k;
 		kl[i].nk = r.nk;
 		if (err)
