@@ -25,15 +25,11 @@ static void put_stream(FILE *f, int64_t stream)
 		fprintf(f, ", 'stream': %lld", (long long)stream);
 }
 
-/* Python's round(v, 2): the decimal nearest the double's exact value, which
- * printf's correctly rounded %.2f gives (round(1.505, 2) is 1.5: 1.505 is
- * 1.50499... in binary). */
+/* round() of numpy's float64 (what TraceLens's means are): scale, round
+ * half to even, scale back: 1.505 -> 1.5, 2.645 -> 2.64. */
 static double round2(double v)
 {
-	char b[64];
-
-	snprintf(b, sizeof(b), "%.2f", v);
-	return strtod(b, NULL);
+	return rint(v * 100) / 100;
 }
 
 char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
