@@ -47,12 +47,15 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 	err = tl_launchers(tr, &lo, &ls);
 	if (err || !ls->n)
 		goto out;
-	err = tl_sheet_ops_by_category(ls, o->split_recompute, &sh);
-	if (!err)
-		err = push(r, sh);
+	err = tl_ops_summary(tr, &oo, &ot);
 	if (err)
 		goto out;
-	err = tl_ops_summary(tr, &oo, &ot);
+	if (o->by_module)
+		err = rpt_sheet_by_category_module(ot, &sh);
+	else
+		err = tl_sheet_ops_by_category(ls, o->split_recompute, &sh);
+	if (!err)
+		err = push(r, sh);
 	if (!err)
 		err = tl_sheet_ops_summary(ot, &oo, &sh);
 	/* the command prints ex_UID beside the sheet's columns; the report

@@ -100,4 +100,8 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc);
 int rpt_sheet_unique_args(const struct tl_launcher_group_set *set, const struct tl_trace *tr,
 			  struct rpt_meta *meta, struct tl_sheet **out);
 
+/* sheet_ops.c: ops_summary_by_category of the inference report, by (op
+ * category, parent module), from the by-module ops table @t. */
+int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **out);
+
 #endif

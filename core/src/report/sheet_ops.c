@@ -95,6 +95,9 @@ out:
 
 struct cat_acc {
 	const char *category;
+	const char *module;		/* by module only, else "" */
+	const char *call_stack;		/* of the group's first launcher (by module) */
+	uint64_t ex_uid;
 	int recompute;
 	unsigned long long count;
 	double direct_us;
@@ -105,6 +108,8 @@ static int cmp_cat_key(const void *a, const void *b)
 	const struct cat_acc *x = a, *y = b;
 	int c = strcmp(x->category, y->category);
 
+	if (!c)
+		c = strcmp(x->module, y->module);
 	return c ? c : x->recompute - y->recompute;
 }
 
@@ -154,6 +159,7 @@ int tl_sheet_ops_by_category(const struct tl_launcher_set *ls, bool split_recomp
 				break;
 		if (j == n) {
 			acc[n].category = cat;
+			acc[n].module = "";
 			acc[n].recompute = rc;
 			n++;
 		}
@@ -175,6 +181,76 @@ int tl_sheet_ops_by_category(const struct tl_launcher_set *ls, bool split_recomp
 		row[c++] = tl_cell_num(ms);
 		row[c++] = tl_cell_num(pct);
 		row[c++] = tl_cell_num(cum);
+		err = tl_sheet_add_row(sh, row);
+		if (err)
+			goto out;
+	}
+	err = 0;
+	*out = sh;
+	sh = NULL;
+out:
+	free(acc);
+	tl_sheet_free(sh);
+	return err;
+}
+
+/* The inference report's by-category sheet: by (op category, parent module),
+ * from the ops_summary rows grouped the same way (each with its launchers'
+ * count, time and first call stack). */
+int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **out)
+{
+	static const char *const cols[] = { "op category", "parent_module", "Count", "call_stack_first",
+					    "total_direct_kernel_time_ms", "Percentage (%)",
+					    "Cumulative Percentage (%)" };
+	struct tl_cell row[RPT_N(cols)];
+	struct cat_acc *acc = NULL;
+	struct tl_sheet *sh = NULL;
+	size_t n = 0, i, j;
+	double total = 0, cum = 0;
+	int err;
+
+	err = tl_sheet_new("ops_summary_by_category", RPT_N(cols), cols, &sh);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	acc = calloc(t->n ? t->n : 1, sizeof(*acc));
+	if (!acc)
+		goto out;
+	for (i = 0; i < t->n; i++) {
+		const struct tl_op_row *r = &t->v[i];
+		const char *cat = r->ncategories ? r->categories[0] : "";
+		const char *mod = r->parent_module ? r->parent_module : "";
+
+		for (j = 0; j < n; j++)
+			if (!strcmp(acc[j].category, cat) && !strcmp(acc[j].module, mod))
+				break;
+		if (j == n) {
+			acc[n] = (struct cat_acc){ .category = cat, .module = mod, .ex_uid = r->ex_uid,
+						   .call_stack = r->call_stack };
+			n++;
+		}
+		/* "first" is the earliest launcher: the smallest UID stands for it */
+		if (r->ex_uid < acc[j].ex_uid) {
+			acc[j].ex_uid = r->ex_uid;
+			acc[j].call_stack = r->call_stack;
+		}
+		acc[j].count += r->count;
+		acc[j].direct_us += r->direct_us;
+	}
+	qsort(acc, n, sizeof(*acc), cmp_cat_time);
+	for (j = 0; j < n; j++)
+		total += acc[j].direct_us / 1000;
+	for (j = 0; j < n; j++) {
+		double ms = acc[j].direct_us / 1000, pct = ms / total * 100;
+
+		cum += pct;
+		row[0] = tl_cell_str(acc[j].category);
+		row[1] = tl_cell_str(acc[j].module);
+		row[2] = tl_cell_int((long long)acc[j].count);
+		row[3] = tl_cell_str(acc[j].call_stack);
+		row[4] = tl_cell_num(ms);
+		row[5] = tl_cell_num(pct);
+		row[6] = tl_cell_num(cum);
 		err = tl_sheet_add_row(sh, row);
 		if (err)
 			goto out;
