@@ -15,7 +15,7 @@
 struct report_ctx {
 	struct common_opts co;
 	const char *dir;
-	bool recompute, by_module, kernel_summary, no_perf_models, include_nccl;
+	bool recompute, by_module, kernel_summary, short_kernels, no_perf_models, include_nccl;
 };
 
 static const struct opt report_opts[] = {
@@ -31,6 +31,9 @@ static const struct opt report_opts[] = {
 		 "group ops by parent nn.Module, like TraceLens's inference report"),
 	OPT_BOOL(0, "kernel-summary", struct report_ctx, kernel_summary,
 		 "add kernel_summary.csv (TraceLens's --kernel_summary)"),
+	OPT_BOOL(0, "short-kernels", struct report_ctx, short_kernels,
+		 "add short_kernel_histogram.csv and short_kernels_summary.csv: the\n"
+		 "kernels under 10 us (TraceLens's --short_kernel_study)"),
 	OPT_BOOL(0, "no-perf-models", struct report_ctx, no_perf_models,
 		 "leave out the perf-model sheets (GEMM, SDPA_fwd, ...)"),
 	OPT_BOOL(0, "include-nccl", struct report_ctx, include_nccl,
@@ -40,12 +43,13 @@ static const struct opt report_opts[] = {
 
 TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a directory",
 	"usage: tlreplay report [-i TRACE] -o DIR [--capture DIR] [--recompute | --by-module]\n"
-	"                       [--kernel-summary] [--no-perf-models] [--include-nccl]\n"
+	"                       [--kernel-summary] [--short-kernels] [--no-perf-models]\n"
+	"                       [--include-nccl]\n"
 	"\n"
 	"Write the sheets of TraceLens's perf report (generate_perf_report_pytorch) as CSV\n"
 	"files in DIR: gpu_timeline, ops_summary_by_category, ops_summary, ops_unique_args,\n"
 	"one sheet per perf-model sheet with rows (GEMM, SDPA_fwd, ...), kernel_summary with\n"
-	"--kernel-summary. Each file appears whole or not at all (written under a temporary\n"
+	"--kernel-summary, the short-kernel sheets with --short-kernels. Each file appears whole or not at all (written under a temporary\n"
 	"name, renamed when every sheet is written).\n"
 	"\n");
 
@@ -152,6 +156,7 @@ static int cmd_report(int argc, char **argv)
 	ro.split_recompute = x.recompute;
 	ro.by_module = x.by_module;
 	ro.kernel_summary = x.kernel_summary;
+	ro.short_kernels = x.short_kernels;
 	ro.perf_models = !x.no_perf_models;
 	ro.include_nccl = x.include_nccl;
 	if (tty)

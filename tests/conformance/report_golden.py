@@ -5,7 +5,8 @@ Usage: report_golden.py TLREPLAY PM_DUMP TRACE GOLDEN_DIR OUTDIR
 
 Runs `tlreplay report` on TRACE into OUTDIR with the options the golden
 sheets show (is_recompute columns: --recompute; parent_module: --by-module
-with the capture traces beside the trace; kernel_summary.csv: --kernel-summary)
+with the capture traces beside the trace; kernel_summary.csv: --kernel-summary;
+short_kernel_histogram.csv: --short-kernels)
 and compares every golden CSV with ours (sheet_compare.py's rules). Prints one
 TAP line per golden sheet without its number ("ok - ...", "not ok - ...");
 a sheet we did not write fails. A perf-model sheet (UID_first and GFLOPS_first
@@ -41,6 +42,8 @@ def options(trace, gdir):
             opts += ["--capture", cap]
     if os.path.exists(os.path.join(gdir, "kernel_summary.csv")):
         opts.append("--kernel-summary")
+    if os.path.exists(os.path.join(gdir, "short_kernel_histogram.csv")):
+        opts.append("--short-kernels")
     return opts
 
 

@@ -136,7 +136,9 @@ struct tl_report_opts {
 	bool by_module;		/**< TraceLens's inference report: ops grouped by parent nn.Module */
 	bool include_nccl;	/**< count NCCL kernels in the op sheets */
 	bool kernel_summary;	/**< add kernel_summary (TraceLens's --kernel_summary) */
-	bool perf_models;	/**< add the perf-model sheets and unified_perf_summary */
+	bool perf_models;	/**< add the perf-model sheets */
+	bool short_kernels;	/**< add short_kernel_histogram and short_kernels_summary
+				     (TraceLens's --short_kernel_study, kernels under 10 µs) */
 	/** Called between sheets with the name of the sheet being built (for a
 	 * progress line); may be NULL. */
 	void (*progress)(const char *sheet, void *ctx);

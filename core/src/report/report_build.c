@@ -27,7 +27,8 @@ static void progress(const struct tl_report_opts *o, const char *sheet)
 
 /* The sheets of the ops: by category, by name, by recorded args. TraceLens
  * leaves out an empty one, and all three for a trace without CPU ops. */
-static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct tl_report *r)
+static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct tl_report *r,
+		     bool *gpu_only)
 {
 	struct tl_launcher_opts lo = { .sz = sizeof(lo), .include_nccl = o->include_nccl,
 				       .detect_recompute = o->split_recompute,
@@ -41,9 +42,15 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 	struct tl_op_table *ot = NULL;
 	struct tl_sheet *sh = NULL;
 	struct rpt_meta *meta = NULL;
+	uint64_t kinds[TL_KIND_COUNT];
 	int err;
 
 	progress(o, "ops_summary");
+	/* no cpu_op at all: a GPU-only trace, which gets none of these */
+	tl_trace_kind_counts(tr, kinds);
+	*gpu_only = !kinds[TL_KIND_CPU_OP];
+	if (*gpu_only)
+		return 0;
 	err = tl_launchers(tr, &lo, &ls);
 	if (err || !ls->n)
 		goto out;
@@ -91,7 +98,8 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	struct tl_breakdown_set *bd = NULL;
 	struct tl_kernel_table *kt = NULL;
 	struct tl_report *r;
-	struct tl_sheet *sh = NULL;
+	struct tl_sheet *sh = NULL, *sum = NULL;
+	bool gpu_only = false;
 	int err;
 
 	*out = NULL;
@@ -105,8 +113,8 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	if (!err)
 		err = push(r, sh);
 	if (!err)
-		err = op_sheets(tr, o, r);
-	if (!err && o->perf_models) {
+		err = op_sheets(tr, o, r, &gpu_only);
+	if (!err && o->perf_models && !gpu_only) {
 		progress(o, "perf models");
 		err = rpt_perf_sheets(tr, &r->v, &r->n);
 	}
@@ -117,6 +125,16 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 			err = tl_sheet_kernel_summary(kt, &sh);
 		if (!err)
 			err = push(r, sh);
+	}
+	if (!err && o->short_kernels) {
+		progress(o, "short kernels");
+		err = rpt_short_kernel_sheets(tr, 10, bd->v[0].us[TL_BD_TOTAL], gpu_only, &sh, &sum);
+		if (!err)
+			err = push(r, sh);
+		if (!err && sum)
+			err = push(r, sum);
+		else
+			tl_sheet_free(sum);
 	}
 	if (err)
 		goto out;

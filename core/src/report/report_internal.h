@@ -104,4 +104,12 @@ int rpt_sheet_unique_args(const struct tl_launcher_group_set *set, const struct 
  * category, parent module), from the by-module ops table @t. */
 int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **out);
 
+/* sheet_short_kernels.c: TraceLens's short-kernel study of the kernels
+ * shorter than @threshold_us: short_kernel_histogram in @hist, and in @sum
+ * short_kernels_summary (by kernel name alone for a GPU-only trace; NULL when
+ * there is no short kernel); @total_us: the GPU timeline's total.
+ * 0 or -ENOMEM. */
+int rpt_short_kernel_sheets(struct tl_trace *tr, double threshold_us, double total_us, bool gpu_only,
+			    struct tl_sheet **hist, struct tl_sheet **sum);
+
 #endif
