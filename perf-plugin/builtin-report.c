@@ -149,10 +149,11 @@ static int cmd_report(int argc, char **argv)
 		return cli_error("report: -o DIR is missing (where the sheets go)");
 	if (x.recompute && x.by_module)
 		return cli_error("report: --recompute and --by-module are exclusive");
-	if (make_dir(x.dir))
-		return 1;
+	/* the trace first: a bad one leaves no directory behind */
 	if (cli_open_trace(&x.co, &tr))
 		return 1;
+	if (make_dir(x.dir))
+		goto out;
 	ro.split_recompute = x.recompute;
 	ro.by_module = x.by_module;
 	ro.kernel_summary = x.kernel_summary;
