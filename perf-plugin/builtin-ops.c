@@ -11,18 +11,6 @@
 
 #include "builtin.h"
 
-/* "['GEMM', 'other']" as TraceLens writes the Categories cell */
-static void cats_repr(char *buf, size_t n, const struct tl_op_row *r)
-{
-	size_t i, len = 0;
-
-	len += (size_t)snprintf(buf + len, n - len, "[");
-	for (i = 0; i < r->ncategories && len < n; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s'%s'", i ? ", " : "", r->categories[i]);
-	if (len < n)
-		snprintf(buf + len, n - len, "]");
-}
-
 /* ------------------------------------------------------------------ ops */
 
 struct ops_ctx {
@@ -182,7 +170,8 @@ static int cmd_ops(int argc, char **argv)
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct tl_op_table *t = NULL;
-	size_t i, n;
+	struct tl_sheet *sh = NULL;
+	size_t i, n, catcol;
 	int rc = 1, err;
 
 	if (!opts_parse(&ops_cmd, argc, argv, &x, &rc))
@@ -206,13 +195,14 @@ static int cmd_ops(int argc, char **argv)
 	}
 	if (out_open_opts(&o, co))
 		goto out;
-	if (o.sep) {
-		struct tl_sheet *sh = NULL;
-
-		err = tl_sheet_ops_summary(t, &x.oo, &sh);
+	/* the sheet is the -x table, and says the Categories cell the table shows */
+	err = tl_sheet_ops_summary(t, &x.oo, &sh);
+	if (o.sep || err) {
 		rc = write_sheet(&o, sh, err, x.limit);
+		sh = NULL;
 		goto out;
 	}
+	catcol = (size_t)tl_sheet_col_index(sh, "Categories");
 	n = x.limit && x.limit < t->n ? x.limit : t->n;
 	if (!o.json) {
 		fprintf(o.f, "%-48s %12s %12s %7s %6s %6s  %s\n", "op", "direct ms", "subtree ms",
@@ -220,9 +210,9 @@ static int cmd_ops(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		const struct tl_op_row *r = &t->v[i];
-		char a[64], b[64], c2[64], d[64], e[64], f[64], cats[512];
+		char a[64], b[64], c2[64], d[64], e[64], f[64];
+		const char *cats = tl_sheet_cell(sh, i, catcol)->s;
 
-		cats_repr(cats, sizeof(cats), r);
 		fmt_pyfloat(a, sizeof(a), r->direct_us);
 		fmt_pyfloat(b, sizeof(b), r->subtree_us);
 		fmt_pyfloat(c2, sizeof(c2), r->direct_us / 1000);
@@ -266,6 +256,7 @@ static int cmd_ops(int argc, char **argv)
 		fprintf(o.f, "... %zu more (use --limit 0 for all)\n", t->n - n);
 	rc = out_close(&o, false);
 out:
+	tl_sheet_free(sh);
 	tl_op_table_free(t);
 	tl_trace_close(tr);
 	return rc;

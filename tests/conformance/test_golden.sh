@@ -20,16 +20,6 @@ for d in $(golden_dirs); do
 		continue
 	fi
 	"$PYTHON" "$ROOT/tests/conformance/compare_golden.py" "$TLREPLAY" "$t" "$d" >"$TMP/res" 2>&1
-	while IFS= read -r line; do
-		case "$line" in
-		"ok - "*) TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - ${line#ok - }" ;;
-		"not ok - "*)
-			TAP_N=$((TAP_N + 1))
-			TAP_FAILED=$((TAP_FAILED + 1))
-			echo "not ok $TAP_N - ${line#not ok - }"
-			;;
-		*) echo "$line" ;;
-		esac
-	done <"$TMP/res"
+	tap_relay "$TMP/res"
 done
 done_testing

@@ -35,17 +35,6 @@ for d in $(golden_dirs); do
 	fi
 	"$PYTHON" "$ROOT/tests/conformance/report_golden.py" "$TLREPLAY" "$PM_DUMP" "$t" "$d" \
 		"$TMP/report$i" >"$TMP/res" 2>&1
-	while IFS= read -r line; do
-		case "$line" in
-		"ok - "*) TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - ${line#ok - }" ;;
-		"not ok - "*"# TODO"*) TAP_N=$((TAP_N + 1)); echo "not ok $TAP_N - ${line#not ok - }" ;;
-		"not ok - "*)
-			TAP_N=$((TAP_N + 1))
-			TAP_FAILED=$((TAP_FAILED + 1))
-			echo "not ok $TAP_N - ${line#not ok - }"
-			;;
-		*) echo "$line" ;;
-		esac
-	done <"$TMP/res"
+	tap_relay "$TMP/res"
 done
 done_testing

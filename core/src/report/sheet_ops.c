@@ -125,47 +125,31 @@ static int cmp_cat_time(const void *a, const void *b)
 	return cmp_cat_key(a, b);
 }
 
-int tl_sheet_ops_by_category(const struct tl_launcher_set *ls, bool split_recompute, struct tl_sheet **out)
+enum cat_form { CAT_PLAIN, CAT_RECOMPUTE, CAT_MODULE };
+
+/* The sheet of the groups @acc[0..n), sorted here, in the columns of @form;
+ * the percentages are of their summed time. */
+static int cat_sheet(struct cat_acc *acc, size_t n, enum cat_form form, struct tl_sheet **out)
 {
-	static const char *const all[] = { "op category", "is_recompute", "Count",
-					   "total_direct_kernel_time_ms", "Percentage (%)",
-					   "Cumulative Percentage (%)" };
-	const char *cols[RPT_N(all)];
-	struct tl_cell row[RPT_N(all)];
-	struct cat_acc *acc = NULL;
+	static const char *const plain[] = { "op category", "is_recompute", "Count",
+					     "total_direct_kernel_time_ms", "Percentage (%)",
+					     "Cumulative Percentage (%)" };
+	static const char *const by_module[] = { "op category", "parent_module", "Count",
+						 "call_stack_first", "total_direct_kernel_time_ms",
+						 "Percentage (%)", "Cumulative Percentage (%)" };
+	const char *cols[RPT_N(by_module)];
+	struct tl_cell row[RPT_N(by_module)];
 	struct tl_sheet *sh = NULL;
-	size_t nc = 0, n = 0, i, j;
 	double total = 0, cum = 0;
+	size_t nc = 0, i, j;
 	int err;
 
-	for (i = 0; i < RPT_N(all); i++)
-		if (i != 1 || split_recompute)
-			cols[nc++] = all[i];
+	for (i = 0; form == CAT_MODULE ? i < RPT_N(by_module) : i < RPT_N(plain); i++)
+		if (form == CAT_MODULE || i != 1 || form == CAT_RECOMPUTE)
+			cols[nc++] = form == CAT_MODULE ? by_module[i] : plain[i];
 	err = tl_sheet_new("ops_summary_by_category", nc, cols, &sh);
 	if (err)
 		goto out;
-	err = -ENOMEM;
-	acc = calloc(ls->n ? ls->n : 1, sizeof(*acc));
-	if (!acc)
-		goto out;
-	/* few categories: a linear search per launcher is enough */
-	for (i = 0; i < ls->n; i++) {
-		const struct tl_launcher *l = &ls->v[i];
-		const char *cat = l->category ? l->category : "";
-		int rc = split_recompute ? l->recompute > 0 : 0;
-
-		for (j = 0; j < n; j++)
-			if (acc[j].recompute == rc && !strcmp(acc[j].category, cat))
-				break;
-		if (j == n) {
-			acc[n].category = cat;
-			acc[n].module = "";
-			acc[n].recompute = rc;
-			n++;
-		}
-		acc[j].count++;
-		acc[j].direct_us += l->direct_us;
-	}
 	qsort(acc, n, sizeof(*acc), cmp_cat_time);
 	for (j = 0; j < n; j++)
 		total += acc[j].direct_us / 1000;
@@ -175,9 +159,13 @@ int tl_sheet_ops_by_category(const struct tl_launcher_set *ls, bool split_recomp
 
 		cum += pct;
 		row[c++] = tl_cell_str(acc[j].category);
-		if (split_recompute)
+		if (form == CAT_MODULE)
+			row[c++] = tl_cell_str(acc[j].module);
+		if (form == CAT_RECOMPUTE)
 			row[c++] = tl_cell_bool(acc[j].recompute);
 		row[c++] = tl_cell_int((long long)acc[j].count);
+		if (form == CAT_MODULE)
+			row[c++] = tl_cell_str(acc[j].call_stack);
 		row[c++] = tl_cell_num(ms);
 		row[c++] = tl_cell_num(pct);
 		row[c++] = tl_cell_num(cum);
@@ -185,12 +173,37 @@ int tl_sheet_ops_by_category(const struct tl_launcher_set *ls, bool split_recomp
 		if (err)
 			goto out;
 	}
-	err = 0;
 	*out = sh;
 	sh = NULL;
 out:
-	free(acc);
 	tl_sheet_free(sh);
+	return err;
+}
+
+int tl_sheet_ops_by_category(const struct tl_launcher_set *ls, bool split_recompute, struct tl_sheet **out)
+{
+	struct cat_acc *acc = calloc(ls->n ? ls->n : 1, sizeof(*acc));
+	size_t n = 0, i, j;
+	int err;
+
+	if (!acc)
+		return -ENOMEM;
+	/* few categories: a linear search per launcher is enough */
+	for (i = 0; i < ls->n; i++) {
+		const struct tl_launcher *l = &ls->v[i];
+		const char *cat = l->category ? l->category : "";
+		int rc = split_recompute ? l->recompute > 0 : 0;
+
+		for (j = 0; j < n; j++)
+			if (acc[j].recompute == rc && !strcmp(acc[j].category, cat))
+				break;
+		if (j == n)
+			acc[n++] = (struct cat_acc){ .category = cat, .module = "", .recompute = rc };
+		acc[j].count++;
+		acc[j].direct_us += l->direct_us;
+	}
+	err = cat_sheet(acc, n, split_recompute ? CAT_RECOMPUTE : CAT_PLAIN, out);
+	free(acc);
 	return err;
 }
 
@@ -199,23 +212,12 @@ out:
  * count, time and first call stack). */
 int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **out)
 {
-	static const char *const cols[] = { "op category", "parent_module", "Count", "call_stack_first",
-					    "total_direct_kernel_time_ms", "Percentage (%)",
-					    "Cumulative Percentage (%)" };
-	struct tl_cell row[RPT_N(cols)];
-	struct cat_acc *acc = NULL;
-	struct tl_sheet *sh = NULL;
+	struct cat_acc *acc = calloc(t->n ? t->n : 1, sizeof(*acc));
 	size_t n = 0, i, j;
-	double total = 0, cum = 0;
 	int err;
 
-	err = tl_sheet_new("ops_summary_by_category", RPT_N(cols), cols, &sh);
-	if (err)
-		goto out;
-	err = -ENOMEM;
-	acc = calloc(t->n ? t->n : 1, sizeof(*acc));
 	if (!acc)
-		goto out;
+		return -ENOMEM;
 	for (i = 0; i < t->n; i++) {
 		const struct tl_op_row *r = &t->v[i];
 		const char *cat = r->ncategories ? r->categories[0] : "";
@@ -224,11 +226,9 @@ int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **
 		for (j = 0; j < n; j++)
 			if (!strcmp(acc[j].category, cat) && !strcmp(acc[j].module, mod))
 				break;
-		if (j == n) {
-			acc[n] = (struct cat_acc){ .category = cat, .module = mod, .ex_uid = r->ex_uid,
-						   .call_stack = r->call_stack };
-			n++;
-		}
+		if (j == n)
+			acc[n++] = (struct cat_acc){ .category = cat, .module = mod, .ex_uid = r->ex_uid,
+						     .call_stack = r->call_stack };
 		/* "first" is the earliest launcher: the smallest UID stands for it */
 		if (r->ex_uid < acc[j].ex_uid) {
 			acc[j].ex_uid = r->ex_uid;
@@ -237,29 +237,7 @@ int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **
 		acc[j].count += r->count;
 		acc[j].direct_us += r->direct_us;
 	}
-	qsort(acc, n, sizeof(*acc), cmp_cat_time);
-	for (j = 0; j < n; j++)
-		total += acc[j].direct_us / 1000;
-	for (j = 0; j < n; j++) {
-		double ms = acc[j].direct_us / 1000, pct = ms / total * 100;
-
-		cum += pct;
-		row[0] = tl_cell_str(acc[j].category);
-		row[1] = tl_cell_str(acc[j].module);
-		row[2] = tl_cell_int((long long)acc[j].count);
-		row[3] = tl_cell_str(acc[j].call_stack);
-		row[4] = tl_cell_num(ms);
-		row[5] = tl_cell_num(pct);
-		row[6] = tl_cell_num(cum);
-		err = tl_sheet_add_row(sh, row);
-		if (err)
-			goto out;
-	}
-	err = 0;
-	*out = sh;
-	sh = NULL;
-out:
+	err = cat_sheet(acc, n, CAT_MODULE, out);
 	free(acc);
-	tl_sheet_free(sh);
 	return err;
 }

@@ -50,17 +50,6 @@ out:
 static int build(const struct tl_launcher_group_set *set, const struct tl_trace *tr,
 		 struct rpt_meta *meta, struct tl_sheet **out)
 {
-	static const char *const cols[] = {
-		"name", "op category", "pid", "tid", "Input Dims", "Input type", "Input Strides",
-		"Concrete Inputs", "operation_count",
-		"total_direct_kernel_time_mean", "total_subtree_kernel_time_mean",
-		"total_direct_kernel_time_median", "total_subtree_kernel_time_median",
-		"total_direct_kernel_time_std", "total_subtree_kernel_time_std",
-		"total_direct_kernel_time_min", "total_subtree_kernel_time_min",
-		"total_direct_kernel_time_max", "total_subtree_kernel_time_max",
-		"total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID",
-		"Percentage (%)", "Cumulative Percentage (%)",
-	};
 	static const char *const tl_cols[] = {
 		"name", "op category", "process_name", "process_label", "thread_name", "Input Dims",
 		"Input type", "Input Strides", "Concrete Inputs", "operation_count",
@@ -73,15 +62,27 @@ static int build(const struct tl_launcher_group_set *set, const struct tl_trace 
 		"kernel_details_summary", "trunc_kernel_details",
 		"Percentage (%)", "Cumulative Percentage (%)",
 	};
+	const char *cols[RPT_N(tl_cols)];
 	struct tl_cell row[RPT_N(tl_cols)];
 	char *text[4] = { 0 }, *kd = NULL, *tk = NULL;
 	struct tl_sheet *sh = NULL;
 	double total = 0, cum = 0;
-	size_t i, j;
+	size_t i, j, nc = 0;
 	int err;
 
-	err = tr ? tl_sheet_new("ops_unique_args", RPT_N(tl_cols), tl_cols, &sh)
-		 : tl_sheet_new("ops_unique_args", RPT_N(cols), cols, &sh);
+	/* the command's form: pid and tid for the three names, no kernel details */
+	for (i = 0; i < RPT_N(tl_cols); i++) {
+		const char *c = tl_cols[i];
+
+		if (!tr && (!strcmp(c, "process_label") || strstr(c, "kernel_details")))
+			continue;
+		if (!tr && !strcmp(c, "process_name"))
+			c = "pid";
+		else if (!tr && !strcmp(c, "thread_name"))
+			c = "tid";
+		cols[nc++] = c;
+	}
+	err = tl_sheet_new("ops_unique_args", nc, cols, &sh);
 	if (err)
 		goto out;
 	for (i = 0; i < set->n; i++)
