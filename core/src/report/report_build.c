@@ -78,7 +78,8 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 	if (!err && gs->n)
 		err = rpt_meta_load(tr, &meta);
 	if (!err && gs->n) {
-		err = rpt_sheet_unique_args(gs, tr, meta, &sh);
+		err = o->split_recompute ? rpt_sheet_unique_args_recompute(gs, ls, tr, meta, &sh)
+					 : rpt_sheet_unique_args(gs, NULL, tr, meta, &sh);
 		if (!err)
 			err = push(r, sh);
 	}

@@ -97,8 +97,13 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc);
 /* sheet_unique_args.c: ops_unique_args as TraceLens's report writes it
  * (process and thread names, kernel details), where the command prints pid
  * and tid. 0 or -ENOMEM. */
-int rpt_sheet_unique_args(const struct tl_launcher_group_set *set, const struct tl_trace *tr,
-			  struct rpt_meta *meta, struct tl_sheet **out);
+int rpt_sheet_unique_args(const struct tl_launcher_group_set *set, const signed char *recompute,
+			  const struct tl_trace *tr, struct rpt_meta *meta, struct tl_sheet **out);
+/* unique_args_recompute.c: the same, each group split by the recompute flag
+ * of its launchers (@ls, built with detect_recompute), with is_recompute. */
+int rpt_sheet_unique_args_recompute(const struct tl_launcher_group_set *set,
+				    const struct tl_launcher_set *ls, const struct tl_trace *tr,
+				    struct rpt_meta *meta, struct tl_sheet **out);
 
 /* sheet_ops.c: ops_summary_by_category of the inference report, by (op
  * category, parent module), from the by-module ops table @t. */

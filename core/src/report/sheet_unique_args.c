@@ -47,8 +47,8 @@ out:
 
 /* @tr NULL: the command's form (pid, tid); else TraceLens's (process and
  * thread names from @meta, the kernel details). */
-static int build(const struct tl_launcher_group_set *set, const struct tl_trace *tr,
-		 struct rpt_meta *meta, struct tl_sheet **out)
+static int build(const struct tl_launcher_group_set *set, const signed char *recompute,
+		 const struct tl_trace *tr, struct rpt_meta *meta, struct tl_sheet **out)
 {
 	static const char *const tl_cols[] = {
 		"name", "op category", "process_name", "process_label", "thread_name", "Input Dims",
@@ -81,6 +81,9 @@ static int build(const struct tl_launcher_group_set *set, const struct tl_trace 
 		else if (!tr && !strcmp(c, "thread_name"))
 			c = "tid";
 		cols[nc++] = c;
+		/* the recompute report groups by is_recompute too */
+		if (recompute && !strcmp(c, "Concrete Inputs"))
+			cols[nc++] = "is_recompute";
 	}
 	err = tl_sheet_new("ops_unique_args", nc, cols, &sh);
 	if (err)
@@ -116,6 +119,8 @@ static int build(const struct tl_launcher_group_set *set, const struct tl_trace 
 			}
 			row[c++] = tl_cell_str(text[j]);
 		}
+		if (recompute)
+			row[c++] = tl_cell_bool(recompute[i]);
 		row[c++] = tl_cell_int((long long)g->count);
 		/* mean, median, std, min, max: direct then subtree for each */
 		for (j = 0; j < 10; j++) {
@@ -160,11 +165,11 @@ out:
 
 int tl_sheet_ops_unique_args(const struct tl_launcher_group_set *set, struct tl_sheet **out)
 {
-	return build(set, NULL, NULL, out);
+	return build(set, NULL, NULL, NULL, out);
 }
 
-int rpt_sheet_unique_args(const struct tl_launcher_group_set *set, const struct tl_trace *tr,
-			  struct rpt_meta *meta, struct tl_sheet **out)
+int rpt_sheet_unique_args(const struct tl_launcher_group_set *set, const signed char *recompute,
+			  const struct tl_trace *tr, struct rpt_meta *meta, struct tl_sheet **out)
 {
-	return build(set, tr, meta, out);
+	return build(set, recompute, tr, meta, out);
 }
