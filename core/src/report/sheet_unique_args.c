@@ -62,8 +62,8 @@ static int build(const struct tl_launcher_group_set *set, const signed char *rec
 		"kernel_details_summary", "trunc_kernel_details",
 		"Percentage (%)", "Cumulative Percentage (%)",
 	};
-	const char *cols[RPT_N(tl_cols)];
-	struct tl_cell row[RPT_N(tl_cols)];
+	const char *cols[RPT_N(tl_cols) + 1];	/* + is_recompute */
+	struct tl_cell row[RPT_N(tl_cols) + 1];
 	char *text[4] = { 0 }, *kd = NULL, *tk = NULL;
 	struct tl_sheet *sh = NULL;
 	double total = 0, cum = 0;
