@@ -30,6 +30,9 @@ char *rpt_pyrepr(const struct cJSON *v, bool tuples);
 /* @s as Python's repr of a str ('abc', "it's"). */
 void rpt_put_pystr(FILE *f, const char *s);
 
+/* sheet.c: the end of a builder: @sh into @out, or freed when @err;
+ * returns @err. */
+int rpt_sheet_done(struct tl_sheet *sh, int err, struct tl_sheet **out);
 /* sheet.c: drop column @col of @sh (no-op when absent). 0 or -ENOMEM. */
 int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col);
 

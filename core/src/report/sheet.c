@@ -226,6 +226,16 @@ int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col)
 	return 0;
 }
 
+int rpt_sheet_done(struct tl_sheet *sh, int err, struct tl_sheet **out)
+{
+	if (err) {
+		tl_sheet_free(sh);
+		return err;
+	}
+	*out = sh;
+	return 0;
+}
+
 void tl_sheet_free(struct tl_sheet *sh)
 {
 	size_t i;

@@ -34,7 +34,7 @@ int tl_sheet_kernel_summary(const struct tl_kernel_table *t, struct tl_sheet **o
 			cols[nc++] = all[i];
 	err = tl_sheet_new("kernel_summary", nc, cols, &sh);
 	if (err)
-		goto out;
+		return err;
 	for (i = 0; i < t->n; i++) {
 		const struct tl_kernel_row *r = &t->v[i];
 		size_t c = 0;
@@ -53,11 +53,7 @@ int tl_sheet_kernel_summary(const struct tl_kernel_table *t, struct tl_sheet **o
 		row[c++] = pct_cell(r->pct_total);
 		err = tl_sheet_add_row(sh, row);
 		if (err)
-			goto out;
+			break;
 	}
-	*out = sh;
-	sh = NULL;
-out:
-	tl_sheet_free(sh);
-	return err;
+	return rpt_sheet_done(sh, err, out);
 }

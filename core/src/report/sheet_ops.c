@@ -50,7 +50,7 @@ int tl_sheet_ops_summary(const struct tl_op_table *t, const struct tl_ops_opts *
 		err = tl_sheet_new("ops_summary", nc, cols, &sh);
 	}
 	if (err)
-		goto out;
+		return err;
 	for (i = 0; i < t->n; i++) {
 		const struct tl_op_row *r = &t->v[i];
 		char cats[512];
@@ -82,13 +82,9 @@ int tl_sheet_ops_summary(const struct tl_op_table *t, const struct tl_ops_opts *
 		row[c++] = tl_cell_int((long long)r->ex_uid);
 		err = tl_sheet_add_row(sh, row);
 		if (err)
-			goto out;
+			break;
 	}
-	*out = sh;
-	sh = NULL;
-out:
-	tl_sheet_free(sh);
-	return err;
+	return rpt_sheet_done(sh, err, out);
 }
 
 /* ------------------------------------------------------ by category */
@@ -149,7 +145,7 @@ static int cat_sheet(struct cat_acc *acc, size_t n, enum cat_form form, struct t
 			cols[nc++] = form == CAT_MODULE ? by_module[i] : plain[i];
 	err = tl_sheet_new("ops_summary_by_category", nc, cols, &sh);
 	if (err)
-		goto out;
+		return err;
 	qsort(acc, n, sizeof(*acc), cmp_cat_time);
 	for (j = 0; j < n; j++)
 		total += acc[j].direct_us / 1000;
@@ -171,13 +167,9 @@ static int cat_sheet(struct cat_acc *acc, size_t n, enum cat_form form, struct t
 		row[c++] = tl_cell_num(cum);
 		err = tl_sheet_add_row(sh, row);
 		if (err)
-			goto out;
+			break;
 	}
-	*out = sh;
-	sh = NULL;
-out:
-	tl_sheet_free(sh);
-	return err;
+	return rpt_sheet_done(sh, err, out);
 }
 
 int tl_sheet_ops_by_category(const struct tl_launcher_set *ls, bool split_recompute, struct tl_sheet **out)

@@ -25,12 +25,12 @@ int tl_sheet_gpu_timeline(const struct tl_breakdown_set *set, enum tl_bd_group g
 		cols[nc++] = "is_recompute";
 	err = tl_sheet_new("gpu_timeline", nc, cols, &sh);
 	if (err)
-		goto out;
-	for (i = 0; set && i < set->n; i++) {
+		return err;
+	for (i = 0; set && i < set->n && !err; i++) {
 		const struct tl_breakdown *bd = &set->v[i];
 		double total = bd->us[TL_BD_TOTAL];
 
-		for (r = 0; r < TL_BD_NROWS; r++) {
+		for (r = 0; r < TL_BD_NROWS && !err; r++) {
 			size_t c = 0;
 
 			if (group != TL_BD_GROUP_NONE)
@@ -44,13 +44,7 @@ int tl_sheet_gpu_timeline(const struct tl_breakdown_set *set, enum tl_bd_group g
 			if (split_recompute)
 				row[c++] = tl_cell_bool(bd->recompute > 0);
 			err = tl_sheet_add_row(sh, row);
-			if (err)
-				goto out;
 		}
 	}
-	*out = sh;
-	sh = NULL;
-out:
-	tl_sheet_free(sh);
-	return err;
+	return rpt_sheet_done(sh, err, out);
 }
