@@ -3,6 +3,8 @@
  * Several ranks (-i repeated, or a directory): multirank-breakdown.c. */
 #include <string.h>
 
+#include <tlreplay/report.h>
+
 #include "builtin.h"
 #include "multirank.h"
 
@@ -35,18 +37,6 @@ static void print_block(struct out_fmt *o, const struct tl_breakdown *bd, bool p
 			if (split_rc)
 				fprintf(o->f, ",\"is_recompute\":%s", bd->recompute ? "true" : "false");
 			fprintf(o->f, ",\"events\":%llu}\n", (unsigned long long)bd->nevents);
-		} else if (o->sep) {
-			if (per_dev)
-				out_field(o, bd->device, false);
-			if (per_stream)
-				out_field(o, bd->stream, false);
-			out_field(o, tl_bd_row_name(r), false);
-			fmt_pyfloat(a, sizeof(a), ms);
-			fmt_pyfloat(b, sizeof(b), pct);
-			out_field(o, a, false);
-			out_field(o, b, !split_rc);
-			if (split_rc)
-				out_field(o, bd->recompute ? "True" : "False", true);
 		} else {
 			fprintf(o->f, "  %-22s %14.6f ms %8.2f%%\n", tl_bd_row_name(r), ms, pct);
 		}
@@ -99,6 +89,7 @@ static int cmd_breakdown(int argc, char **argv)
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct tl_breakdown_set *set = NULL;
+	struct tl_sheet *sh = NULL;
 	size_t i;
 	int rc = 1, err;
 
@@ -137,16 +128,16 @@ static int cmd_breakdown(int argc, char **argv)
 	if (out_open_opts(&o, &a.co))
 		goto out;
 	if (o.sep) {
-		if (a.bo.group != TL_BD_GROUP_NONE)
-			out_field(&o, "device", false);
-		if (a.bo.group == TL_BD_GROUP_STREAM)
-			out_field(&o, "stream", false);
-		out_field(&o, "type", false);
-		out_field(&o, "time ms", false);
-		out_field(&o, "percent", !a.bo.split_recompute);
-		if (a.bo.split_recompute)
-			out_field(&o, "is_recompute", true);
-	} else if (!o.json) {
+		/* the table is the report's gpu_timeline sheet */
+		err = tl_sheet_gpu_timeline(set, a.bo.group, a.bo.split_recompute, &sh);
+		if (!err)
+			err = tl_sheet_write_sep(sh, o.f, o.sep, 0);
+		rc = err ? cli_lib_error(err) : out_close(&o, false);
+		if (err)
+			out_close(&o, true);
+		goto out;
+	}
+	if (!o.json) {
 		fprintf(o.f, "GPU time breakdown of %s (%s GPU events%s)\n", tl_trace_path(tr),
 			a.bo.include_unlinked ? "all" : "linked",
 			a.bo.group == TL_BD_GROUP_DEVICE	 ? ", per device"
@@ -182,6 +173,7 @@ static int cmd_breakdown(int argc, char **argv)
 	}
 	rc = out_close(&o, false);
 out:
+	tl_sheet_free(sh);
 	tl_breakdown_free(set);
 	tl_trace_close(tr);
 	mr_inputs_free(&a.in);

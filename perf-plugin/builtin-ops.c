@@ -7,19 +7,9 @@
 
 #include <cjson/cJSON.h>
 
+#include <tlreplay/report.h>
+
 #include "builtin.h"
-
-/* "['GEMM', 'other']" as TraceLens writes the Categories cell */
-static void cats_repr(char *buf, size_t n, const struct tl_op_row *r)
-{
-	size_t i, len = 0;
-
-	len += (size_t)snprintf(buf + len, n - len, "[");
-	for (i = 0; i < r->ncategories && len < n; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s'%s'", i ? ", " : "", r->categories[i]);
-	if (len < n)
-		snprintf(buf + len, n - len, "]");
-}
 
 /* ------------------------------------------------------------------ ops */
 
@@ -30,75 +20,18 @@ struct ops_ctx {
 	bool unique_args;
 };
 
-/* A recorded args field (compact JSON) as Python's repr of TraceLens's
- * list_to_tuple() of it: lists become tuples, "((8944, 1024), (1024, 2816))". */
-static void py_repr(FILE *f, const cJSON *v)
+/* Write @sh as -x SEP text, its first @limit rows (0: all); the return of
+ * the command. */
+static int write_sheet(struct out_fmt *o, struct tl_sheet *sh, int err, unsigned long long limit)
 {
-	const cJSON *x;
-	const char *s;
-	char q;
-	int n = 0;
-
-	if (cJSON_IsArray(v)) {
-		fputc('(', f);
-		cJSON_ArrayForEach(x, v) {
-			if (n++)
-				fputs(", ", f);
-			py_repr(f, x);
-		}
-		fputs(n == 1 ? ",)" : ")", f);
-	} else if (cJSON_IsString(v)) {
-		s = v->valuestring;
-		q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
-		fputc(q, f);
-		for (; *s; s++) {
-			unsigned char c = (unsigned char)*s;
-
-			if (c == '\\' || c == (unsigned char)q)
-				fprintf(f, "\\%c", c);
-			else if (c == '\n')
-				fputs("\\n", f);
-			else if (c == '\t')
-				fputs("\\t", f);
-			else if (c == '\r')
-				fputs("\\r", f);
-			else if (c < 0x20 || c == 0x7f)
-				fprintf(f, "\\x%02x", c);
-			else
-				fputc(c, f);
-		}
-		fputc(q, f);
-	} else if (cJSON_IsNumber(v)) {
-		char b[64];
-
-		if (v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9007199254740992.0)
-			fprintf(f, "%.0f", v->valuedouble);
-		else {
-			fmt_pyfloat(b, sizeof(b), v->valuedouble);
-			fputs(b, f);
-		}
-	} else if (cJSON_IsBool(v)) {
-		fputs(cJSON_IsTrue(v) ? "True" : "False", f);
-	} else if (cJSON_IsNull(v)) {
-		fputs("None", f);
+	if (!err)
+		err = tl_sheet_write_sep(sh, o->f, o->sep, (size_t)limit);
+	tl_sheet_free(sh);
+	if (err) {
+		out_close(o, true);
+		return cli_lib_error(err);
 	}
-}
-
-/* @json (compact JSON text, "" for absent) in Python repr form, malloc'ed. */
-static char *py_repr_text(const char *json)
-{
-	cJSON *v = *json ? cJSON_Parse(json) : NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (f) {
-		if (v)
-			py_repr(f, v);
-		fclose(f);
-	}
-	cJSON_Delete(v);
-	return buf;
+	return out_close(o, false);
 }
 
 /* ops --unique-args: TraceLens's ops_unique_args sheet. */
@@ -117,26 +50,17 @@ static int ops_unique_args(struct tl_trace *tr, const struct common_opts *co, co
 		return cli_lib_error(err);
 	if (out_open_opts(&o, co))
 		goto out;
+	if (o.sep) {
+		struct tl_sheet *sh = NULL;
+
+		err = tl_sheet_ops_unique_args(set, &sh);
+		rc = write_sheet(&o, sh, err, x->limit);
+		goto out;
+	}
 	for (i = 0; i < set->n; i++)
 		total += set->v[i].direct.sum;
 	n = x->limit && x->limit < set->n ? x->limit : set->n;
-	if (o.sep) {
-		static const char *const hdr[] = {
-			"name", "op category", "pid", "tid", "Input Dims", "Input type", "Input Strides",
-			"Concrete Inputs", "operation_count",
-			"total_direct_kernel_time_mean", "total_subtree_kernel_time_mean",
-			"total_direct_kernel_time_median", "total_subtree_kernel_time_median",
-			"total_direct_kernel_time_std", "total_subtree_kernel_time_std",
-			"total_direct_kernel_time_min", "total_subtree_kernel_time_min",
-			"total_direct_kernel_time_max", "total_subtree_kernel_time_max",
-			"total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID",
-			"Percentage (%)", "Cumulative Percentage (%)",
-		};
-		size_t h;
-
-		for (h = 0; h < TL_ARRAY_N(hdr); h++)
-			out_field(&o, hdr[h], h + 1 == TL_ARRAY_N(hdr));
-	} else if (!o.json) {
+	if (!o.json) {
 		fprintf(o.f, "%-32s %7s %10s %10s %6s  %-10s %s\n", "op", "count", "direct ms", "mean us",
 			"%", "ex_UID", "Input Dims");
 	}
@@ -193,45 +117,6 @@ static int ops_unique_args(struct tl_trace *tr, const struct common_opts *co, co
 			fprintf(o.f, ",\"ex_uid\":%llu,\"percent\":%s", (unsigned long long)g->ex_uid, num);
 			fmt_pyfloat(num, sizeof(num), cum);
 			fprintf(o.f, ",\"cumulative_percent\":%s}\n", num);
-		} else if (o.sep) {
-			const char *f[4] = { g->input_dims, g->input_type, g->input_strides,
-					     g->concrete_inputs };
-			const struct tl_time_agg *a[2] = { &g->direct, &g->subtree };
-			size_t j;
-
-			out_field(&o, g->name, false);
-			out_field(&o, g->category, false);
-			out_field(&o, g->pid, false);
-			out_field(&o, g->tid, false);
-			for (j = 0; j < 4; j++) {
-				char *r = py_repr_text(f[j]);
-
-				out_field(&o, r ? r : "", false);
-				free(r);
-			}
-			snprintf(num, sizeof(num), "%llu", (unsigned long long)g->count);
-			out_field(&o, num, false);
-			for (j = 0; j < 10; j++) {
-				const struct tl_time_agg *t = a[j % 2];
-				double v = j < 2 ? t->mean : j < 4 ? t->median : j < 6 ? t->std
-					 : j < 8 ? t->min : t->max;
-
-				if (isnan(v))
-					num[0] = 0;
-				else
-					fmt_pyfloat(num, sizeof(num), v);
-				out_field(&o, num, false);
-			}
-			fmt_pyfloat(num, sizeof(num), g->direct.sum);
-			out_field(&o, num, false);
-			fmt_pyfloat(num, sizeof(num), g->subtree.sum);
-			out_field(&o, num, false);
-			snprintf(num, sizeof(num), "%llu", (unsigned long long)g->ex_uid);
-			out_field(&o, num, false);
-			fmt_pyfloat(num, sizeof(num), pct);
-			out_field(&o, num, false);
-			fmt_pyfloat(num, sizeof(num), cum);
-			out_field(&o, num, true);
 		} else {
 			char name[64], uid[32];
 
@@ -285,7 +170,8 @@ static int cmd_ops(int argc, char **argv)
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct tl_op_table *t = NULL;
-	size_t i, n;
+	struct tl_sheet *sh = NULL;
+	size_t i, n, catcol;
 	int rc = 1, err;
 
 	if (!opts_parse(&ops_cmd, argc, argv, &x, &rc))
@@ -309,41 +195,24 @@ static int cmd_ops(int argc, char **argv)
 	}
 	if (out_open_opts(&o, co))
 		goto out;
+	/* the sheet is the -x table, and says the Categories cell the table shows */
+	err = tl_sheet_ops_summary(t, &x.oo, &sh);
+	if (o.sep || err) {
+		rc = write_sheet(&o, sh, err, x.limit);
+		sh = NULL;
+		goto out;
+	}
+	catcol = (size_t)tl_sheet_col_index(sh, "Categories");
 	n = x.limit && x.limit < t->n ? x.limit : t->n;
-	if (o.sep && x.oo.by_module) {
-		static const char *const hdr[] = {
-			"name", "parent_module", "total_direct_kernel_time_sum",
-			"total_subtree_kernel_time_sum", "total_subtree_kernel_time_count",
-			"total_direct_kernel_time_ms", "Count", "Categories", "call_stack_first",
-			"Percentage (%)", "Cumulative Percentage (%)", "ex_UID",
-		};
-		size_t h;
-
-		for (h = 0; h < TL_ARRAY_N(hdr); h++)
-			out_field(&o, hdr[h], h + 1 == TL_ARRAY_N(hdr));
-	} else if (o.sep) {
-		static const char *const hdr[] = {
-			"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
-			"total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count",
-			"Categories", "Percentage (%)", "Cumulative Percentage (%)",
-		};
-		size_t h;
-
-		for (h = 0; h < TL_ARRAY_N(hdr); h++) {
-			out_field(&o, hdr[h], false);
-			if (h == 0 && x.oo.split_recompute)
-				out_field(&o, "is_recompute", false);
-		}
-		out_field(&o, "ex_UID", true);
-	} else if (!o.json) {
+	if (!o.json) {
 		fprintf(o.f, "%-48s %12s %12s %7s %6s %6s  %s\n", "op", "direct ms", "subtree ms",
 			"count", "%", "cum%", "categories");
 	}
 	for (i = 0; i < n; i++) {
 		const struct tl_op_row *r = &t->v[i];
-		char a[64], b[64], c2[64], d[64], e[64], f[64], cats[512];
+		char a[64], b[64], c2[64], d[64], e[64], f[64];
+		const char *cats = tl_sheet_cell(sh, i, catcol)->s;
 
-		cats_repr(cats, sizeof(cats), r);
 		fmt_pyfloat(a, sizeof(a), r->direct_us);
 		fmt_pyfloat(b, sizeof(b), r->subtree_us);
 		fmt_pyfloat(c2, sizeof(c2), r->direct_us / 1000);
@@ -370,37 +239,6 @@ static int cmd_ops(int argc, char **argv)
 			}
 			fprintf(o.f, "],\"percent\":%s,\"cumulative_percent\":%s,\"ex_uid\":%llu}\n", e,
 				f, (unsigned long long)r->ex_uid);
-		} else if (o.sep) {
-			char cnt[32], uid[32];
-
-			snprintf(cnt, sizeof(cnt), "%llu", (unsigned long long)r->count);
-			snprintf(uid, sizeof(uid), "%llu", (unsigned long long)r->ex_uid);
-			out_field(&o, r->name, false);
-			if (r->parent_module) {
-				out_field(&o, r->parent_module, false);
-				out_field(&o, a, false);
-				out_field(&o, b, false);
-				out_field(&o, cnt, false);
-				out_field(&o, c2, false);
-				out_field(&o, cnt, false);
-				out_field(&o, cats, false);
-				out_field(&o, r->call_stack, false);
-				out_field(&o, e, false);
-				out_field(&o, f, false);
-				out_field(&o, uid, true);
-				continue;
-			}
-			if (r->recompute >= 0)
-				out_field(&o, r->recompute ? "True" : "False", false);
-			out_field(&o, a, false);
-			out_field(&o, b, false);
-			out_field(&o, c2, false);
-			out_field(&o, d, false);
-			out_field(&o, cnt, false);
-			out_field(&o, cats, false);
-			out_field(&o, e, false);
-			out_field(&o, f, false);
-			out_field(&o, uid, true);
 		} else {
 			char name[256];
 
@@ -418,6 +256,7 @@ static int cmd_ops(int argc, char **argv)
 		fprintf(o.f, "... %zu more (use --limit 0 for all)\n", t->n - n);
 	rc = out_close(&o, false);
 out:
+	tl_sheet_free(sh);
 	tl_op_table_free(t);
 	tl_trace_close(tr);
 	return rc;
@@ -532,21 +371,18 @@ static int kernels_summary(struct tl_trace *tr, struct out_fmt *o, unsigned long
 
 	if (err)
 		return cli_lib_error(err);
-	n = limit && limit < t->n ? limit : t->n;
 	if (o->sep) {
-		out_field(o, "Parent op category", false);
-		if (t->has_parent_op)
-			out_field(o, "Parent cpu_op", false);
-		out_field(o, "Kernel name", false);
-		out_field(o, "Kernel stream", false);
-		out_field(o, "Kernel duration (µs)_sum", false);
-		out_field(o, "Kernel duration (µs)_count", false);
-		out_field(o, "Kernel duration (µs)_mean", false);
-		out_field(o, "Kernel duration (µs)_min", false);
-		out_field(o, "Kernel duration (µs)_max", false);
-		out_field(o, "Percent of kernels time (%)", false);
-		out_field(o, "Percent of total time (%)", true);
-	} else if (!o->json) {
+		struct tl_sheet *sh = NULL;
+
+		err = tl_sheet_kernel_summary(t, &sh);
+		if (!err)
+			err = tl_sheet_write_sep(sh, o->f, o->sep, (size_t)limit);
+		tl_sheet_free(sh);
+		tl_kernel_table_free(t);
+		return err ? cli_lib_error(err) : 0;
+	}
+	n = limit && limit < t->n ? limit : t->n;
+	if (!o->json) {
 		fprintf(o->f, "%-14s %-32s %6s %7s %12s %10s %6s  %s\n", "category", "parent op",
 			"stream", "count", "total us", "mean us", "%", "kernel");
 	}
@@ -580,19 +416,6 @@ static int kernels_summary(struct tl_trace *tr, struct out_fmt *o, unsigned long
 				      "\"percent_of_total\":%s}\n",
 				*stream ? stream : "null", cnt, s[0], s[1], s[2], s[3],
 				isnan(r->pct_kernels) ? "null" : s[4], isnan(r->pct_total) ? "null" : s[5]);
-		} else if (o->sep) {
-			out_field(o, r->category, false);
-			if (t->has_parent_op)
-				out_field(o, r->parent_op, false);
-			out_field(o, r->name, false);
-			out_field(o, stream, false);
-			out_field(o, s[0], false);
-			out_field(o, cnt, false);
-			out_field(o, s[1], false);
-			out_field(o, s[2], false);
-			out_field(o, s[3], false);
-			out_field(o, s[4], false);
-			out_field(o, s[5], true);
 		} else {
 			fprintf(o->f, "%-14.14s %-32.32s %6s %7s %12.3f %10.3f %6.2f  %.90s\n",
 				r->category ? r->category : "(unlinked)",

@@ -18,6 +18,7 @@
 	CMD(summarize)   \
 	CMD(ops)         \
 	CMD(kernels)     \
+	CMD(report)      \
 	CMD(list)        \
 	CMD(show)        \
 	CMD(tree)        \

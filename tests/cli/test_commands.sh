@@ -185,4 +185,28 @@ else
 	skip "perf not installed"
 fi
 
+# ---------------------------------------------------------------- report
+run tl report -i "$T" -o "$TMP/rep"
+[ "$RC" -eq 0 ] && [ -f "$TMP/rep/gpu_timeline.csv" ] && [ -f "$TMP/rep/ops_summary.csv" ] &&
+	[ -f "$TMP/rep/ops_summary_by_category.csv" ] && [ -f "$TMP/rep/ops_unique_args.csv" ] &&
+	! ls -A "$TMP/rep" | grep -q '^\.'
+ok $? "report -o DIR: makes DIR, writes the sheets, leaves no temporary file"
+tl breakdown -i "$T" -x, >"$TMP/bd.csv"
+cmp -s "$TMP/bd.csv" "$TMP/rep/gpu_timeline.csv"
+ok $? "report's gpu_timeline.csv is breakdown -x,"
+run tl report -i "$T"
+[ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q -- '-o DIR' "$TMP/err"
+ok $? "report without -o: one line naming -o DIR, non-zero exit"
+run tl report -i "$TMP/nosuch.json" -o "$TMP/rep2"
+[ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q nosuch.json "$TMP/err" &&
+	[ ! -e "$TMP/rep2" ]
+ok $? "report of a missing trace: one line naming it, no directory made"
+: >"$TMP/afile"
+run tl report -i "$T" -o "$TMP/afile"
+[ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "afile: not a directory" "$TMP/err"
+ok $? "report -o FILE: one line, not a directory"
+run tl report --help
+[ "$RC" -eq 0 ] && grep -q -- "--kernel-summary" "$TMP/out" && grep -q "usage: tlreplay report" "$TMP/out"
+ok $? "report --help from the option table"
+
 done_testing

@@ -133,6 +133,8 @@ checks() {
 		"$t/a.json $t/b.json.gz $t/sub" tlreplay ops -o "$t/"
 	expect_eq "$mode: tlreplay ops --output=<TAB> -> trace files and directories" \
 		"$t/a.json $t/b.json.gz $t/sub" tlreplay ops --output = "$t/"
+	expect_eq "$mode: tlreplay report -o <TAB> -> directories only (it writes one)" \
+		"$t/sub" tlreplay report -o "$t/"
 	expect_eq "$mode: tlreplay show -i n<TAB> -> other files when no trace matches" \
 		"$t/notes.txt" tlreplay show -i "$t/n"
 	expect_eq "$mode: tlreplay open <TAB> -> trace files" \
@@ -158,7 +160,7 @@ checks() {
 export TLREPLAY_BIN=$TLREPLAY
 
 mapfile -t cmds < <("$TLREPLAY" --list-cmds)
-plan=$((18 + ${#cmds[@]}))
+plan=$((19 + ${#cmds[@]}))
 if declare -F _init_completion >/dev/null || [[ -z $bc ]]; then
 	echo "1..$((plan + 1))"
 else

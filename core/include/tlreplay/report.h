@@ -16,9 +16,11 @@
 #ifndef TLREPLAY_REPORT_H
 #define TLREPLAY_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include <tlreplay/analysis.h>
 #include <tlreplay/common.h>
 
 #ifdef __cplusplus
@@ -86,7 +88,82 @@ TL_API const char *tl_cell_text(const struct tl_cell *c, char *buf, size_t n);
  * "inf". */
 TL_API void tl_fmt_pyfloat(char *buf, size_t n, double v);
 
+/** @brief Like tl_sheet_write_csv() with @p sep between fields (a field is
+ * quoted when it holds @p sep, '"' or a line break) and only the first
+ * @p max_rows rows (0: all): what `-x SEP -n N` of the commands print.
+ * @return 0 or -errno of the write. */
+TL_API int tl_sheet_write_sep(const struct tl_sheet *sh, FILE *f, const char *sep, size_t max_rows);
+
 TL_API void tl_sheet_free(struct tl_sheet *sh);
+
+/* ------------------------------------------------------------ sheet builders
+ * Each takes the result of an analysis (analysis.h) and returns a new sheet
+ * in @p out (the caller frees it with tl_sheet_free()); the cells are copies,
+ * so the sheet may outlive the result and the trace. Each returns 0 or
+ * -ENOMEM. */
+
+/** TraceLens's gpu_timeline: [device,] [stream,] type, time ms, percent
+ * [, is_recompute], one block of eight rows per breakdown of @p set. */
+TL_API int tl_sheet_gpu_timeline(const struct tl_breakdown_set *set, enum tl_bd_group group,
+				 bool split_recompute, struct tl_sheet **out);
+
+/** TraceLens's ops_summary; its columns follow the grouping @p t was made
+ * with (@p o: plain, is_recompute, or parent_module with call_stack_first). */
+TL_API int tl_sheet_ops_summary(const struct tl_op_table *t, const struct tl_ops_opts *o,
+				struct tl_sheet **out);
+
+/** TraceLens's ops_summary_by_category: the launchers of @p ls by op category
+ * [and is_recompute] with their count and direct time. */
+TL_API int tl_sheet_ops_by_category(const struct tl_launcher_set *ls, bool split_recompute,
+				    struct tl_sheet **out);
+
+/** TraceLens's kernel_summary (without "Parent cpu_op" for GPU-only traces). */
+TL_API int tl_sheet_kernel_summary(const struct tl_kernel_table *t, struct tl_sheet **out);
+
+/** TraceLens's ops_unique_args as `tlreplay ops --unique-args` writes it: the
+ * recorded args in Python's repr, counts, the aggregates of both times,
+ * ex_UID and the percentages. */
+TL_API int tl_sheet_ops_unique_args(const struct tl_launcher_group_set *set, struct tl_sheet **out);
+
+/* ------------------------------------------------------------ the report */
+
+struct tl_trace;
+
+/** What tl_report_build() does; zero it and set .sz = sizeof(it). */
+struct tl_report_opts {
+	size_t sz;
+	bool split_recompute;	/**< TraceLens's detect_recompute: is_recompute columns */
+	bool by_module;		/**< TraceLens's inference report: ops grouped by parent nn.Module */
+	bool include_nccl;	/**< count NCCL kernels in the op sheets */
+	bool kernel_summary;	/**< add kernel_summary (TraceLens's --kernel_summary) */
+	bool perf_models;	/**< add the perf-model sheets */
+	bool short_kernels;	/**< add short_kernel_histogram and short_kernels_summary
+				     (TraceLens's --short_kernel_study, kernels under 10 µs) */
+	/** Called between sheets with the name of the sheet being built (for a
+	 * progress line); may be NULL. */
+	void (*progress)(const char *sheet, void *ctx);
+	void *progress_ctx;
+};
+
+/** The sheets of a report, in TraceLens's order. */
+struct tl_report {
+	size_t n;
+	struct tl_sheet **v;
+};
+
+/**
+ * @brief TraceLens's perf report of a PyTorch trace: gpu_timeline,
+ * ops_summary_by_category, ops_summary, ops_unique_args, one sheet per
+ * perf-model sheet with rows, unified_perf_summary, kernel_summary (each only
+ * where TraceLens writes it). A call the perf models cannot read gets a row
+ * without model numbers and a TL_LOG_WARN line, never an error.
+ * @param[out] out a new report, freed with tl_report_free(); its sheets do
+ * not refer to @p tr.
+ * @return 0; -ENODATA (no GPU event; tl_last_error() says why); -ENOMEM.
+ */
+TL_API int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts,
+			   struct tl_report **out);
+TL_API void tl_report_free(struct tl_report *r);
 
 #ifdef __cplusplus
 }

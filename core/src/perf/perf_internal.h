@@ -109,6 +109,10 @@ extern const struct pm_class pm_misc_classes[] PM_FAMILY;
 /* The class that models op @name, or NULL. */
 const struct pm_class *pm_class_of(const char *name);
 
+/* Every class of the tables in the registry's order, into @v (at most @max);
+ * returns how many there are. The perf report orders its sheets by it. */
+size_t pm_class_list(const struct pm_class **v, size_t max);
+
 /* ----------------------------------------------------------- pm_shape.c
  * (added with the elementwise/reduce families) Shapes, dtypes and Python
  * reprs as TraceLens's models use them. Each int returns 0, or -EINVAL

@@ -32,3 +32,17 @@ const struct pm_class *pm_class_of(const char *name)
 	}
 	return NULL;
 }
+
+size_t pm_class_list(const struct pm_class **v, size_t max)
+{
+	size_t f, n = 0;
+
+	for (f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
+		const struct pm_class *c;
+
+		for (c = families[f]; c && c->name; c++, n++)
+			if (n < max)
+				v[n] = c;
+	}
+	return n;
+}

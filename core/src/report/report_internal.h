@@ -7,9 +7,111 @@
 #ifndef TL_REPORT_INTERNAL_H
 #define TL_REPORT_INTERNAL_H
 
+#include <stdio.h>
+
 #include <tlreplay/report.h>
+#include <tlreplay/trace.h>
 
 #include "base/base_internal.h"
+#include "perf/perf_internal.h"
+
+#define RPT_N(a) (sizeof(a) / sizeof((a)[0]))
+
+struct cJSON;
+struct tl_trace;
+
+/* sheet_pyrepr.c: @json (compact JSON of a recorded args field, "" when
+ * absent) as Python's repr of TraceLens's list_to_tuple() of it, malloc'ed
+ * ("((8944, 1024), (1024, 2816))"); NULL when out of memory. */
+char *rpt_pyrepr_json(const char *json);
+/* @v as Python's repr of what json.loads gives (lists stay lists, or become
+ * tuples with @tuples), malloc'ed; "" for NULL; NULL when out of memory. */
+char *rpt_pyrepr(const struct cJSON *v, bool tuples);
+/* @s as Python's repr of a str ('abc', "it's"). */
+void rpt_put_pystr(FILE *f, const char *s);
+
+/* sheet.c: the end of a builder: @sh into @out, or freed when @err;
+ * returns @err. */
+int rpt_sheet_done(struct tl_sheet *sh, int err, struct tl_sheet **out);
+/* sheet.c: drop column @col of @sh (no-op when absent). 0 or -ENOMEM. */
+int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col);
+
+/* sheet_perf.c: the perf-model sheets of @tr, appended to @list (grown with
+ * realloc, @n updated), in the order of the class tables. A call a model
+ * cannot read gets a row without model numbers and a TL_LOG_WARN line.
+ * 0 or -ENOMEM. */
+int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n);
+
+/* ------------------------------------------------ perf_rows.c: one row per
+ * modelled call, for sheet_perf.c */
+struct pkernel {
+	uint64_t uid;
+	double ts, dur;
+	int64_t stream;		/* TL_NOID when absent */
+	char *name;
+};
+
+struct prow {
+	uint64_t uid;
+	const char *name;		/* owned by the trace */
+	const struct pm_class *cls;
+	const char *pname, *plabel, *tname;	/* process/thread names, static or the trace's */
+	double kt;			/* Kernel Time (µs): union of the GPU events */
+	double gflops, bytes;		/* the model's; NaN when none */
+	double tflops, tbs, mb, fpb;	/* what TraceLens derives from them */
+	char compute_spec[48];
+	size_t nparams;
+	const char *pnames[PM_MAX_PARAMS];	/* static, the model's */
+	char *pvals[PM_MAX_PARAMS];	/* str() of each value, malloc'ed */
+	char *args[4];			/* repr of Input Dims/type/Strides/Concrete Inputs; NULL: absent */
+	size_t nk;
+	struct pkernel *k;		/* by ts */
+};
+
+/* Fill @r (uid, name, cls set by the caller). 0 or -ENOMEM / -ERANGE. */
+int prow_fill(const struct tl_trace *tr, struct prow *r);
+void prow_release(struct prow *r);
+/* Only r->k, r->nk and r->kt of @r (uid set): the GPU events below it, or
+ * with @direct those it launched itself (a kernel launcher's). */
+int rpt_kernels_of(const struct tl_trace *tr, struct prow *r, bool direct);
+
+/* ------------------------------------------------ perf_meta.c: process and
+ * thread names from the metadata events ("Unknown" where none). The names
+ * returned live as long as the table. */
+struct rpt_meta;
+int rpt_meta_load(const struct tl_trace *tr, struct rpt_meta **out);
+void rpt_meta_names(struct rpt_meta *m, const char *pid, const char *tid, const char **pname,
+		    const char **plabel, const char **tname);
+void rpt_meta_free(struct rpt_meta *m);
+
+/* ------------------------------------------------ kernel_stats.c */
+struct rpt_klist {
+	const struct pkernel *k;	/* one call's kernels, by ts */
+	size_t nk;
+};
+/* TraceLens's _summarize_kernel_stats over the calls @v[0..n): the kernels of
+ * the first call that has any, each with the count, sum, mean, median,
+ * population std, min and max of its duration over the calls that launched
+ * as many kernels; with @trunc its trunc_kernel_details form (names cut at
+ * 64 characters, the mean rounded to 2 places; "" for no kernels).
+ * malloc'ed; NULL when out of memory. */
+char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc);
+
+/* sheet_unique_args.c: ops_unique_args as TraceLens's report writes it
+ * (process and thread names, kernel details), where the command prints pid
+ * and tid. 0 or -ENOMEM. */
+int rpt_sheet_unique_args(const struct tl_launcher_group_set *set, const signed char *recompute,
+			  const struct tl_trace *tr, struct rpt_meta *meta, struct tl_sheet **out);
+/* unique_args_recompute.c: the same, each group split by the recompute flag
+ * of its launchers (@ls, built with detect_recompute), with is_recompute. */
+int rpt_sheet_unique_args_recompute(const struct tl_launcher_group_set *set,
+				    const struct tl_launcher_set *ls, const struct tl_trace *tr,
+				    struct rpt_meta *meta, struct tl_sheet **out);
+
+/* sheet_ops.c: ops_summary_by_category of the inference report, by (op
+ * category, parent module), from the by-module ops table @t. */
+int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **out);
+
 
 struct cJSON;
 

@@ -158,10 +158,11 @@ const char *tl_cell_text(const struct tl_cell *c, char *buf, size_t n)
 	return buf;
 }
 
-/* One CSV field, quoted the way Python's csv module's QUOTE_MINIMAL does. */
-static void put_field(FILE *f, const char *s)
+/* One CSV field, quoted the way Python's csv module's QUOTE_MINIMAL does
+ * (with @sep as the delimiter). */
+static void put_field(FILE *f, const char *s, const char *sep)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
+	if (!strpbrk(s, "\"\r\n") && !(*sep && strstr(s, sep))) {
 		fputs(s, f);
 		return;
 	}
@@ -176,20 +177,62 @@ static void put_field(FILE *f, const char *s)
 
 int tl_sheet_write_csv(const struct tl_sheet *sh, FILE *f)
 {
+	return tl_sheet_write_sep(sh, f, ",", 0);
+}
+
+int tl_sheet_write_sep(const struct tl_sheet *sh, FILE *f, const char *sep, size_t max_rows)
+{
+	size_t r, c, nrows = max_rows && max_rows < sh->nrows ? max_rows : sh->nrows;
 	char buf[64];
-	size_t r, c;
 
 	for (c = 0; c < sh->ncols; c++) {
-		put_field(f, sh->cols[c]);
-		fputc(c + 1 < sh->ncols ? ',' : '\n', f);
+		put_field(f, sh->cols[c], sep);
+		fputs(c + 1 < sh->ncols ? sep : "\n", f);
 	}
-	for (r = 0; r < sh->nrows; r++)
+	for (r = 0; r < nrows; r++)
 		for (c = 0; c < sh->ncols; c++) {
-			put_field(f, tl_cell_text(&sh->cells[r * sh->ncols + c], buf, sizeof(buf)));
-			fputc(c + 1 < sh->ncols ? ',' : '\n', f);
+			put_field(f, tl_cell_text(&sh->cells[r * sh->ncols + c], buf, sizeof(buf)), sep);
+			fputs(c + 1 < sh->ncols ? sep : "\n", f);
 		}
 	if (fflush(f) || ferror(f))
 		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col)
+{
+	long k = tl_sheet_col_index(sh, col);
+	size_t r, c, j = 0;
+
+	if (k < 0)
+		return 0;
+	/* compact in place: the rows shrink by one cell each */
+	for (r = 0; r < sh->nrows; r++)
+		for (c = 0; c < sh->ncols; c++) {
+			struct tl_cell *cell = &sh->cells[r * sh->ncols + c];
+
+			if (c == (size_t)k) {
+				if (cell->kind == TL_CELL_STR)
+					free((char *)cell->s);
+				continue;
+			}
+			sh->cells[j++] = *cell;
+		}
+	free(sh->cols[k]);
+	memmove(sh->cols + k, sh->cols + k + 1, (sh->ncols - (size_t)k - 1) * sizeof(*sh->cols));
+	sh->ncols--;
+	/* cap counted rows of the old width: still enough room */
+	sh->cap = sh->ncols ? sh->cap * (sh->ncols + 1) / sh->ncols : 0;
+	return 0;
+}
+
+int rpt_sheet_done(struct tl_sheet *sh, int err, struct tl_sheet **out)
+{
+	if (err) {
+		tl_sheet_free(sh);
+		return err;
+	}
+	*out = sh;
 	return 0;
 }
 

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* The per-call rows of the perf-model sheets (TraceLens's
+ * build_df_perf_metrics): for every op a class models, its kernels, the union
+ * of their intervals (Kernel Time), the model's FLOPs, bytes and parameters
+ * and the rates they give. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <tlreplay/tree.h>
+
+#include "perf/perf_internal.h"
+#include "report/report_internal.h"
+
+static const char *const arg_fields[4] = { "Input Dims", "Input type", "Input Strides",
+					   "Concrete Inputs" };
+
+void prow_release(struct prow *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nparams; i++)
+		free(r->pvals[i]);
+	for (i = 0; i < 4; i++)
+		free(r->args[i]);
+	for (i = 0; i < r->nk; i++)
+		free(r->k[i].name);
+	free(r->k);
+	memset(r, 0, sizeof(*r));
+}
+
+static int cmp_kernel_ts(const void *a, const void *b)
+{
+	const struct pkernel *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* The op's GPU events by start time, and the length of their union. */
+int rpt_kernels_of(const struct tl_trace *tr, struct prow *r, bool direct)
+{
+	uint64_t *gpu = NULL;
+	struct tl_iv *iv = NULL;
+	int64_t n, i;
+	int err = -ENOMEM;
+
+	n = tl_event_gpu_events(tr, r->uid, &gpu);
+	if (n < 0)
+		return (int)n;
+	if (direct) {
+		int64_t m = 0;
+
+		/* a launcher's own kernels: those of ops below it are theirs */
+		for (i = 0; i < n; i++)
+			if (tl_event_launcher(tr, gpu[i]) == (int64_t)r->uid)
+				gpu[m++] = gpu[i];
+		n = m;
+	}
+	if (!n) {
+		r->kt = 0;
+		return 0;
+	}
+	r->k = calloc((size_t)n, sizeof(*r->k));
+	iv = calloc((size_t)n, sizeof(*iv));
+	if (!r->k || !iv)
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct tl_event_info e;
+
+		if (tl_trace_event(tr, gpu[i], &e))
+			memset(&e, 0, sizeof(e));
+		r->k[i].uid = gpu[i];
+		r->k[i].ts = e.ts;
+		r->k[i].dur = e.dur;
+		r->k[i].stream = e.stream;
+		r->k[i].name = strdup(e.name ? e.name : "");
+		r->nk++;
+		if (!r->k[i].name)
+			goto out;
+		iv[i] = (struct tl_iv){ e.ts, e.ts + e.dur };
+	}
+	qsort(r->k, r->nk, sizeof(*r->k), cmp_kernel_ts);
+	r->kt = tl_union_len(iv, (size_t)n);
+	err = 0;
+out:
+	free(iv);
+	free(gpu);
+	return err;
+}
+
+/* What TraceLens derives from the model's numbers and the kernel time. */
+static void rates(struct prow *r)
+{
+	r->tflops = r->kt > 0 ? (r->gflops / 1e3) / (r->kt / 1e6) : NAN;
+	if (isnan(r->bytes)) {
+		r->mb = r->fpb = r->tbs = NAN;
+		return;
+	}
+	r->mb = r->bytes / (1024.0 * 1024.0);
+	r->fpb = r->bytes > 0 ? r->gflops * 1e9 / r->bytes : NAN;
+	r->tbs = r->kt > 0 ? (r->bytes / 1e12) / (r->kt / 1e6) : NAN;
+}
+
+/* The model's view of the call; a model that cannot read it leaves the row
+ * without numbers and says why in the log. */
+static int model_of(const struct tl_trace *tr, struct prow *r)
+{
+	struct pm_call c;
+	struct pm_out *o = NULL;
+	size_t i;
+	int err;
+
+	r->gflops = r->bytes = NAN;
+	err = pm_call_of(tr, r->uid, &c);
+	if (err == -EBADMSG) {
+		tl_log(TL_LOG_WARN, "perf report: UID %llu (%s): args do not parse, no model",
+		       (unsigned long long)r->uid, r->name);
+		return 0;
+	}
+	if (err)
+		return err;
+	err = -ENOMEM;
+	o = malloc(sizeof(*o));
+	if (!o)
+		goto out;
+	for (i = 0; i < 4; i++) {
+		const cJSON *a = pm_arg(&c, arg_fields[i]);
+
+		if (a && !(r->args[i] = rpt_pyrepr(a, false)))
+			goto out;
+	}
+	pm_out_init(o);
+	if (r->cls->model(&c, o)) {
+		tl_log(TL_LOG_WARN, "perf report: UID %llu (%s, %s): %s", (unsigned long long)r->uid,
+		       r->name, r->cls->name, o->note[0] ? o->note : "the model cannot read the call");
+		err = 0;
+		goto out;
+	}
+	r->gflops = o->gflops;
+	r->bytes = o->bytes;
+	snprintf(r->compute_spec, sizeof(r->compute_spec), "%s", o->compute_spec);
+	for (i = 0; i < o->nparams; i++) {
+		char buf[64];
+		const struct tl_cell *v = &o->params[i];
+
+		/* TraceLens groups by str() of each parameter, and writes that */
+		r->pnames[i] = o->param_names[i];
+		r->pvals[i] = strdup(v->kind == TL_CELL_EMPTY ? "None" : tl_cell_text(v, buf, sizeof(buf)));
+		if (!r->pvals[i])
+			goto out;
+		r->nparams++;
+	}
+	err = 0;
+out:
+	free(o);
+	pm_call_release(&c);
+	return err;
+}
+
+int prow_fill(const struct tl_trace *tr, struct prow *r)
+{
+	int err = rpt_kernels_of(tr, r, false);
+
+	if (!err)
+		err = model_of(tr, r);
+	if (!err)
+		rates(r);
+	return err;
+}

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* The perf-model sheets (GEMM, SDPA_fwd, ...): the per-call rows of every
+ * class of one sheet, grouped by name and parameters as TraceLens's
+ * summarize_df_perf_metrics does: the first of the model's numbers, mean,
+ * median, std, min and max of the rates and of Kernel Time, its sum, the
+ * count and the first UID; by Kernel Time sum descending, then UID. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_internal.h"
+
+#define MAX_CLASSES 512
+#define MAX_PCOLS 64
+
+struct pgroup {
+	size_t first;		/* its first row (rows are by UID) */
+	size_t n;
+	size_t *rows;
+	double kt_sum;
+};
+
+struct psheet {
+	const char *name;
+	struct prow *rows;
+	size_t nrows;
+	const char *pcols[MAX_PCOLS];	/* parameter names, in order of first appearance */
+	size_t npcols;
+	struct pgroup *g;
+	size_t ng;
+};
+
+/* str() of parameter @col of @r: pandas' NaN where the row has none */
+static const char *pval(const struct prow *r, const char *col)
+{
+	size_t i;
+
+	for (i = 0; i < r->nparams; i++)
+		if (!strcmp(r->pnames[i], col))
+			return r->pvals[i];
+	return "nan";
+}
+
+static bool same_group(const struct psheet *s, const struct prow *a, const struct prow *b)
+{
+	size_t c;
+
+	if (strcmp(a->name, b->name))
+		return false;
+	for (c = 0; c < s->npcols; c++)
+		if (strcmp(pval(a, s->pcols[c]), pval(b, s->pcols[c])))
+			return false;
+	return true;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct pgroup *x = a, *y = b;
+
+	if (x->kt_sum != y->kt_sum)
+		return x->kt_sum > y->kt_sum ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Groups of the sheet's rows; a hash would be faster, but a sheet holds
+ * few distinct groups and the rows are compared to the groups' first. */
+static int group_rows(struct psheet *s)
+{
+	size_t i, j, c;
+
+	for (i = 0; i < s->nrows; i++)
+		for (c = 0; c < s->rows[i].nparams; c++) {
+			for (j = 0; j < s->npcols; j++)
+				if (!strcmp(s->pcols[j], s->rows[i].pnames[c]))
+					break;
+			if (j == s->npcols && s->npcols < MAX_PCOLS)
+				s->pcols[s->npcols++] = s->rows[i].pnames[c];
+		}
+	s->g = calloc(s->nrows ? s->nrows : 1, sizeof(*s->g));
+	if (!s->g)
+		return -ENOMEM;
+	for (i = 0; i < s->nrows; i++) {
+		struct pgroup *g;
+
+		for (j = 0; j < s->ng; j++)
+			if (same_group(s, &s->rows[s->g[j].first], &s->rows[i]))
+				break;
+		g = &s->g[j];
+		if (j == s->ng) {
+			s->ng++;
+			g->first = i;
+			g->rows = calloc(s->nrows - i, sizeof(*g->rows));
+			if (!g->rows)
+				return -ENOMEM;
+		}
+		g->rows[g->n++] = i;
+		g->kt_sum += s->rows[i].kt;
+	}
+	qsort(s->g, s->ng, sizeof(*s->g), cmp_group);
+	return 0;
+}
+
+/* pandas' mean/median/std/min/max of one column of a group, NaN skipped */
+static void agg_col(const struct psheet *s, const struct pgroup *g, size_t off, double *v,
+		    struct tl_agg *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < g->n; i++) {
+		double x = *(const double *)((const char *)&s->rows[g->rows[i]] + off);
+
+		if (!isnan(x))
+			v[n++] = x;
+	}
+	if (!n) {
+		*a = (struct tl_agg){ NAN, NAN, NAN, NAN, NAN, NAN };
+		return;
+	}
+	tl_aggregate(v, n, a);
+}
+
+static double first_num(const struct psheet *s, const struct pgroup *g, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		double x = *(const double *)((const char *)&s->rows[g->rows[i]] + off);
+
+		if (!isnan(x))
+			return x;
+	}
+	return NAN;
+}
+
+/* The group's calls' kernel lists, for rpt_kernel_stats() */
+static char *kernel_details(const struct psheet *s, const struct pgroup *g, bool trunc,
+			    struct rpt_klist *tmp)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		tmp[i].k = s->rows[g->rows[i]].k;
+		tmp[i].nk = s->rows[g->rows[i]].nk;
+	}
+	return rpt_kernel_stats(tmp, g->n, trunc);
+}
+
+#define OFF(f) offsetof(struct prow, f)
+
+static const char *const agg_names[5] = { "mean", "median", "std", "min", "max" };
+
+static double agg_at(const struct tl_agg *a, size_t i)
+{
+	return i == 0 ? a->mean : i == 1 ? a->median : i == 2 ? a->std : i == 3 ? a->min : a->max;
+}
+
+/* The first of a string column that pandas' "first" does not skip (NULL is
+ * its None, which it does skip). */
+static const char *first_arg(const struct psheet *s, const struct pgroup *g, size_t which)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (s->rows[g->rows[i]].args[which])
+			return s->rows[g->rows[i]].args[which];
+	return NULL;
+}
+
+static int build_sheet(struct psheet *s, struct tl_sheet **out)
+{
+	static const char *const args_first[4] = { "Input Dims_first", "Input type_first",
+						   "Input Strides_first", "Concrete Inputs_first" };
+	const char *cols[MAX_PCOLS + 48];
+	char names[2][5][24], pnames[MAX_PCOLS][80];
+	struct tl_cell row[MAX_PCOLS + 48];
+	struct tl_sheet *sh = NULL;
+	struct rpt_klist *kl = NULL;
+	double *tmp = NULL;
+	size_t nc = 0, i, j;
+	int err;
+
+	cols[nc++] = "name";
+	for (i = 0; i < s->npcols; i++) {
+		snprintf(pnames[i], sizeof(pnames[i]), "param: %s", s->pcols[i]);
+		cols[nc++] = pnames[i];
+	}
+	cols[nc++] = "GFLOPS_first";
+	cols[nc++] = "Data Moved (MB)_first";
+	cols[nc++] = "FLOPS/Byte_first";
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < 5; i++) {
+			snprintf(names[j][i], sizeof(names[j][i]), "%s_%s", j ? "TFLOPS/s" : "TB/s",
+				 agg_names[i]);
+			cols[nc++] = names[j][i];
+		}
+	cols[nc++] = "process_name_first";
+	cols[nc++] = "process_label_first";
+	cols[nc++] = "thread_name_first";
+	cols[nc++] = "Compute Spec";
+	cols[nc++] = "kernel_details__summarize_kernel_stats";
+	cols[nc++] = "trunc_kernel_details";
+	for (i = 0; i < 4; i++)
+		cols[nc++] = args_first[i];
+	cols[nc++] = "Kernel Time (µs)_mean";
+	cols[nc++] = "Kernel Time (µs)_median";
+	cols[nc++] = "Kernel Time (µs)_std";
+	cols[nc++] = "Kernel Time (µs)_min";
+	cols[nc++] = "Kernel Time (µs)_max";
+	cols[nc++] = "Kernel Time (µs)_sum";
+	cols[nc++] = "name_count";
+	cols[nc++] = "UID_first";
+	err = tl_sheet_new(s->name, nc, cols, &sh);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	tmp = malloc((s->nrows ? s->nrows : 1) * sizeof(*tmp));
+	kl = malloc((s->nrows ? s->nrows : 1) * sizeof(*kl));
+	if (!tmp || !kl)
+		goto out;
+	for (j = 0; j < s->ng; j++) {
+		const struct pgroup *g = &s->g[j];
+		const struct prow *r0 = &s->rows[g->first];
+		char *kd = kernel_details(s, g, false, kl), *tk = kernel_details(s, g, true, kl);
+		struct tl_agg a;
+		size_t c = 0;
+
+		if (!kd || !tk) {
+			free(kd);
+			free(tk);
+			goto out;
+		}
+		row[c++] = tl_cell_str(r0->name);
+		for (i = 0; i < s->npcols; i++)
+			row[c++] = tl_cell_str(pval(r0, s->pcols[i]));
+		row[c++] = tl_cell_num(first_num(s, g, OFF(gflops)));
+		row[c++] = tl_cell_num(first_num(s, g, OFF(mb)));
+		row[c++] = tl_cell_num(first_num(s, g, OFF(fpb)));
+		agg_col(s, g, OFF(tbs), tmp, &a);
+		for (i = 0; i < 5; i++)
+			row[c++] = tl_cell_num(agg_at(&a, i));
+		agg_col(s, g, OFF(tflops), tmp, &a);
+		for (i = 0; i < 5; i++)
+			row[c++] = tl_cell_num(agg_at(&a, i));
+		row[c++] = tl_cell_str(r0->pname);
+		row[c++] = tl_cell_str(r0->plabel);
+		row[c++] = tl_cell_str(r0->tname);
+		row[c++] = tl_cell_str(r0->compute_spec);
+		row[c++] = tl_cell_str(kd);
+		row[c++] = tl_cell_str(tk);
+		for (i = 0; i < 4; i++)
+			row[c++] = tl_cell_str(first_arg(s, g, i));
+		agg_col(s, g, OFF(kt), tmp, &a);
+		for (i = 0; i < 5; i++)
+			row[c++] = tl_cell_num(agg_at(&a, i));
+		row[c++] = tl_cell_num(a.sum);
+		row[c++] = tl_cell_int((long long)g->n);
+		row[c++] = tl_cell_int((long long)r0->uid);
+		err = tl_sheet_add_row(sh, row);
+		free(kd);
+		free(tk);
+		if (err)
+			goto out;
+	}
+	err = 0;
+	*out = sh;
+	sh = NULL;
+out:
+	free(kl);
+	free(tmp);
+	tl_sheet_free(sh);
+	return err;
+}
+
+static void psheet_release(struct psheet *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ng; i++)
+		free(s->g[i].rows);
+	free(s->g);
+	s->g = NULL;
+	s->ng = s->npcols = 0;
+}
+
+/* The rows of every class of sheet @name, by UID. */
+static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
+		   const struct pm_class **byuid_cls, struct psheet *s)
+{
+	uint64_t uid, n = tl_trace_nevents(tr);
+	size_t cap = 0;
+	int err = 0;
+
+	s->name = name;
+	for (uid = 0; uid < n && !err; uid++) {
+		struct tl_event_info e;
+		struct prow *r;
+
+		if (!byuid_cls[uid] || strcmp(byuid_cls[uid]->sheet, name))
+			continue;
+		if (s->nrows == cap) {
+			struct prow *v = realloc(s->rows, (cap ? 2 * cap : 64) * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			s->rows = v;
+			cap = cap ? 2 * cap : 64;
+		}
+		r = &s->rows[s->nrows];
+		memset(r, 0, sizeof(*r));
+		err = tl_trace_event(tr, uid, &e);
+		if (err)
+			break;
+		r->uid = uid;
+		r->name = e.name;
+		r->cls = byuid_cls[uid];
+		rpt_meta_names(meta, e.pid, e.tid, &r->pname, &r->plabel, &r->tname);
+		s->nrows++;
+		err = prow_fill(tr, r);
+	}
+	return err;
+}
+
+/* The class of every op event (NULL for the rest), found once per name. */
+static int classify(struct tl_trace *tr, const struct pm_class ***out, size_t *ncalls)
+{
+	uint64_t uid, n = tl_trace_nevents(tr);
+	const struct pm_class **v = calloc(n ? n : 1, sizeof(*v));
+	const char *last_name = NULL;
+	const struct pm_class *last = NULL;
+
+	*out = v;
+	*ncalls = 0;
+	if (!v)
+		return -ENOMEM;
+	for (uid = 0; uid < n; uid++) {
+		struct tl_event_info e;
+
+		if (tl_trace_event(tr, uid, &e) || e.kind != TL_KIND_CPU_OP)
+			continue;
+		/* names are interned: the same op is the same pointer */
+		if (e.name != last_name) {
+			last_name = e.name;
+			last = pm_class_of(e.name);
+		}
+		v[uid] = last;
+		*ncalls += !!last;
+	}
+	return 0;
+}
+
+int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n)
+{
+	const struct pm_class *classes[MAX_CLASSES], **byuid = NULL;
+	size_t ncls = pm_class_list(classes, MAX_CLASSES), ncalls, i, j;
+	struct rpt_meta *meta = NULL;
+	struct psheet s = { 0 };
+	int err;
+
+	if (ncls > MAX_CLASSES)
+		ncls = MAX_CLASSES;
+	err = classify(tr, &byuid, &ncalls);
+	if (err || !ncalls)
+		goto out;
+	err = rpt_meta_load(tr, &meta);
+	if (err)
+		goto out;
+	for (i = 0; i < ncls && !err; i++) {
+		struct tl_sheet *sh = NULL, **v;
+
+		/* each sheet once, where its first class is */
+		for (j = 0; j < i; j++)
+			if (!strcmp(classes[j]->sheet, classes[i]->sheet))
+				break;
+		if (j < i)
+			continue;
+		err = collect(tr, meta, classes[i]->sheet, byuid, &s);
+		if (!err && s.nrows)
+			err = group_rows(&s);
+		if (!err && s.nrows)
+			err = build_sheet(&s, &sh);
+		if (!err && sh) {
+			v = realloc(*list, (*n + 1) * sizeof(*v));
+			if (!v) {
+				tl_sheet_free(sh);
+				err = -ENOMEM;
+			} else {
+				*list = v;
+				v[(*n)++] = sh;
+			}
+		}
+		psheet_release(&s);
+		for (j = 0; j < s.nrows; j++)
+			prow_release(&s.rows[j]);
+		s.nrows = 0;
+	}
+out:
+	free(s.rows);
+	rpt_meta_free(meta);
+	free(byuid);
+	return err;
+}

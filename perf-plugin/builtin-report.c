@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* tlreplay report: TraceLens's perf report of a PyTorch trace, one CSV per
+ * sheet in a directory, with TraceLens's file names, columns and row order. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tlreplay/report.h>
+
+#include "builtin.h"
+
+struct report_ctx {
+	struct common_opts co;
+	const char *dir;
+	bool recompute, by_module, kernel_summary, short_kernels, no_perf_models, include_nccl;
+};
+
+static const struct opt report_opts[] = {
+	OPT_USE(opts_trace_input, offsetof(struct report_ctx, co), "input", NULL),
+	OPT_STRING('o', "output", "DIR", struct report_ctx, dir,
+		   "write the sheets into DIR (made if missing), one SHEET.csv each"),
+	OPT_HELP(),
+	OPT_USE(opts_trace_input, offsetof(struct report_ctx, co), "capture", CAPTURE_HELP_LONG),
+	OPT_BOOL(0, "recompute", struct report_ctx, recompute,
+		 "split by activation recompute (is_recompute columns), like\n"
+		 "TraceLens's --detect_recompute"),
+	OPT_BOOL(0, "by-module", struct report_ctx, by_module,
+		 "group ops by parent nn.Module, like TraceLens's inference report"),
+	OPT_BOOL(0, "kernel-summary", struct report_ctx, kernel_summary,
+		 "add kernel_summary.csv (TraceLens's --kernel_summary)"),
+	OPT_BOOL(0, "short-kernels", struct report_ctx, short_kernels,
+		 "add short_kernel_histogram.csv and short_kernels_summary.csv: the\n"
+		 "kernels under 10 us (TraceLens's --short_kernel_study)"),
+	OPT_BOOL(0, "no-perf-models", struct report_ctx, no_perf_models,
+		 "leave out the perf-model sheets (GEMM, SDPA_fwd, ...)"),
+	OPT_BOOL(0, "include-nccl", struct report_ctx, include_nccl,
+		 "count NCCL kernels in the op sheets (TraceLens leaves them out)"),
+	OPT_END(),
+};
+
+TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a directory",
+	"usage: tlreplay report [-i TRACE] -o DIR [--capture DIR] [--recompute | --by-module]\n"
+	"                       [--kernel-summary] [--short-kernels] [--no-perf-models]\n"
+	"                       [--include-nccl]\n"
+	"\n"
+	"Write the sheets of TraceLens's perf report (generate_perf_report_pytorch) as CSV\n"
+	"files in DIR: gpu_timeline, ops_summary_by_category, ops_summary, ops_unique_args,\n"
+	"one sheet per perf-model sheet with rows (GEMM, SDPA_fwd, ...), kernel_summary with\n"
+	"--kernel-summary, the short-kernel sheets with --short-kernels. Each file appears whole or not at all (written under a temporary\n"
+	"name, renamed when every sheet is written).\n"
+	"\n");
+
+/* One line per sheet being built, on a terminal only, overwritten in place. */
+static void show_progress(const char *sheet, void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "\rtlreplay report: %-24s", sheet);
+}
+
+static int make_dir(const char *dir)
+{
+	struct stat st;
+
+	if (!mkdir(dir, 0777) || errno == EEXIST) {
+		if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+			return 0;
+		return cli_error("report: %s: not a directory", dir);
+	}
+	return cli_error("report: cannot make %s: %s", dir, strerror(errno));
+}
+
+/* Write every sheet to DIR/.NAME.csv.XXXXXX, then rename them all; on any
+ * error the temporaries go and nothing is renamed. */
+static int write_sheets(const char *dir, const struct tl_report *r)
+{
+	char **tmp = calloc(r->n ? r->n : 1, sizeof(*tmp));
+	size_t i;
+	int rc = 1;
+
+	if (!tmp)
+		return cli_error("report: out of memory");
+	for (i = 0; i < r->n; i++) {
+		const char *name = tl_sheet_name(r->v[i]);
+		FILE *f;
+		int fd, err;
+
+		if (asprintf(&tmp[i], "%s/.%s.csv.XXXXXX", dir, name) < 0) {
+			tmp[i] = NULL;
+			cli_error("report: out of memory");
+			goto out;
+		}
+		fd = mkstemp(tmp[i]);
+		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			cli_error("report: cannot write %s/%s.csv: %s", dir, name, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		err = tl_sheet_write_csv(r->v[i], f);
+		if (fclose(f) && !err)
+			err = -errno;
+		if (err) {
+			cli_error("report: cannot write %s/%s.csv: %s", dir, name, strerror(-err));
+			goto out;
+		}
+	}
+	for (i = 0; i < r->n; i++) {
+		char *path = NULL;
+
+		if (asprintf(&path, "%s/%s.csv", dir, tl_sheet_name(r->v[i])) < 0 ||
+		    rename(tmp[i], path)) {
+			cli_error("report: cannot write %s/%s.csv: %s", dir, tl_sheet_name(r->v[i]),
+				  strerror(errno));
+			free(path);
+			goto out;
+		}
+		free(path);
+		free(tmp[i]);
+		tmp[i] = NULL;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < r->n; i++) {
+		if (tmp[i])
+			unlink(tmp[i]);
+		free(tmp[i]);
+	}
+	free(tmp);
+	return rc;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	struct report_ctx x = { 0 };
+	struct tl_report_opts ro = { .sz = sizeof(ro) };
+	struct tl_trace *tr = NULL;
+	struct tl_report *r = NULL;
+	bool tty = isatty(STDERR_FILENO);
+	int rc = 1, err;
+
+	if (!opts_parse(&report_cmd, argc, argv, &x, &rc))
+		return rc;
+	if (cli_no_args("report", argc, argv))
+		return 1;
+	if (!x.dir)
+		return cli_error("report: -o DIR is missing (where the sheets go)");
+	if (x.recompute && x.by_module)
+		return cli_error("report: --recompute and --by-module are exclusive");
+	/* the trace first: a bad one leaves no directory behind */
+	if (cli_open_trace(&x.co, &tr))
+		return 1;
+	if (make_dir(x.dir))
+		goto out;
+	ro.split_recompute = x.recompute;
+	ro.by_module = x.by_module;
+	ro.kernel_summary = x.kernel_summary;
+	ro.short_kernels = x.short_kernels;
+	ro.perf_models = !x.no_perf_models;
+	ro.include_nccl = x.include_nccl;
+	if (tty)
+		ro.progress = show_progress;
+	err = tl_report_build(tr, &ro, &r);
+	if (tty)
+		fputs("\r\033[K", stderr);
+	if (err) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	rc = write_sheets(x.dir, r);
+out:
+	tl_report_free(r);
+	tl_trace_close(tr);
+	return rc;
+}
