@@ -95,16 +95,17 @@ const cJSON *pm_arg_at(const struct pm_call *c, const char *field, int pos);	/* 
 
 /* --------------------------------------------------------- pm_registry.c */
 
-/* The family tables. Weak until every family file is in: a family not yet
- * written is a NULL table the registry skips. */
+/* The family tables. A family not yet written is weak: a NULL table the
+ * registry skips (a weak reference does not pull an object out of a static
+ * archive, so a family that exists must be strong here). */
 #define PM_FAMILY __attribute__((weak))
 extern const struct pm_class pm_gemm_classes[] PM_FAMILY;
 extern const struct pm_class pm_conv_classes[] PM_FAMILY;
-extern const struct pm_class pm_sdpa_classes[];	/* landed: strong */
-extern const struct pm_class pm_eltwise_classes[] PM_FAMILY;
-extern const struct pm_class pm_reduce_classes[] PM_FAMILY;
-extern const struct pm_class pm_norm_classes[] PM_FAMILY;
-extern const struct pm_class pm_misc_classes[] PM_FAMILY;
+extern const struct pm_class pm_sdpa_classes[];
+extern const struct pm_class pm_eltwise_classes[];
+extern const struct pm_class pm_reduce_classes[];
+extern const struct pm_class pm_norm_classes[];
+extern const struct pm_class pm_misc_classes[];
 
 /* The class that models op @name, or NULL. */
 const struct pm_class *pm_class_of(const char *name);

@@ -147,9 +147,10 @@ static int model_of(const struct tl_trace *tr, struct prow *r)
 		char buf[64];
 		const struct tl_cell *v = &o->params[i];
 
-		/* TraceLens groups by str() of each parameter, and writes that */
+		/* TraceLens groups by str() of each parameter and writes that; None
+		 * (an empty cell) is written as an empty field */
 		r->pnames[i] = o->param_names[i];
-		r->pvals[i] = strdup(v->kind == TL_CELL_EMPTY ? "None" : tl_cell_text(v, buf, sizeof(buf)));
+		r->pvals[i] = strdup(tl_cell_text(v, buf, sizeof(buf)));
 		if (!r->pvals[i])
 			goto out;
 		r->nparams++;
