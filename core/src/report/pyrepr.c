@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* JSON values as Python's repr() shows them once TraceLens has turned lists
- * into tuples: the text pandas writes for a tuple-valued cell (Input dims,
- * Concrete Inputs) and the key TraceLens groups such cells by. */
+/* JSON values as Python's repr() shows them, lists kept or turned into tuples
+ * as TraceLens's list_to_tuple() does: the text pandas writes for a
+ * tuple-valued cell (Input Dims, Concrete Inputs), the key TraceLens groups
+ * such cells by, and Python's repr of a str. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -62,7 +65,7 @@ static int put_num(char **buf, size_t *len, size_t *cap, double d)
 	return put(buf, len, cap, tmp, strlen(tmp));
 }
 
-int tl_pyrepr_tuple(const struct cJSON *v, char **buf, size_t *len, size_t *cap)
+static int repr(const struct cJSON *v, bool tuples, char **buf, size_t *len, size_t *cap)
 {
 	const cJSON *e;
 	int n = 0, err = 0;
@@ -76,17 +79,17 @@ int tl_pyrepr_tuple(const struct cJSON *v, char **buf, size_t *len, size_t *cap)
 	if (cJSON_IsString(v))
 		return put_str(buf, len, cap, v->valuestring);
 	if (cJSON_IsArray(v)) {
-		err = put(buf, len, cap, "(", 1);
+		err = put(buf, len, cap, tuples ? "(" : "[", 1);
 		cJSON_ArrayForEach(e, v) {
 			if (!err && n++)
 				err = put(buf, len, cap, ", ", 2);
 			if (!err)
-				err = tl_pyrepr_tuple(e, buf, len, cap);
+				err = repr(e, tuples, buf, len, cap);
 		}
 		/* a one-element tuple keeps its comma */
-		if (!err && n == 1)
+		if (!err && tuples && n == 1)
 			err = put(buf, len, cap, ",", 1);
-		return err ? err : put(buf, len, cap, ")", 1);
+		return err ? err : put(buf, len, cap, tuples ? ")" : "]", 1);
 	}
 	/* an object: a dict with string keys */
 	err = put(buf, len, cap, "{", 1);
@@ -98,7 +101,43 @@ int tl_pyrepr_tuple(const struct cJSON *v, char **buf, size_t *len, size_t *cap)
 		if (!err)
 			err = put(buf, len, cap, ": ", 2);
 		if (!err)
-			err = tl_pyrepr_tuple(e, buf, len, cap);
+			err = repr(e, tuples, buf, len, cap);
 	}
 	return err ? err : put(buf, len, cap, "}", 1);
+}
+
+int tl_pyrepr_tuple(const struct cJSON *v, char **buf, size_t *len, size_t *cap)
+{
+	return repr(v, true, buf, len, cap);
+}
+
+char *rpt_pyrepr(const struct cJSON *v, bool tuples)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (put(&buf, &len, &cap, "", 0) || (v && repr(v, tuples, &buf, &len, &cap))) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+char *rpt_pyrepr_json(const char *json)
+{
+	cJSON *v = *json ? cJSON_Parse(json) : NULL;
+	char *buf = rpt_pyrepr(v, true);
+
+	cJSON_Delete(v);
+	return buf;
+}
+
+void rpt_put_pystr(FILE *f, const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!put_str(&buf, &len, &cap, s))
+		fputs(buf, f);
+	free(buf);
 }

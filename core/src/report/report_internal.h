@@ -20,7 +20,7 @@
 struct cJSON;
 struct tl_trace;
 
-/* sheet_pyrepr.c: @json (compact JSON of a recorded args field, "" when
+/* pyrepr.c: @json (compact JSON of a recorded args field, "" when
  * absent) as Python's repr of TraceLens's list_to_tuple() of it, malloc'ed
  * ("((8944, 1024), (1024, 2816))"); NULL when out of memory. */
 char *rpt_pyrepr_json(const char *json);
@@ -115,7 +115,7 @@ int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **
 
 struct cJSON;
 
-/* pyrepr.c: @v (parsed JSON) as Python's repr() writes it after TraceLens
+/* @v (parsed JSON) as Python's repr() writes it after TraceLens
  * turned every list into a tuple ("((512,), (141, 512))", "('', '1')",
  * "None"); appended to the malloc'ed *buf (length *len, capacity *cap), NUL-terminated.
  * Returns 0 or -ENOMEM. */
