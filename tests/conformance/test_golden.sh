@@ -9,7 +9,7 @@ if [ ! -d "$GOLD" ]; then
 	exit 0
 fi
 
-. "$ROOT/tests/conformance/golden_dirs.sh"
+. "$ROOT/tests/conformance/golden_dirs.inc"
 
 for d in $(golden_dirs); do
 	t=$(trace_for "$d")

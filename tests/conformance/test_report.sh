@@ -17,7 +17,7 @@ if [ ! -x "$PM_DUMP" ]; then
 	exit 0
 fi
 
-. "$ROOT/tests/conformance/golden_dirs.sh"
+. "$ROOT/tests/conformance/golden_dirs.inc"
 
 i=0
 for d in $(golden_dirs); do
