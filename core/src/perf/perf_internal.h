@@ -93,8 +93,10 @@ const cJSON *pm_arg_at(const struct pm_call *c, const char *field, int pos);	/* 
 /* The family tables. Weak until every family file is in: a family not yet
  * written is a NULL table the registry skips. */
 #define PM_FAMILY __attribute__((weak))
-extern const struct pm_class pm_gemm_classes[] PM_FAMILY;
-extern const struct pm_class pm_conv_classes[] PM_FAMILY;
+/* GEMM, CONV: landed, so strong; a weak reference would not pull their
+ * objects out of libtlreplay.a and the registry would see NULL. */
+extern const struct pm_class pm_gemm_classes[];
+extern const struct pm_class pm_conv_classes[];
 extern const struct pm_class pm_sdpa_classes[] PM_FAMILY;
 extern const struct pm_class pm_eltwise_classes[] PM_FAMILY;
 extern const struct pm_class pm_reduce_classes[] PM_FAMILY;
