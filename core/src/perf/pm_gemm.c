@@ -67,6 +67,65 @@ static void gemm_tuple(const cJSON *a, char *buf, size_t n)
 		snprintf(buf + k, n - k, cnt == 1 ? ",)" : ")");
 }
 
+/* kernel_name_parser.is_rocm_gemm: "C" + 3 axis letters, "_A" + 3, "_B" + 3
+ * anywhere in the name. */
+static int gemm_is_rocm(const char *k)
+{
+	for (; *k; k++) {
+		int ok = 1;
+
+		for (int i = 0; ok && i < 14; i++) {
+			char want = i == 0 ? 'C' : i == 4 || i == 9 ? '_' : i == 5 ? 'A' : i == 10 ? 'B' : 0;
+
+			ok = want ? k[i] == want : k[i] >= 'a' && k[i] <= 'z';
+		}
+		if (ok)
+			return 1;
+	}
+	return 0;
+}
+
+static const char *gemm_pybool(int v)
+{
+	return v < 0 ? "None" : v ? "True" : "False";
+}
+
+/* GEMM.__init__'s "transpose": (trans_a, trans_b) of the first kernel that
+ * gemm_name_parser reads (Tensile's _Ailk_/_Alik_, _Bljk_/_Bjlk_ axis
+ * orders; nvjet's last "_" field, "T" for transposed). 0 when no kernel
+ * reads, and no transpose param is added. */
+static int gemm_transpose(const struct pm_call *c, char *buf, size_t n)
+{
+	for (size_t i = 0; i < c->nkernels; i++) {
+		const char *k = c->kernels[i];
+		int ta = -1, tb = -1;
+
+		if (gemm_is_rocm(k)) {
+			if (strstr(k, "_Ailk_"))
+				ta = 0;
+			else if (strstr(k, "_Alik_"))
+				ta = 1;
+			if (strstr(k, "_Bljk_"))
+				tb = 0;
+			else if (strstr(k, "_Bjlk_"))
+				tb = 1;
+		} else if (!strncmp(k, "nvjet", 5)) {
+			const char *u = strrchr(k, '_');
+
+			u = u ? u + 1 : k;
+			if (strlen(u) < 2)
+				continue;
+			ta = u[0] == 'T';
+			tb = u[1] == 'T';
+		} else {
+			continue;
+		}
+		snprintf(buf, n, "(%s, %s)", gemm_pybool(ta), gemm_pybool(tb));
+		return 1;
+	}
+	return 0;
+}
+
 /* Dim @i of shape @s as an integer, or -1. */
 static long long gemm_dim(const cJSON *s, int i)
 {
@@ -109,6 +168,8 @@ static int gemm_read(const struct pm_call *c, struct pm_out *out, int pa, int bi
 	rc |= pm_param_str(out, "dtype_A_B", s);
 	/* GEMM.__init__ adds B = 1 after the class's own params. */
 	rc |= pm_param_int(out, "B", B);
+	if (gemm_transpose(c, s, sizeof s))
+		rc |= pm_param_str(out, "transpose", s);
 	if (rc)
 		return pm_fail(out, "%s: too many params", c->name);
 
