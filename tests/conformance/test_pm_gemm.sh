@@ -37,17 +37,7 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 			continue
 		fi
 		"$PYTHON" "$ROOT/tests/conformance/compare_pm.py" "$PM_DUMP" "$t" "$d" "$s" >"$TMP/res" 2>&1
-		while IFS= read -r line; do
-			case "$line" in
-			"ok - "*) TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - ${line#ok - }" ;;
-			"not ok - "*)
-				TAP_N=$((TAP_N + 1))
-				TAP_FAILED=$((TAP_FAILED + 1))
-				echo "not ok $TAP_N - ${line#not ok - }"
-				;;
-			*) echo "$line" ;;
-			esac
-		done <"$TMP/res"
+		tap_relay "$TMP/res"
 	done
 done
 done_testing
