@@ -169,23 +169,17 @@ $(O)/tests/libfake_cupti.so: tests/unit/fake_cupti.c core/gpu/cupti_abi.h
 
 # ------------------------------------------------------------------ tests
 
-# The registry names the perf-model family tables weakly, which does not pull
-# their objects out of the archive: ask for the tables of the families there are.
-comma := ,
-PM_FAMILY_LINK := $(foreach f,gemm conv sdpa eltwise reduce norm misc,\
-	$(if $(wildcard core/src/perf/pm_$(f).c),-Wl$(comma)-u$(comma)pm_$(f)_classes))
-
 $(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*/*.h tests/unit/*.h perf-plugin/chart-*.[ch] perf-plugin/sweep-chart.[ch] perf-plugin/stat-format.[ch]) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(PM_FAMILY_LINK) $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
 # test tools: programs the shell and Python tests drive (not TAP producers)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tests/tools/%,$(wildcard tests/tools/*.c))
 $(O)/tests/tools/%: tests/tools/%.c $(wildcard core/src/*/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(PM_FAMILY_LINK) $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
 unit-tests: $(UNIT_BINS) $(TOOL_BINS)
 

@@ -40,3 +40,19 @@ run() {
 	"$@" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
 }
+
+# Relay a checker's "ok - ..." / "not ok - ..." lines from FILE as numbered
+# TAP lines; other lines pass through (the checker's "# " diagnostics).
+tap_relay() {
+	while IFS= read -r line; do
+		case "$line" in
+		"ok - "*) TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - ${line#ok - }" ;;
+		"not ok - "*)
+			TAP_N=$((TAP_N + 1))
+			TAP_FAILED=$((TAP_FAILED + 1))
+			echo "not ok $TAP_N - ${line#not ok - }"
+			;;
+		*) echo "$line" ;;
+		esac
+	done <"$1"
+}

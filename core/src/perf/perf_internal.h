@@ -95,12 +95,9 @@ const cJSON *pm_arg_at(const struct pm_call *c, const char *field, int pos);	/* 
 
 /* --------------------------------------------------------- pm_registry.c */
 
-/* The family tables. A family not yet written is weak: a NULL table the
- * registry skips (a weak reference does not pull an object out of a static
- * archive, so a family that exists must be strong here). */
-#define PM_FAMILY __attribute__((weak))
-extern const struct pm_class pm_gemm_classes[] PM_FAMILY;
-extern const struct pm_class pm_conv_classes[] PM_FAMILY;
+/* The family tables, one per family file, each ending with a { 0 } row. */
+extern const struct pm_class pm_gemm_classes[];
+extern const struct pm_class pm_conv_classes[];
 extern const struct pm_class pm_sdpa_classes[];
 extern const struct pm_class pm_eltwise_classes[];
 extern const struct pm_class pm_reduce_classes[];

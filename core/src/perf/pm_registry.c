@@ -22,7 +22,7 @@ const struct pm_class *pm_class_of(const char *name)
 	for (f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
 		const struct pm_class *c;
 
-		for (c = families[f]; c && c->name; c++) {
+		for (c = families[f]; c->name; c++) {
 			const char *const *op;
 
 			for (op = c->ops; *op; op++)
@@ -40,7 +40,7 @@ size_t pm_class_list(const struct pm_class **v, size_t max)
 	for (f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
 		const struct pm_class *c;
 
-		for (c = families[f]; c && c->name; c++, n++)
+		for (c = families[f]; c->name; c++, n++)
 			if (n < max)
 				v[n] = c;
 	}
