@@ -14,6 +14,7 @@
 #include <tlreplay/analysis.h>
 #include <tlreplay/tree.h>
 
+#include "analysis/analysis_internal.h"
 #include "report/report_internal.h"
 
 static const char *const arg_fields[4] = { "Input Dims", "Input type", "Input Strides",
@@ -271,6 +272,22 @@ static int args_of(struct tl_trace *tr, uint64_t uid, struct urow *r)
 	return err;
 }
 
+/* TraceLens's category of a row, from the name and, as its kernel-launcher
+ * pass left them on the event, the first of the kernels @uid launched itself
+ * (a synthetic op is a copy of its parent and keeps them). */
+static int category_of(struct tl_trace *tr, uint64_t uid, const char *name, const char **out)
+{
+	struct prow d = { .uid = uid };
+	int err = 0;
+
+	if (kind_of(tr, uid, NULL) == TL_KIND_CPU_OP)
+		err = rpt_kernels_of(tr, &d, true);
+	if (!err)
+		*out = tl_op_category_by_name(name, d.nk ? d.k[0].name : NULL);
+	prow_release(&d);
+	return err;
+}
+
 /* One row: the op's own numbers, or for a synthetic op its one GPU event. */
 static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, uint64_t uid, int64_t kernel,
 		    uint64_t ex_uid, struct urow *r)
@@ -309,9 +326,10 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, uint64_t uid, in
 		r->p.k->name = strdup(k.name);
 		if (!r->p.k->name)
 			return -ENOMEM;
-		r->p.kt = k.dur;
-		r->category = tl_op_category(tr, uid, kernel);
-		return 0;
+		/* busy time of one interval: its end minus its start, which
+		 * rounds differently from the duration */
+		r->p.kt = (k.ts + k.dur) - k.ts;
+		return category_of(tr, uid, r->p.name, &r->category);
 	}
 	r->p.cls = pm_class_of(e.name);
 	r->model = r->p.cls != NULL;
@@ -322,7 +340,8 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, uint64_t uid, in
 	} else {
 		err = rpt_kernels_of(tr, &r->p, false);
 	}
-	r->category = tl_op_category(tr, uid, r->p.nk ? (int64_t)r->p.k[0].uid : -1);
+	if (!err)
+		err = category_of(tr, uid, r->p.name, &r->category);
 	return err;
 }
 
