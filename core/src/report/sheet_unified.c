@@ -27,6 +27,7 @@ struct urow {
 	const char *category;
 	double dur;
 	bool model;
+	bool recompute;		/* under torch.utils.checkpoint's recompute_fn */
 	char *args[4];		/* repr of the recorded args, tuples for lists; NULL: None */
 	char *params;		/* perf_params, a dict's repr; NULL: None */
 };
@@ -288,6 +289,32 @@ static int category_of(struct tl_trace *tr, uint64_t uid, const char *name, cons
 	return err;
 }
 
+/* TraceLens's detect_recompute: below a python call of checkpoint.py's
+ * recompute_fn. */
+static bool is_recompute(struct tl_trace *tr, uint64_t uid)
+{
+	int64_t p;
+
+	for (p = (int64_t)uid; p >= 0; p = tl_event_parent(tr, (uint64_t)p)) {
+		const char *name = "";
+
+		if (kind_of(tr, (uint64_t)p, &name) == TL_KIND_PYTHON &&
+		    strstr(name, "torch/utils/checkpoint.py") && strstr(name, "recompute_fn"))
+			return true;
+	}
+	return false;
+}
+
+static int cmp_launch(const void *a, const void *b, void *ctx)
+{
+	const struct pkernel *x = a, *y = b;
+	int64_t px = tl_event_parent(ctx, x->uid), py = tl_event_parent(ctx, y->uid);
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
 /* One row: the op's own numbers, or for a synthetic op its one GPU event. */
 static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, uint64_t uid, int64_t kernel,
 		    uint64_t ex_uid, struct urow *r)
@@ -301,6 +328,7 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, uint64_t uid, in
 	r->p.name = e.name;
 	r->ex_uid = ex_uid;
 	r->dur = e.dur;
+	r->recompute = is_recompute(tr, uid);
 	rpt_meta_names(meta, e.pid, e.tid, &r->p.pname, &r->p.plabel, &r->p.tname);
 	err = args_of(tr, uid, r);
 	if (err)
@@ -340,6 +368,10 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, uint64_t uid, in
 	} else {
 		err = rpt_kernels_of(tr, &r->p, false);
 	}
+	/* TraceLens lists an op's GPU events as its tree got them: by the
+	 * runtime call that launched them, then in trace order */
+	if (!err)
+		qsort_r(r->p.k, r->p.nk, sizeof(*r->p.k), cmp_launch, tr);
 	if (!err)
 		err = category_of(tr, uid, r->p.name, &r->category);
 	return err;
@@ -366,7 +398,7 @@ static bool same_key(const struct urow *a, const struct urow *b)
 	for (i = 0; i < 4; i++)
 		if (strcmp(a->args[i] ? a->args[i] : "None", b->args[i] ? b->args[i] : "None"))
 			return false;
-	return true;
+	return a->recompute == b->recompute;
 }
 
 static const struct urow *g_rows;
@@ -523,12 +555,13 @@ static const char *const ucols[] = {
 	"Cumulative Percentage (%)",
 };
 
-static int build(const struct urow *rows, size_t n, struct tl_sheet **out)
+static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sheet **out)
 {
 	struct ugroup *g = NULL;
 	struct rpt_klist *kl = NULL;
 	struct tl_sheet *sh = NULL;
-	struct tl_cell row[RPT_N(ucols)];
+	const char *cols[RPT_N(ucols) + 1];
+	struct tl_cell row[RPT_N(ucols) + 1];
 	double *tmp = NULL, total = 0, cum = 0;
 	size_t ng = 0, i, j;
 	int err = -ENOMEM;
@@ -556,7 +589,13 @@ static int build(const struct urow *rows, size_t n, struct tl_sheet **out)
 	qsort(g, ng, sizeof(*g), cmp_ugroup);
 	for (j = 0; j < ng; j++)
 		total += g[j].kt_sum;
-	err = tl_sheet_new("unified_perf_summary", RPT_N(ucols), ucols, &sh);
+	/* is_recompute follows the recorded args, as TraceLens groups by it */
+	for (i = j = 0; i < RPT_N(ucols); i++) {
+		cols[j++] = ucols[i];
+		if (recompute && !strcmp(ucols[i], "Concrete Inputs"))
+			cols[j++] = "is_recompute";
+	}
+	err = tl_sheet_new("unified_perf_summary", j, cols, &sh);
 	if (err)
 		goto out;
 	for (j = 0; j < ng && !err; j++) {
@@ -596,6 +635,8 @@ static int build(const struct urow *rows, size_t n, struct tl_sheet **out)
 		row[c++] = tl_cell_str(r0->p.tname);
 		for (i = 0; i < 4; i++)
 			row[c++] = tl_cell_str(r0->args[i]);
+		if (recompute)
+			row[c++] = tl_cell_bool(r0->recompute);
 		row[c++] = tl_cell_int((long long)r0->ex_uid);
 		row[c++] = tl_cell_int((long long)gr->n);
 		row[c++] = tl_cell_num(d.sum);
@@ -645,7 +686,7 @@ out:
 	return rpt_sheet_done(sh, err, out);
 }
 
-int rpt_sheet_unified(struct tl_trace *tr, struct tl_sheet **out)
+int rpt_sheet_unified(struct tl_trace *tr, bool recompute, struct tl_sheet **out)
 {
 	struct rpt_meta *meta = NULL;
 	struct urow *rows = NULL;
@@ -658,7 +699,7 @@ int rpt_sheet_unified(struct tl_trace *tr, struct tl_sheet **out)
 		err = collect_rows(tr, meta, &rows, &n);
 	/* TraceLens writes no sheet when nothing was collected */
 	if (!err && n)
-		err = build(rows, n, out);
+		err = build(rows, n, recompute, out);
 	for (i = 0; i < n; i++)
 		urow_release(&rows[i]);
 	free(rows);
