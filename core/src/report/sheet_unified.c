@@ -289,22 +289,6 @@ static int category_of(struct tl_trace *tr, uint64_t uid, const char *name, cons
 	return err;
 }
 
-/* TraceLens's detect_recompute: below a python call of checkpoint.py's
- * recompute_fn. */
-static bool is_recompute(struct tl_trace *tr, uint64_t uid)
-{
-	int64_t p;
-
-	for (p = (int64_t)uid; p >= 0; p = tl_event_parent(tr, (uint64_t)p)) {
-		const char *name = "";
-
-		if (kind_of(tr, (uint64_t)p, &name) == TL_KIND_PYTHON &&
-		    strstr(name, "torch/utils/checkpoint.py") && strstr(name, "recompute_fn"))
-			return true;
-	}
-	return false;
-}
-
 static int cmp_launch(const void *a, const void *b, void *ctx)
 {
 	const struct pkernel *x = a, *y = b;
@@ -316,8 +300,8 @@ static int cmp_launch(const void *a, const void *b, void *ctx)
 }
 
 /* One row: the op's own numbers, or for a synthetic op its one GPU event. */
-static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, uint64_t uid, int64_t kernel,
-		    uint64_t ex_uid, struct urow *r)
+static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *recompute,
+		    uint64_t uid, int64_t kernel, uint64_t ex_uid, struct urow *r)
 {
 	struct tl_event_info e, k;
 	int err = tl_trace_event(tr, uid, &e);
@@ -328,7 +312,7 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, uint64_t uid, in
 	r->p.name = e.name;
 	r->ex_uid = ex_uid;
 	r->dur = e.dur;
-	r->recompute = is_recompute(tr, uid);
+	r->recompute = recompute && recompute[uid];
 	rpt_meta_names(meta, e.pid, e.tid, &r->p.pname, &r->p.plabel, &r->p.tname);
 	err = args_of(tr, uid, r);
 	if (err)
@@ -416,7 +400,8 @@ static int cmp_ugroup(const void *a, const void *b)
 /* Collected ops, then the GPU events none of them covers (TraceLens's
  * synthetic ops: those under no cpu_op by their parent call, then those
  * under one). */
-static int collect_rows(struct tl_trace *tr, struct rpt_meta *meta, struct urow **out, size_t *nout)
+static int collect_rows(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *rc,
+			struct urow **out, size_t *nout)
 {
 	struct ucoll u = { .tr = tr, .nev = tl_trace_nevents(tr) };
 	uint64_t uid, next = u.nev, *orph = NULL, *withop = NULL, *opof = NULL;
@@ -479,7 +464,7 @@ static int collect_rows(struct tl_trace *tr, struct rpt_meta *meta, struct urow 
 		goto out;
 	err = 0;
 	for (i = 0; i < u.nsel && !err; i++, n++)
-		err = fill_row(tr, meta, u.sel[i], -1, u.sel[i], &rows[n]);
+		err = fill_row(tr, meta, rc, u.sel[i], -1, u.sel[i], &rows[n]);
 	/* orphans by parent, in order of each parent's first orphan */
 	for (i = 0; i < norph && !err; i++) {
 		int64_t p = tl_event_parent(tr, orph[i]);
@@ -491,11 +476,11 @@ static int collect_rows(struct tl_trace *tr, struct rpt_meta *meta, struct urow 
 			continue;
 		for (j = i; j < norph && !err; j++)
 			if (tl_event_parent(tr, orph[j]) == p)
-				err = fill_row(tr, meta, (uint64_t)p, (int64_t)orph[j], next++,
+				err = fill_row(tr, meta, rc, (uint64_t)p, (int64_t)orph[j], next++,
 					       &rows[n++]);
 	}
 	for (i = 0; i < nwith && !err; i++, n++)
-		err = fill_row(tr, meta, opof[i], (int64_t)withop[i], next++, &rows[n]);
+		err = fill_row(tr, meta, rc, opof[i], (int64_t)withop[i], next++, &rows[n]);
 out:
 	*out = rows;
 	*nout = n;
@@ -690,19 +675,26 @@ int rpt_sheet_unified(struct tl_trace *tr, bool recompute, struct tl_sheet **out
 {
 	struct rpt_meta *meta = NULL;
 	struct urow *rows = NULL;
+	uint8_t *rc = NULL;
 	size_t n = 0, i;
-	int err;
+	int err = 0;
 
 	*out = NULL;
-	err = rpt_meta_load(tr, &meta);
+	/* TraceLens's detect_recompute builds its tree with python functions:
+	 * so does this, before anything walks it */
+	if (recompute)
+		err = tl_recompute_flags(tr, &rc);
 	if (!err)
-		err = collect_rows(tr, meta, &rows, &n);
+		err = rpt_meta_load(tr, &meta);
+	if (!err)
+		err = collect_rows(tr, meta, rc, &rows, &n);
 	/* TraceLens writes no sheet when nothing was collected */
 	if (!err && n)
 		err = build(rows, n, recompute, out);
 	for (i = 0; i < n; i++)
 		urow_release(&rows[i]);
 	free(rows);
+	free(rc);
 	rpt_meta_free(meta);
 	return err;
 }
