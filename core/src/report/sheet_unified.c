@@ -385,12 +385,11 @@ static bool same_key(const struct urow *a, const struct urow *b)
 	return a->recompute == b->recompute;
 }
 
-static const struct urow *g_rows;
-
-static int cmp_ugroup(const void *a, const void *b)
+static int cmp_ugroup(const void *a, const void *b, void *ctx)
 {
 	const struct ugroup *x = a, *y = b;
-	uint64_t ux = g_rows[x->first].ex_uid, uy = g_rows[y->first].ex_uid;
+	const struct urow *rows = ctx;
+	uint64_t ux = rows[x->first].ex_uid, uy = rows[y->first].ex_uid;
 
 	if (x->kt_sum != y->kt_sum)
 		return x->kt_sum > y->kt_sum ? -1 : 1;
@@ -570,8 +569,7 @@ static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sh
 		if (!isnan(rows[i].p.kt))
 			g[j].kt_sum += rows[i].p.kt;
 	}
-	g_rows = rows;
-	qsort(g, ng, sizeof(*g), cmp_ugroup);
+	qsort_r(g, ng, sizeof(*g), cmp_ugroup, (void *)rows);
 	for (j = 0; j < ng; j++)
 		total += g[j].kt_sum;
 	/* is_recompute follows the recorded args, as TraceLens groups by it */
