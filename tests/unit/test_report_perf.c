@@ -57,18 +57,19 @@ static void log_cb(enum tl_log_level lvl, const char *msg, void *ctx)
 		snprintf(logged, sizeof(logged), "%s", msg);
 }
 
-static const struct tl_sheet *gemm;
+/* the sheet cell() reads: the GEMM sheet, then unified_perf_summary */
+static const struct tl_sheet *gemm, *cur;
 
 static const struct tl_cell *cell(size_t row, const char *col)
 {
 	static const struct tl_cell none = { TL_CELL_EMPTY, 0, 0, 0 };
-	long c = tl_sheet_col_index(gemm, col);
+	long c = tl_sheet_col_index(cur, col);
 
 	if (c < 0) {
 		diag("no column %s", col);
 		return &none;
 	}
-	return tl_sheet_cell(gemm, row, (size_t)c);
+	return tl_sheet_cell(cur, row, (size_t)c);
 }
 
 static void num_is(size_t row, const char *col, double want)
@@ -91,6 +92,46 @@ static void str_is(size_t row, const char *col, const char *want)
 	ok(!strcmp(got, want), "row %zu %s = %s (got %s)", row, col, want, got);
 }
 
+/* unified_perf_summary over the same calls, by Kernel Time sum:
+ *   aten::mm M=2 (UID 21, 50), aten::mm M=4 (UIDs 3 and 12, 45),
+ *   test::bad (5: a model that fails still counts as one), aten::relu (3: no
+ *   model, a leaf launcher); percentages of the 103 µs total. */
+static void unified_checks(const struct tl_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(tl_sheet_name(r->v[i]), "unified_perf_summary"))
+			break;
+	if (!ok(i == 4, "unified_perf_summary follows ops_unique_args (at %zu)", i))
+		return;
+	cur = r->v[i];
+	if (!ok(tl_sheet_nrows(cur) == 4, "four groups (got %zu)", tl_sheet_nrows(cur)))
+		return;
+	str_is(0, "name", "aten::mm");
+	num_is(0, "GFLOPS", 2);
+	str_is(1, "Input Dims", "((4, 8), (8, 16))");
+	num_is(1, "ex_UID", 3);
+	num_is(1, "operation_count", 2);
+	num_is(1, "Kernel Time (µs)_sum", 45);
+	str_is(1, "perf_params", "{'M': 4}");
+	str_is(1, "has_perf_model", "True");
+	/* positions by total duration: gemm_b (20) before gemm_a (30) */
+	str_is(1, "trunc_kernel_details",
+	       "[{'name': 'gemm_b', 'stream': 7, 'mean_duration_us': np.float64(10.0)}, "
+	       "{'name': 'gemm_a', 'stream': 7, 'mean_duration_us': np.float64(15.0)}]");
+	/* a model that cannot read the call still counts as one */
+	str_is(2, "name", "test::bad");
+	str_is(2, "has_perf_model", "True");
+	num_is(2, "GFLOPS", NAN);
+	num_is(2, "Kernel Time (µs)_sum", 5);
+	str_is(3, "name", "aten::relu");
+	str_is(3, "has_perf_model", "False");
+	str_is(3, "perf_params", "");
+	num_is(0, "Percentage (%)", 50.0 / 103 * 100);
+	num_is(1, "Cumulative Percentage (%)", 50.0 / 103 * 100 + 45.0 / 103 * 100);
+}
+
 int main(void)
 {
 	static const char *const want_cols[] = {
@@ -111,7 +152,7 @@ int main(void)
 	size_t i, c;
 	int err;
 
-	plan(44);
+	plan(64);
 	tl_set_print(log_cb, NULL);
 	err = tl_trace_open("tests/fixtures/report_perf.json", NULL, &tr);
 	if (!ok(!err, "open the fixture (%d)", err))
@@ -120,11 +161,12 @@ int main(void)
 	ok(!err, "tl_report_build (%d)", err);
 	for (i = 0; r && i < r->n; i++)
 		if (!strcmp(tl_sheet_name(r->v[i]), "GEMM"))
-			gemm = r->v[i];
+			gemm = cur = r->v[i];
 	if (!ok(gemm != NULL, "the report has a GEMM sheet"))
 		goto out;
-	ok(!strcmp(tl_sheet_name(r->v[4]), "GEMM"), "GEMM comes after ops_unique_args (got %s)",
-	   tl_sheet_name(r->v[4]));
+	ok(!strcmp(tl_sheet_name(r->v[5]), "GEMM"),
+	   "GEMM comes after ops_unique_args and unified_perf_summary (got %s)",
+	   tl_sheet_name(r->v[5]));
 	for (c = 0; c < tl_sheet_ncols(gemm) && c < sizeof(want_cols) / sizeof(want_cols[0]); c++)
 		if (strcmp(tl_sheet_col(gemm, c), want_cols[c]))
 			break;
@@ -165,18 +207,20 @@ int main(void)
 	str_is(1, "thread_name_first", "main");
 	str_is(1, "Compute Spec", "matrix_fp32");
 	str_is(1, "Input Dims_first", "[[4, 8], [8, 16]]");
-	/* per kernel position over both calls: gemm_a {10, 20}, gemm_b {10, 10} */
+	/* per kernel position over both calls: gemm_a {10, 20}, gemm_b {10, 10};
+	 * TraceLens lists the positions by total duration */
 	str_is(1, "kernel_details__summarize_kernel_stats",
-	       "[{'name': 'gemm_a', 'stream': 7, 'count': 2, 'total_duration_us': np.float64(30.0), "
-	       "'mean_duration_us': np.float64(15.0), 'median_duration_us': np.float64(15.0), "
-	       "'std_dev_duration_us': np.float64(5.0), 'min_duration_us': np.float64(10.0), "
-	       "'max_duration_us': np.float64(20.0)}, {'name': 'gemm_b', 'stream': 7, 'count': 2, "
+	       "[{'name': 'gemm_b', 'stream': 7, 'count': 2, "
 	       "'total_duration_us': np.float64(20.0), 'mean_duration_us': np.float64(10.0), "
 	       "'median_duration_us': np.float64(10.0), 'std_dev_duration_us': np.float64(0.0), "
-	       "'min_duration_us': np.float64(10.0), 'max_duration_us': np.float64(10.0)}]");
+	       "'min_duration_us': np.float64(10.0), 'max_duration_us': np.float64(10.0)}, "
+	       "{'name': 'gemm_a', 'stream': 7, 'count': 2, 'total_duration_us': np.float64(30.0), "
+	       "'mean_duration_us': np.float64(15.0), 'median_duration_us': np.float64(15.0), "
+	       "'std_dev_duration_us': np.float64(5.0), 'min_duration_us': np.float64(10.0), "
+	       "'max_duration_us': np.float64(20.0)}]");
 	str_is(1, "trunc_kernel_details",
-	       "[{'name': 'gemm_a', 'stream': 7, 'mean_duration_us': np.float64(15.0)}, "
-	       "{'name': 'gemm_b', 'stream': 7, 'mean_duration_us': np.float64(10.0)}]");
+	       "[{'name': 'gemm_b', 'stream': 7, 'mean_duration_us': np.float64(10.0)}, "
+	       "{'name': 'gemm_a', 'stream': 7, 'mean_duration_us': np.float64(15.0)}]");
 
 	/* the call the model refused: a row with its kernel time, no model numbers */
 	str_is(2, "name", "test::bad");
@@ -185,6 +229,7 @@ int main(void)
 	num_is(2, "GFLOPS_first", NAN);
 	num_is(2, "TFLOPS/s_mean", NAN);
 	ok(logged[0] != 0, "the model's note went to the log: %s", logged);
+	unified_checks(r);
 out:
 	tl_report_free(r);
 	tl_trace_close(tr);

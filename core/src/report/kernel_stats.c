@@ -32,12 +32,35 @@ static double round2(double v)
 	return rint(v * 100) / 100;
 }
 
+/* TraceLens's summary lists the positions by total duration, then name
+ * (a stable sort: ties keep the template's order). */
+static void order_positions(const struct rpt_klist *t, const struct tl_agg *a, size_t *ord)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->nk; i++) {
+		size_t x = i;
+
+		for (j = i; j > 0; j--) {
+			size_t y = ord[j - 1];
+
+			if (a[y].sum < a[x].sum ||
+			    (a[y].sum == a[x].sum && strcmp(t->k[y].name, t->k[x].name) <= 0))
+				break;
+			ord[j] = y;
+		}
+		ord[j] = x;
+	}
+}
+
 char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 {
 	const struct rpt_klist *t = NULL;
-	double *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	double *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *var = NULL;
+	struct tl_agg *agg = NULL;
+	size_t *cnt = NULL, *ord = NULL;
 	char *buf = NULL;
-	size_t len = 0, i, k;
+	size_t len = 0, i, k, q;
 	FILE *f = NULL;
 
 	for (i = 0; i < n && !t; i++)
@@ -47,24 +70,36 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 		free(tmp);
 		return tmp ? strdup("") : NULL;
 	}
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		free(tmp);
-		return NULL;
+	if (t) {
+		agg = calloc(t->nk, sizeof(*agg));
+		var = calloc(t->nk, sizeof(*var));
+		cnt = calloc(t->nk, sizeof(*cnt));
+		ord = calloc(t->nk, sizeof(*ord));
+		if (!agg || !var || !cnt || !ord)
+			goto out;
 	}
-	fputc('[', f);
 	for (k = 0; t && k < t->nk; k++) {
-		struct tl_agg a;
-		double var = 0;
 		size_t m = 0;
 
 		for (i = 0; i < n; i++)
 			if (v[i].nk == t->nk)
 				tmp[m++] = v[i].k[k].dur;
-		tl_aggregate(tmp, m, &a);
+		tl_aggregate(tmp, m, &agg[k]);
 		for (i = 0; i < m; i++)
-			var += (tmp[i] - a.mean) * (tmp[i] - a.mean);
-		fputs(k ? ", {'name': " : "{'name': ", f);
+			var[k] += (tmp[i] - agg[k].mean) * (tmp[i] - agg[k].mean);
+		cnt[k] = m;
+	}
+	if (t)
+		order_positions(t, agg, ord);
+	f = open_memstream(&buf, &len);
+	if (!f)
+		goto out;
+	fputc('[', f);
+	for (q = 0; t && q < t->nk; q++) {
+		const struct tl_agg *a = &agg[ord[q]];
+
+		k = ord[q];
+		fputs(q ? ", {'name': " : "{'name': ", f);
 		if (trunc && strlen(t->k[k].name) > 64) {
 			char cut[68];
 
@@ -76,21 +111,28 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 		}
 		put_stream(f, t->k[k].stream);
 		if (trunc) {
-			put_np(f, "mean_duration_us", round2(a.mean));
+			put_np(f, "mean_duration_us", round2(a->mean));
 		} else {
-			fprintf(f, ", 'count': %zu", m);
-			put_np(f, "total_duration_us", a.sum);
-			put_np(f, "mean_duration_us", a.mean);
-			put_np(f, "median_duration_us", a.median);
-			put_np(f, "std_dev_duration_us", sqrt(var / (double)m));
-			put_np(f, "min_duration_us", a.min);
-			put_np(f, "max_duration_us", a.max);
+			fprintf(f, ", 'count': %zu", cnt[k]);
+			put_np(f, "total_duration_us", a->sum);
+			put_np(f, "mean_duration_us", a->mean);
+			put_np(f, "median_duration_us", a->median);
+			put_np(f, "std_dev_duration_us", sqrt(var[k] / (double)cnt[k]));
+			put_np(f, "min_duration_us", a->min);
+			put_np(f, "max_duration_us", a->max);
 		}
 		fputc('}', f);
 	}
 	fputc(']', f);
-	fclose(f);
+	if (fclose(f)) {
+		free(buf);
+		buf = NULL;
+	}
+out:
+	free(ord);
+	free(cnt);
+	free(var);
+	free(agg);
 	free(tmp);
 	return buf;
 }
-

@@ -117,6 +117,8 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		err = push(r, sh);
 	if (!err)
 		err = op_sheets(tr, o, r, &gpu_only);
+	if (!err && !gpu_only && !(err = rpt_sheet_unified(tr, o->split_recompute, &sh)) && sh)
+		err = push(r, sh);
 	if (!err && o->perf_models && !gpu_only) {
 		progress(o, "perf models");
 		err = rpt_perf_sheets(tr, &r->v, &r->n);

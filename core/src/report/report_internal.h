@@ -42,6 +42,11 @@ int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col);
  * 0 or -ENOMEM. */
 int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n);
 
+/* sheet_unified.c: TraceLens's unified_perf_summary of @tr, with
+ * is_recompute when @recompute; *out NULL when no op does GPU work.
+ * 0 or -ENOMEM. */
+int rpt_sheet_unified(struct tl_trace *tr, bool recompute, struct tl_sheet **out);
+
 /* ------------------------------------------------ perf_rows.c: one row per
  * modelled call, for sheet_perf.c */
 struct pkernel {

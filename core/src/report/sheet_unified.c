@@ -1,0 +1,698 @@
+/* SPDX-License-Identifier: MIT */
+/* unified_perf_summary: TraceLens's one table of the ops that do GPU work,
+ * each at the level a perf model reads it (the op a model knows, else the
+ * op that launched the kernels itself), plus one synthetic op per GPU event
+ * nothing collected; grouped by name, category, process, thread and the
+ * recorded args, with the model's numbers and kernel time aggregated, by
+ * kernel time descending. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <tlreplay/analysis.h>
+#include <tlreplay/tree.h>
+
+#include "analysis/analysis_internal.h"
+#include "report/report_internal.h"
+
+static const char *const arg_fields[4] = { "Input Dims", "Input type", "Input Strides",
+					   "Concrete Inputs" };
+
+struct urow {
+	struct prow p;		/* p.uid: the op (a synthetic op: its parent) */
+	uint64_t ex_uid;	/* what TraceLens numbers it (synthetic ops: past the last UID) */
+	char *synth_name;	/* "parent->kernel (Synthetic Op)", malloc'ed; NULL otherwise */
+	const char *category;
+	double dur;
+	bool model;
+	bool recompute;		/* under torch.utils.checkpoint's recompute_fn */
+	char *args[4];		/* repr of the recorded args, tuples for lists; NULL: None */
+	char *params;		/* perf_params, a dict's repr; NULL: None */
+};
+
+struct ucoll {
+	struct tl_trace *tr;
+	uint64_t nev;
+	bool *visited;
+	uint64_t *sel;		/* the collected ops, in collection order */
+	size_t nsel, cap;
+};
+
+static bool has_comm(const char *s)
+{
+	for (; *s; s++)
+		if (((s[0] | 0x20) == 'n' || (s[0] | 0x20) == 'r') && (s[1] | 0x20) == 'c' &&
+		    (s[2] | 0x20) == 'c' && (s[3] | 0x20) == 'l')
+			return true;
+	return false;
+}
+
+static enum tl_kind kind_of(struct tl_trace *tr, uint64_t uid, const char **name)
+{
+	struct tl_event_info e;
+
+	if (tl_trace_event(tr, uid, &e))
+		return TL_KIND_OTHER;
+	if (name)
+		*name = e.name;
+	return e.kind;
+}
+
+static bool launches_gpu(struct tl_trace *tr, uint64_t uid)
+{
+	uint64_t *g = NULL;
+	int64_t n = tl_event_gpu_events(tr, uid, &g);
+
+	free(g);
+	return n > 0;
+}
+
+static bool has_model(struct tl_trace *tr, uint64_t uid)
+{
+	const char *name = "";
+
+	return kind_of(tr, uid, &name) == TL_KIND_CPU_OP && pm_class_of(name);
+}
+
+/* A cpu_op strictly below @uid with a model of its own and GPU work
+ * (python_function nodes are see-through, as in TraceLens). */
+static bool descendant_with_model(struct tl_trace *tr, uint64_t uid)
+{
+	int64_t c;
+
+	for (c = tl_event_first_child(tr, uid); c >= 0; c = tl_event_next_sibling(tr, c)) {
+		enum tl_kind k = kind_of(tr, (uint64_t)c, NULL);
+
+		if (k == TL_KIND_PYTHON) {
+			if (descendant_with_model(tr, (uint64_t)c))
+				return true;
+			continue;
+		}
+		if (k != TL_KIND_CPU_OP)
+			continue;
+		if (has_model(tr, (uint64_t)c) && launches_gpu(tr, (uint64_t)c))
+			return true;
+		if (descendant_with_model(tr, (uint64_t)c))
+			return true;
+	}
+	return false;
+}
+
+/* TraceLens's leaf test: a GPU event reached through runtime and python
+ * calls only, at most 10 levels down. */
+static bool kernel_below(struct tl_trace *tr, uint64_t uid, int depth)
+{
+	int64_t c;
+
+	if (depth <= 0)
+		return false;
+	for (c = tl_event_first_child(tr, uid); c >= 0; c = tl_event_next_sibling(tr, c)) {
+		enum tl_kind k = kind_of(tr, (uint64_t)c, NULL);
+
+		if (tl_kind_is_gpu(k))
+			return true;
+		if ((k == TL_KIND_RUNTIME || k == TL_KIND_PYTHON) &&
+		    kernel_below(tr, (uint64_t)c, depth - 1))
+			return true;
+	}
+	return false;
+}
+
+static bool has_comm_kernels(struct tl_trace *tr, uint64_t uid)
+{
+	uint64_t *g = NULL;
+	int64_t n = tl_event_gpu_events(tr, uid, &g), i;
+	bool r = false;
+
+	for (i = 0; i < n && !r; i++) {
+		const char *name = "";
+
+		kind_of(tr, g[i], &name);
+		r = has_comm(name);
+	}
+	free(g);
+	return r;
+}
+
+static int push_sel(struct ucoll *u, uint64_t uid)
+{
+	if (u->nsel == u->cap) {
+		size_t cap = u->cap ? 2 * u->cap : 256;
+		uint64_t *v = realloc(u->sel, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		u->sel = v;
+		u->cap = cap;
+	}
+	u->sel[u->nsel++] = uid;
+	return 0;
+}
+
+static int traverse(struct ucoll *u, uint64_t uid);
+
+static int traverse_children(struct ucoll *u, uint64_t uid, bool model_only)
+{
+	int64_t c;
+	int err = 0;
+
+	for (c = tl_event_first_child(u->tr, uid); c >= 0 && !err;
+	     c = tl_event_next_sibling(u->tr, c)) {
+		enum tl_kind k = kind_of(u->tr, (uint64_t)c, NULL);
+
+		/* TraceLens's tree has no python_function nodes here: their
+		 * children are the op's */
+		if (k == TL_KIND_PYTHON && !model_only) {
+			err = traverse_children(u, (uint64_t)c, false);
+			continue;
+		}
+		if (model_only && !(k == TL_KIND_CPU_OP && has_model(u->tr, (uint64_t)c) &&
+				    launches_gpu(u->tr, (uint64_t)c)))
+			continue;
+		err = traverse(u, (uint64_t)c);
+	}
+	return err;
+}
+
+static int traverse(struct ucoll *u, uint64_t uid)
+{
+	const char *name = "";
+
+	if (uid >= u->nev || u->visited[uid])
+		return 0;
+	u->visited[uid] = true;
+	if (kind_of(u->tr, uid, &name) != TL_KIND_CPU_OP || !launches_gpu(u->tr, uid))
+		return 0;
+	if (pm_class_of(name))
+		return push_sel(u, uid);
+	if (descendant_with_model(u->tr, uid))
+		return traverse_children(u, uid, false);
+	if (kernel_below(u->tr, uid, 10)) {
+		/* a launcher whose own children have models (pseudo ops)
+		 * gives way to them */
+		int64_t c;
+
+		for (c = tl_event_first_child(u->tr, uid); c >= 0;
+		     c = tl_event_next_sibling(u->tr, c))
+			if (has_model(u->tr, (uint64_t)c) && launches_gpu(u->tr, (uint64_t)c))
+				return traverse_children(u, uid, true);
+		if (has_comm_kernels(u->tr, uid))
+			return 0;
+		return push_sel(u, uid);
+	}
+	return traverse_children(u, uid, false);
+}
+
+static void urow_release(struct urow *r)
+{
+	size_t i;
+
+	prow_release(&r->p);
+	for (i = 0; i < 4; i++)
+		free(r->args[i]);
+	free(r->synth_name);
+	free(r->params);
+	memset(r, 0, sizeof(*r));
+}
+
+/* A parameter's str() as its repr inside the perf_params dict: numbers,
+ * booleans, None and tuples read the same; anything else was a str. */
+static int put_param(FILE *f, const char *v)
+{
+	char *end;
+
+	if (!*v)
+		return fputs("None", f);
+	strtod(v, &end);
+	if (!*end || !strcmp(v, "True") || !strcmp(v, "False") || !strcmp(v, "None") ||
+	    v[0] == '(' || v[0] == '[' || v[0] == '{')
+		return fputs(v, f);
+	rpt_put_pystr(f, v);
+	return 0;
+}
+
+static int params_repr(struct urow *r)
+{
+	size_t i, len = 0;
+	FILE *f;
+
+	if (!r->p.nparams)
+		return 0;
+	f = open_memstream(&r->params, &len);
+	if (!f)
+		return -ENOMEM;
+	fputc('{', f);
+	for (i = 0; i < r->p.nparams; i++) {
+		if (i)
+			fputs(", ", f);
+		rpt_put_pystr(f, r->p.pnames[i]);
+		fputs(": ", f);
+		put_param(f, r->p.pvals[i]);
+	}
+	fputc('}', f);
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+static int args_of(struct tl_trace *tr, uint64_t uid, struct urow *r)
+{
+	cJSON *a = NULL;
+	size_t i;
+	int err = tl_trace_event_args(tr, uid, &a);
+
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	for (i = 0; i < 4 && !err; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, arg_fields[i]);
+
+		if (v && !cJSON_IsNull(v) && !(r->args[i] = rpt_pyrepr(v, true)))
+			err = -ENOMEM;
+	}
+	cJSON_Delete(a);
+	return err;
+}
+
+/* TraceLens's category of a row, from the name and, as its kernel-launcher
+ * pass left them on the event, the first of the kernels @uid launched itself
+ * (a synthetic op is a copy of its parent and keeps them). */
+static int category_of(struct tl_trace *tr, uint64_t uid, const char *name, const char **out)
+{
+	struct prow d = { .uid = uid };
+	int err = 0;
+
+	if (kind_of(tr, uid, NULL) == TL_KIND_CPU_OP)
+		err = rpt_kernels_of(tr, &d, true);
+	if (!err)
+		*out = tl_op_category_by_name(name, d.nk ? d.k[0].name : NULL);
+	prow_release(&d);
+	return err;
+}
+
+static int cmp_launch(const void *a, const void *b, void *ctx)
+{
+	const struct pkernel *x = a, *y = b;
+	int64_t px = tl_event_parent(ctx, x->uid), py = tl_event_parent(ctx, y->uid);
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* One row: the op's own numbers, or for a synthetic op its one GPU event. */
+static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *recompute,
+		    uint64_t uid, int64_t kernel, uint64_t ex_uid, struct urow *r)
+{
+	struct tl_event_info e, k;
+	int err = tl_trace_event(tr, uid, &e);
+
+	if (err)
+		return err;
+	r->p.uid = uid;
+	r->p.name = e.name;
+	r->ex_uid = ex_uid;
+	r->dur = e.dur;
+	r->recompute = recompute && recompute[uid];
+	rpt_meta_names(meta, e.pid, e.tid, &r->p.pname, &r->p.plabel, &r->p.tname);
+	err = args_of(tr, uid, r);
+	if (err)
+		return err;
+	r->p.gflops = r->p.bytes = r->p.tflops = r->p.tbs = r->p.mb = r->p.fpb = NAN;
+	if (kernel >= 0) {
+		err = tl_trace_event(tr, (uint64_t)kernel, &k);
+		if (err)
+			return err;
+		if (asprintf(&r->synth_name, "%s->%s (Synthetic Op)", e.name, k.name) < 0) {
+			r->synth_name = NULL;
+			return -ENOMEM;
+		}
+		r->p.name = r->synth_name;
+		r->p.k = calloc(1, sizeof(*r->p.k));
+		if (!r->p.k)
+			return -ENOMEM;
+		r->p.nk = 1;
+		r->p.k->uid = (uint64_t)kernel;
+		r->p.k->ts = k.ts;
+		r->p.k->dur = k.dur;
+		r->p.k->stream = k.stream;
+		r->p.k->name = strdup(k.name);
+		if (!r->p.k->name)
+			return -ENOMEM;
+		/* busy time of one interval: its end minus its start, which
+		 * rounds differently from the duration */
+		r->p.kt = (k.ts + k.dur) - k.ts;
+		return category_of(tr, uid, r->p.name, &r->category);
+	}
+	r->p.cls = pm_class_of(e.name);
+	r->model = r->p.cls != NULL;
+	if (r->model) {
+		err = prow_fill(tr, &r->p);
+		if (!err)
+			err = params_repr(r);
+	} else {
+		err = rpt_kernels_of(tr, &r->p, false);
+	}
+	/* TraceLens lists an op's GPU events as its tree got them: by the
+	 * runtime call that launched them, then in trace order */
+	if (!err)
+		qsort_r(r->p.k, r->p.nk, sizeof(*r->p.k), cmp_launch, tr);
+	if (!err)
+		err = category_of(tr, uid, r->p.name, &r->category);
+	return err;
+}
+
+struct ugroup {
+	size_t first, n, *rows;
+	double kt_sum;
+};
+
+static const char *cat_or(const char *s)
+{
+	return s ? s : "None";
+}
+
+static bool same_key(const struct urow *a, const struct urow *b)
+{
+	size_t i;
+
+	if (strcmp(a->p.name, b->p.name) || strcmp(cat_or(a->category), cat_or(b->category)) ||
+	    strcmp(a->p.pname, b->p.pname) || strcmp(a->p.plabel, b->p.plabel) ||
+	    strcmp(a->p.tname, b->p.tname))
+		return false;
+	for (i = 0; i < 4; i++)
+		if (strcmp(a->args[i] ? a->args[i] : "None", b->args[i] ? b->args[i] : "None"))
+			return false;
+	return a->recompute == b->recompute;
+}
+
+static int cmp_ugroup(const void *a, const void *b, void *ctx)
+{
+	const struct ugroup *x = a, *y = b;
+	const struct urow *rows = ctx;
+	uint64_t ux = rows[x->first].ex_uid, uy = rows[y->first].ex_uid;
+
+	if (x->kt_sum != y->kt_sum)
+		return x->kt_sum > y->kt_sum ? -1 : 1;
+	return ux < uy ? -1 : ux > uy;
+}
+
+/* Collected ops, then the GPU events none of them covers (TraceLens's
+ * synthetic ops: those under no cpu_op by their parent call, then those
+ * under one). */
+static int collect_rows(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *rc,
+			struct urow **out, size_t *nout)
+{
+	struct ucoll u = { .tr = tr, .nev = tl_trace_nevents(tr) };
+	uint64_t uid, next = u.nev, *orph = NULL, *withop = NULL, *opof = NULL;
+	size_t norph = 0, nwith = 0, i, j, n = 0;
+	bool *covered = NULL;
+	struct urow *rows = NULL;
+	int err = -ENOMEM;
+
+	u.visited = calloc(u.nev ? u.nev : 1, sizeof(*u.visited));
+	covered = calloc(u.nev ? u.nev : 1, sizeof(*covered));
+	orph = calloc(u.nev ? u.nev : 1, sizeof(*orph));
+	withop = calloc(u.nev ? u.nev : 1, sizeof(*withop));
+	opof = calloc(u.nev ? u.nev : 1, sizeof(*opof));
+	if (!u.visited || !covered || !orph || !withop || !opof)
+		goto out;
+	err = 0;
+	for (uid = 0; uid < u.nev && !err; uid++) {
+		int64_t p;
+
+		if (kind_of(tr, uid, NULL) != TL_KIND_CPU_OP || !tl_event_in_tree(tr, uid))
+			continue;
+		/* a root: no cpu_op above it */
+		for (p = tl_event_parent(tr, uid); p >= 0; p = tl_event_parent(tr, (uint64_t)p))
+			if (kind_of(tr, (uint64_t)p, NULL) == TL_KIND_CPU_OP)
+				break;
+		if (p < 0)
+			err = traverse(&u, uid);
+	}
+	for (i = 0; i < u.nsel && !err; i++) {
+		uint64_t *g = NULL;
+		int64_t m = tl_event_gpu_events(tr, u.sel[i], &g), k;
+
+		if (m < 0)
+			err = (int)m;
+		for (k = 0; k < m; k++)
+			covered[g[k]] = true;
+		free(g);
+	}
+	if (err)
+		goto out;
+	for (uid = 0; uid < u.nev; uid++) {
+		const char *name = "";
+		int64_t p;
+
+		if (!tl_kind_is_gpu(kind_of(tr, uid, &name)) || covered[uid] || has_comm(name))
+			continue;
+		for (p = tl_event_parent(tr, uid); p >= 0; p = tl_event_parent(tr, (uint64_t)p))
+			if (kind_of(tr, (uint64_t)p, NULL) == TL_KIND_CPU_OP)
+				break;
+		if (p >= 0) {
+			withop[nwith] = uid;
+			opof[nwith++] = (uint64_t)p;
+		} else if (tl_event_parent(tr, uid) >= 0) {
+			orph[norph++] = uid;
+		}
+	}
+	err = -ENOMEM;
+	rows = calloc(u.nsel + norph + nwith + 1, sizeof(*rows));
+	if (!rows)
+		goto out;
+	err = 0;
+	for (i = 0; i < u.nsel && !err; i++, n++)
+		err = fill_row(tr, meta, rc, u.sel[i], -1, u.sel[i], &rows[n]);
+	/* orphans by parent, in order of each parent's first orphan */
+	for (i = 0; i < norph && !err; i++) {
+		int64_t p = tl_event_parent(tr, orph[i]);
+
+		for (j = 0; j < i; j++)
+			if (tl_event_parent(tr, orph[j]) == p)
+				break;
+		if (j < i)
+			continue;
+		for (j = i; j < norph && !err; j++)
+			if (tl_event_parent(tr, orph[j]) == p)
+				err = fill_row(tr, meta, rc, (uint64_t)p, (int64_t)orph[j], next++,
+					       &rows[n++]);
+	}
+	for (i = 0; i < nwith && !err; i++, n++)
+		err = fill_row(tr, meta, rc, opof[i], (int64_t)withop[i], next++, &rows[n]);
+out:
+	*out = rows;
+	*nout = n;
+	free(opof);
+	free(withop);
+	free(orph);
+	free(covered);
+	free(u.visited);
+	free(u.sel);
+	return err;
+}
+
+static void agg_rows(const struct urow *rows, const struct ugroup *g, size_t off, double *v,
+		     struct tl_agg *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < g->n; i++) {
+		double x = *(const double *)((const char *)&rows[g->rows[i]] + off);
+
+		if (!isnan(x))
+			v[n++] = x;
+	}
+	if (!n) {
+		*a = (struct tl_agg){ NAN, NAN, NAN, NAN, NAN, NAN };
+		a->sum = 0;
+		return;
+	}
+	tl_aggregate(v, n, a);
+}
+
+static double first_of(const struct urow *rows, const struct ugroup *g, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		double x = *(const double *)((const char *)&rows[g->rows[i]] + off);
+
+		if (!isnan(x))
+			return x;
+	}
+	return NAN;
+}
+
+#define UOFF(f) offsetof(struct urow, f)
+
+static const char *const ucols[] = {
+	"name", "op category", "process_name", "process_label", "thread_name", "Input Dims",
+	"Input type", "Input Strides", "Concrete Inputs", "ex_UID", "operation_count",
+	"total_duration_us", "mean_duration_us", "std_duration_us", "GFLOPS", "Data Moved (MB)",
+	"FLOPS/Byte", "Compute Spec", "TB/s_mean", "TB/s_std", "TFLOPS/s_mean", "TFLOPS/s_std",
+	"Kernel Time (µs)_mean", "Kernel Time (µs)_std", "Kernel Time (µs)_sum",
+	"duration_us_median", "duration_us_min", "duration_us_max", "TB/s_median", "TB/s_min",
+	"TB/s_max", "TFLOPS/s_median", "TFLOPS/s_min", "TFLOPS/s_max", "Kernel Time (µs)_median",
+	"Kernel Time (µs)_min", "Kernel Time (µs)_max", "kernel_details_summary",
+	"trunc_kernel_details", "perf_params", "has_perf_model", "Percentage (%)",
+	"Cumulative Percentage (%)",
+};
+
+static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sheet **out)
+{
+	struct ugroup *g = NULL;
+	struct rpt_klist *kl = NULL;
+	struct tl_sheet *sh = NULL;
+	const char *cols[RPT_N(ucols) + 1];
+	struct tl_cell row[RPT_N(ucols) + 1];
+	double *tmp = NULL, total = 0, cum = 0;
+	size_t ng = 0, i, j;
+	int err = -ENOMEM;
+
+	g = calloc(n + 1, sizeof(*g));
+	tmp = malloc((n + 1) * sizeof(*tmp));
+	kl = malloc((n + 1) * sizeof(*kl));
+	if (!g || !tmp || !kl)
+		goto out;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < ng; j++)
+			if (same_key(&rows[g[j].first], &rows[i]))
+				break;
+		if (j == ng) {
+			g[ng].first = i;
+			g[ng].rows = calloc(n - i, sizeof(*g[ng].rows));
+			if (!g[ng++].rows)
+				goto out;
+		}
+		g[j].rows[g[j].n++] = i;
+		if (!isnan(rows[i].p.kt))
+			g[j].kt_sum += rows[i].p.kt;
+	}
+	qsort_r(g, ng, sizeof(*g), cmp_ugroup, (void *)rows);
+	for (j = 0; j < ng; j++)
+		total += g[j].kt_sum;
+	/* is_recompute follows the recorded args, as TraceLens groups by it */
+	for (i = j = 0; i < RPT_N(ucols); i++) {
+		cols[j++] = ucols[i];
+		if (recompute && !strcmp(ucols[i], "Concrete Inputs"))
+			cols[j++] = "is_recompute";
+	}
+	err = tl_sheet_new("unified_perf_summary", j, cols, &sh);
+	if (err)
+		goto out;
+	for (j = 0; j < ng && !err; j++) {
+		const struct ugroup *gr = &g[j];
+		const struct urow *r0 = &rows[gr->first];
+		struct tl_agg d, tb, tf, kt;
+		const char *spec = NULL, *params = NULL;
+		char *kd, *tk;
+		size_t c = 0;
+
+		for (i = 0; i < gr->n; i++) {
+			const struct urow *r = &rows[gr->rows[i]];
+
+			if (!spec && r->p.compute_spec[0])
+				spec = r->p.compute_spec;
+			if (!params && r->params)
+				params = r->params;
+			kl[i].k = r->p.k;
+			kl[i].nk = r->p.nk;
+		}
+		kd = rpt_kernel_stats(kl, gr->n, false);
+		tk = rpt_kernel_stats(kl, gr->n, true);
+		if (!kd || !tk) {
+			free(kd);
+			free(tk);
+			err = -ENOMEM;
+			break;
+		}
+		agg_rows(rows, gr, UOFF(dur), tmp, &d);
+		agg_rows(rows, gr, UOFF(p.tbs), tmp, &tb);
+		agg_rows(rows, gr, UOFF(p.tflops), tmp, &tf);
+		agg_rows(rows, gr, UOFF(p.kt), tmp, &kt);
+		row[c++] = tl_cell_str(r0->p.name);
+		row[c++] = tl_cell_str(r0->category);
+		row[c++] = tl_cell_str(r0->p.pname);
+		row[c++] = tl_cell_str(r0->p.plabel);
+		row[c++] = tl_cell_str(r0->p.tname);
+		for (i = 0; i < 4; i++)
+			row[c++] = tl_cell_str(r0->args[i]);
+		if (recompute)
+			row[c++] = tl_cell_bool(r0->recompute);
+		row[c++] = tl_cell_int((long long)r0->ex_uid);
+		row[c++] = tl_cell_int((long long)gr->n);
+		row[c++] = tl_cell_num(d.sum);
+		row[c++] = tl_cell_num(d.mean);
+		row[c++] = tl_cell_num(d.std);
+		row[c++] = tl_cell_num(first_of(rows, gr, UOFF(p.gflops)));
+		row[c++] = tl_cell_num(first_of(rows, gr, UOFF(p.mb)));
+		row[c++] = tl_cell_num(first_of(rows, gr, UOFF(p.fpb)));
+		row[c++] = tl_cell_str(spec);
+		row[c++] = tl_cell_num(tb.mean);
+		row[c++] = tl_cell_num(tb.std);
+		row[c++] = tl_cell_num(tf.mean);
+		row[c++] = tl_cell_num(tf.std);
+		row[c++] = tl_cell_num(kt.mean);
+		row[c++] = tl_cell_num(kt.std);
+		row[c++] = tl_cell_num(kt.sum);
+		row[c++] = tl_cell_num(d.median);
+		row[c++] = tl_cell_num(d.min);
+		row[c++] = tl_cell_num(d.max);
+		row[c++] = tl_cell_num(tb.median);
+		row[c++] = tl_cell_num(tb.min);
+		row[c++] = tl_cell_num(tb.max);
+		row[c++] = tl_cell_num(tf.median);
+		row[c++] = tl_cell_num(tf.min);
+		row[c++] = tl_cell_num(tf.max);
+		row[c++] = tl_cell_num(kt.median);
+		row[c++] = tl_cell_num(kt.min);
+		row[c++] = tl_cell_num(kt.max);
+		row[c++] = tl_cell_str(kd);
+		row[c++] = tl_cell_str(tk);
+		row[c++] = tl_cell_str(params);
+		row[c++] = tl_cell_bool(r0->model);
+		/* pandas' cumsum adds the percentages, not the sums */
+		row[c++] = tl_cell_num(gr->kt_sum / total * 100);
+		cum += gr->kt_sum / total * 100;
+		row[c++] = tl_cell_num(cum);
+		err = tl_sheet_add_row(sh, row);
+		free(kd);
+		free(tk);
+	}
+out:
+	for (j = 0; g && j < ng; j++)
+		free(g[j].rows);
+	free(g);
+	free(kl);
+	free(tmp);
+	return rpt_sheet_done(sh, err, out);
+}
+
+int rpt_sheet_unified(struct tl_trace *tr, bool recompute, struct tl_sheet **out)
+{
+	struct rpt_meta *meta = NULL;
+	struct urow *rows = NULL;
+	uint8_t *rc = NULL;
+	size_t n = 0, i;
+	int err = 0;
+
+	*out = NULL;
+	/* TraceLens's detect_recompute builds its tree with python functions:
+	 * so does this, before anything walks it */
+	if (recompute)
+		err = tl_recompute_flags(tr, &rc);
+	if (!err)
+		err = rpt_meta_load(tr, &meta);
+	if (!err)
+		err = collect_rows(tr, meta, rc, &rows, &n);
+	/* TraceLens writes no sheet when nothing was collected */
+	if (!err && n)
+		err = build(rows, n, recompute, out);
+	for (i = 0; i < n; i++)
+		urow_release(&rows[i]);
+	free(rows);
+	free(rc);
+	rpt_meta_free(meta);
+	return err;
+}
