@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* tlreplay report: TraceLens's perf report of a PyTorch trace, one CSV per
- * sheet in a directory, with TraceLens's file names, columns and row order. */
+/* tlreplay report: TraceLens's perf report of a PyTorch (or JAX) trace, one
+ * CSV per sheet in a directory, with TraceLens's file names, columns and row
+ * order, or every sheet in one xlsx workbook. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <tlreplay/report.h>
+#include <tlreplay/report_sheets.h>
 
 #include "builtin.h"
 
@@ -21,7 +24,8 @@ struct report_ctx {
 static const struct opt report_opts[] = {
 	OPT_USE(opts_trace_input, offsetof(struct report_ctx, co), "input", NULL),
 	OPT_STRING('o', "output", "DIR", struct report_ctx, dir,
-		   "write the sheets into DIR (made if missing), one SHEET.csv each"),
+		   "write the sheets into DIR (made if missing), one SHEET.csv each;\n"
+		   "a name ending in .xlsx gets one workbook, a worksheet per sheet"),
 	OPT_HELP(),
 	OPT_USE(opts_trace_input, offsetof(struct report_ctx, co), "capture", CAPTURE_HELP_LONG),
 	OPT_BOOL(0, "recompute", struct report_ctx, recompute,
@@ -41,16 +45,19 @@ static const struct opt report_opts[] = {
 	OPT_END(),
 };
 
-TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a directory",
-	"usage: tlreplay report [-i TRACE] -o DIR [--capture DIR] [--recompute | --by-module]\n"
+TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a directory or an xlsx",
+	"usage: tlreplay report [-i TRACE] -o DIR|FILE.xlsx [--capture DIR] [--recompute | --by-module]\n"
 	"                       [--kernel-summary] [--short-kernels] [--no-perf-models]\n"
 	"                       [--include-nccl]\n"
 	"\n"
 	"Write the sheets of TraceLens's perf report (generate_perf_report_pytorch) as CSV\n"
 	"files in DIR: gpu_timeline, ops_summary_by_category, ops_summary, ops_unique_args,\n"
 	"one sheet per perf-model sheet with rows (GEMM, SDPA_fwd, ...), kernel_summary with\n"
-	"--kernel-summary, the short-kernel sheets with --short-kernels. Each file appears whole or not at all (written under a temporary\n"
-	"name, renamed when every sheet is written).\n"
+	"--kernel-summary, the short-kernel sheets with --short-kernels, coll_analysis when the\n"
+	"trace has collectives. A JAX trace (.xplane.pb) gets TraceLens's JAX report:\n"
+	"gpu_timeline, gpu_events_averages, kernel_launchers_summary[_by_category], xla_summary.\n"
+	"With -o FILE.xlsx the same sheets go into one workbook. Each file appears whole or not\n"
+	"at all (written under a temporary name, renamed when every sheet is written).\n"
 	"\n");
 
 /* One line per sheet being built, on a terminal only, overwritten in place. */
@@ -132,6 +139,14 @@ out:
 	return rc;
 }
 
+/* -o FILE.xlsx: one workbook rather than a directory of CSVs */
+static bool is_xlsx(const char *out)
+{
+	size_t n = strlen(out);
+
+	return n > 5 && !strcasecmp(out + n - 5, ".xlsx");
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	struct report_ctx x = { 0 };
@@ -146,13 +161,13 @@ static int cmd_report(int argc, char **argv)
 	if (cli_no_args("report", argc, argv))
 		return 1;
 	if (!x.dir)
-		return cli_error("report: -o DIR is missing (where the sheets go)");
+		return cli_error("report: -o DIR or -o FILE.xlsx is missing (where the sheets go)");
 	if (x.recompute && x.by_module)
 		return cli_error("report: --recompute and --by-module are exclusive");
 	/* the trace first: a bad one leaves no directory behind */
 	if (cli_open_trace(&x.co, &tr))
 		return 1;
-	if (make_dir(x.dir))
+	if (!is_xlsx(x.dir) && make_dir(x.dir))
 		goto out;
 	ro.split_recompute = x.recompute;
 	ro.by_module = x.by_module;
@@ -169,7 +184,13 @@ static int cmd_report(int argc, char **argv)
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	rc = write_sheets(x.dir, r);
+	if (!is_xlsx(x.dir)) {
+		rc = write_sheets(x.dir, r);
+		goto out;
+	}
+	/* the library names the path and why; it leaves no temporary behind */
+	err = tl_sheets_write_xlsx(r->v, r->n, x.dir);
+	rc = err ? cli_error("report: %s", tl_last_error()) : 0;
 out:
 	tl_report_free(r);
 	tl_trace_close(tr);

@@ -21,6 +21,7 @@ mkdir "$tmp/traces" "$tmp/traces/sub"
 : >"$tmp/traces/a.json"
 : >"$tmp/traces/b.json.gz"
 : >"$tmp/traces/notes.txt"
+: >"$tmp/traces/w.xlsx"
 
 bc=
 for f in /usr/share/bash-completion/bash_completion /etc/bash_completion; do
@@ -133,8 +134,8 @@ checks() {
 		"$t/a.json $t/b.json.gz $t/sub" tlreplay ops -o "$t/"
 	expect_eq "$mode: tlreplay ops --output=<TAB> -> trace files and directories" \
 		"$t/a.json $t/b.json.gz $t/sub" tlreplay ops --output = "$t/"
-	expect_eq "$mode: tlreplay report -o <TAB> -> directories only (it writes one)" \
-		"$t/sub" tlreplay report -o "$t/"
+	expect_eq "$mode: tlreplay report -o <TAB> -> directories and workbooks (it writes one)" \
+		"$t/sub $t/w.xlsx" tlreplay report -o "$t/"
 	expect_eq "$mode: tlreplay show -i n<TAB> -> other files when no trace matches" \
 		"$t/notes.txt" tlreplay show -i "$t/n"
 	expect_eq "$mode: tlreplay open <TAB> -> trace files" \

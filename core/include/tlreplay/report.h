@@ -154,8 +154,11 @@ struct tl_report {
 /**
  * @brief TraceLens's perf report of a PyTorch trace: gpu_timeline,
  * ops_summary_by_category, ops_summary, ops_unique_args, one sheet per
- * perf-model sheet with rows, unified_perf_summary, kernel_summary (each only
- * where TraceLens writes it). A call the perf models cannot read gets a row
+ * perf-model sheet with rows, unified_perf_summary, kernel_summary, the
+ * short-kernel sheets, coll_analysis (each only where TraceLens writes it).
+ * An .xplane.pb trace gets TraceLens's JAX report instead: gpu_timeline (per
+ * GPU), gpu_events_averages, kernel_launchers_summary[_by_category],
+ * xla_summary (not its sheets built from HLO operands). A call the perf models cannot read gets a row
  * without model numbers and a TL_LOG_WARN line, never an error.
  * @param[out] out a new report, freed with tl_report_free(); its sheets do
  * not refer to @p tr.

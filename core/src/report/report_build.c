@@ -2,7 +2,9 @@
 /* tl_report_build(): TraceLens's perf report of a PyTorch trace, sheet by
  * sheet in the order its generate_perf_report_pytorch writes them. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tlreplay/report_sheets.h>
 
@@ -93,6 +95,104 @@ out:
 	return err;
 }
 
+/* TraceLens reads a JAX profile only from an .xplane.pb and writes its JAX
+ * report for it (generate_perf_report_jax); the trace's name is what says so. */
+static bool is_jax(const struct tl_trace *tr)
+{
+	const char *p = tl_trace_path(tr);
+
+	return p && strstr(p, ".xplane.pb");
+}
+
+/* The index in @set of the @i-th GPU in TraceLens's order: it lists the GPU
+ * pids of a Python set of small ints, which iterates in hash-table slot order
+ * (pid modulo the table size: 8 slots under 5 pids, 32 under 19, then 128),
+ * so two GPUs come out 8, 1, not sorted. A colliding pid takes the next free
+ * slot (CPython's linear probe); pids go in in the breakdown's order. */
+static size_t set_order(const struct tl_breakdown_set *set, size_t i)
+{
+	size_t slots = set->n < 5 ? 8 : set->n < 19 ? 32 : 128, tab[128], j, k, s;
+
+	if (set->n > 76)
+		return i;
+	for (s = 0; s < slots; s++)
+		tab[s] = SIZE_MAX;
+	for (j = 0; j < set->n; j++) {
+		s = (size_t)strtoull(set->v[j].device ? set->v[j].device : "0", NULL, 10) % slots;
+		while (tab[s] != SIZE_MAX)
+			s = (s + 1) % slots;
+		tab[s] = j;
+	}
+	for (s = 0, k = 0; s < slots; s++) {
+		if (tab[s] == SIZE_MAX)
+			continue;
+		if (k++ == i)
+			return tab[s];
+	}
+	return i;
+}
+
+/* The JAX gpu_timeline: one block per GPU, its pid in a last gpu_pid column
+ * (TraceLens's JaxTreePerfAnalyzer), rather than the PyTorch report's
+ * leading device column. */
+static int jax_gpu_timeline(const struct tl_breakdown_set *set, struct tl_sheet **out)
+{
+	static const char *const cols[] = { "type", "time ms", "percent", "gpu_pid" };
+	struct tl_sheet *sh = NULL;
+	size_t i;
+	int r, err;
+
+	err = tl_sheet_new("gpu_timeline", 4, cols, &sh);
+	for (i = 0; !err && i < set->n; i++) {
+		const struct tl_breakdown *bd = &set->v[set_order(set, i)];
+		double total = bd->us[TL_BD_TOTAL];
+
+		for (r = 0; r < TL_BD_NROWS && !err; r++) {
+			struct tl_cell row[4] = {
+				tl_cell_str(tl_bd_row_name(r)), tl_cell_num(bd->us[r] / 1e3),
+				tl_cell_num(total > 0 ? bd->us[r] / total * 100 : 0),
+				tl_cell_int(bd->device ? strtoll(bd->device, NULL, 10) : 0),
+			};
+
+			err = tl_sheet_add_row(sh, row);
+		}
+	}
+	return rpt_sheet_done(sh, err, out);
+}
+
+/* TraceLens's JAX report, in its order, without the sheets that need the HLO
+ * operands the XSpace reader does not keep (kernel_launchers,
+ * kernel_launchers_unique_args, df_xla_perf, op_*). */
+static int jax_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct tl_report *r)
+{
+	static int (*const build[])(struct tl_trace *, struct tl_sheet **) = {
+		tl_sheet_jax_gpu_events_averages,
+		tl_sheet_jax_kernel_launchers_summary,
+		tl_sheet_jax_kernel_launchers_summary_by_category,
+		tl_sheet_jax_xla_summary,
+	};
+	struct tl_breakdown_opts bo = { .sz = sizeof(bo), .group = TL_BD_GROUP_DEVICE };
+	struct tl_breakdown_set *bd = NULL;
+	struct tl_sheet *sh = NULL;
+	size_t i;
+	int err;
+
+	progress(o, "gpu_timeline");
+	err = tl_breakdown(tr, &bo, &bd);
+	if (!err)
+		err = jax_gpu_timeline(bd, &sh);
+	if (!err)
+		err = push(r, sh);
+	for (i = 0; !err && i < sizeof(build) / sizeof(build[0]); i++) {
+		progress(o, "JAX sheets");
+		err = build[i](tr, &sh);
+		if (!err)
+			err = push(r, sh);
+	}
+	tl_breakdown_free(bd);
+	return err;
+}
+
 int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, struct tl_report **out)
 {
 	static const struct tl_report_opts none = { .sz = sizeof(none) };
@@ -109,6 +209,10 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	if (is_jax(tr)) {
+		err = jax_sheets(tr, o, r);
+		goto done;
+	}
 	progress(o, "gpu_timeline");
 	err = tl_breakdown(tr, &bo, &bd);
 	if (!err)
@@ -144,6 +248,16 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		else
 			tl_sheet_free(sum);
 	}
+	/* TraceLens's coll_analysis: not for a GPU-only trace, nor when empty */
+	if (!err && !gpu_only) {
+		progress(o, "coll_analysis");
+		err = tl_sheet_coll_analysis(tr, &sh);
+		if (!err && tl_sheet_nrows(sh))
+			err = push(r, sh);
+		else if (!err)
+			tl_sheet_free(sh);
+	}
+done:
 	if (err)
 		goto out;
 	*out = r;
