@@ -165,6 +165,23 @@ TL_API int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opt
 			   struct tl_report **out);
 TL_API void tl_report_free(struct tl_report *r);
 
+struct tl_gpu;
+
+/**
+ * @brief Our roofline sheet ("roofline"): one row per row of the perf-model
+ * sheets of @p r (those with GFLOPS_first), by Kernel Time sum descending:
+ * sheet, name, params ("a=1, b=2"), calls, UID_first, GFLOPS, Data Moved
+ * (MB), Kernel Time (µs) sum and mean, TFLOPS/s and TB/s mean, FLOPS/Byte,
+ * Compute Spec, device, roof (TFLOP/s), % of roof, bound ("compute",
+ * "memory") and why a row has no roof. The roof is tl_gpu_roof() of the
+ * row's first GFLOPS and bytes at its mean kernel time on @p gpu; @p gpu
+ * NULL leaves the roof columns empty with @p no_gpu (NULL: a default) as
+ * the why. The perf sheets are read, never changed.
+ * @return 0, -EINVAL, -ENOMEM.
+ */
+TL_API int tl_sheet_roofline(const struct tl_report *r, const struct tl_gpu *gpu, const char *no_gpu,
+			     struct tl_sheet **out);
+
 #ifdef __cplusplus
 }
 #endif
