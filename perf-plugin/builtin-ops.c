@@ -142,28 +142,6 @@ out:
 /* ops --perf: the rows of the report's roofline sheet (the perf-model
  * groups by kernel time, with their roofs on the trace's GPU), so the
  * numbers are the report's own. */
-static double rf_num(const struct tl_sheet *sh, size_t row, const char *col)
-{
-	long c = tl_sheet_col_index(sh, col);
-	const struct tl_cell *x;
-
-	if (c < 0)
-		return NAN;
-	x = tl_sheet_cell(sh, row, (size_t)c);
-	return x->kind == TL_CELL_NUM ? x->d : x->kind == TL_CELL_INT ? (double)x->i : NAN;
-}
-
-static const char *rf_str(const struct tl_sheet *sh, size_t row, const char *col)
-{
-	long c = tl_sheet_col_index(sh, col);
-	const struct tl_cell *x;
-
-	if (c < 0)
-		return "";
-	x = tl_sheet_cell(sh, row, (size_t)c);
-	return x->kind == TL_CELL_STR ? x->s : "";
-}
-
 /* "12.3" or "-" for a value the row does not have */
 static const char *fmt_or_dash(char *buf, size_t n, const char *fmt, double v)
 {
@@ -173,24 +151,30 @@ static const char *fmt_or_dash(char *buf, size_t n, const char *fmt, double v)
 	return buf;
 }
 
+/* "" for a cell the row does not have, so that a row prints as one line */
+static const char *text_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
 static void perf_text_row(FILE *f, const struct tl_sheet *sh, size_t i)
 {
-	char name[40], params[48], a[32], b[32], c[32], d[32], e[32];
-	const char *p = rf_str(sh, i, "params");
+	char name[40], params[48], a[32], b[32], c[32], d[32];
+	const char *p = text_or_empty(tl_sheet_str(sh, i, "params"));
+	const char *bound = text_or_empty(tl_sheet_str(sh, i, "bound"));
 
-	snprintf(name, sizeof(name), "%s", rf_str(sh, i, "name"));
+	snprintf(name, sizeof(name), "%s", text_or_empty(tl_sheet_str(sh, i, "name")));
 	if (strlen(name) > 27)
 		memcpy(name + 24, "...", 4);
 	snprintf(params, sizeof(params), "%s", p);
 	if (strlen(p) > 39)
 		memcpy(params + 36, "...", 4);
 	fprintf(f, "%-27s %-39s %6.0f %10.3f %8s %7s %9s %7s  %s\n", name, params,
-		rf_num(sh, i, "calls"), rf_num(sh, i, "Kernel Time (µs)_sum") / 1000,
-		fmt_or_dash(a, sizeof(a), "%.3f", rf_num(sh, i, "TFLOPS/s_mean")),
-		fmt_or_dash(b, sizeof(b), "%.3f", rf_num(sh, i, "TB/s_mean")),
-		fmt_or_dash(c, sizeof(c), "%.3g", rf_num(sh, i, "FLOPS/Byte")),
-		fmt_or_dash(d, sizeof(d), "%.1f", rf_num(sh, i, "% of roof")),
-		*rf_str(sh, i, "bound") ? rf_str(sh, i, "bound") : (snprintf(e, sizeof(e), "-"), e));
+		tl_sheet_num(sh, i, "calls"), tl_sheet_num(sh, i, "Kernel Time (µs)_sum") / 1000,
+		fmt_or_dash(a, sizeof(a), "%.3f", tl_sheet_num(sh, i, "TFLOPS/s_mean")),
+		fmt_or_dash(b, sizeof(b), "%.3f", tl_sheet_num(sh, i, "TB/s_mean")),
+		fmt_or_dash(c, sizeof(c), "%.3g", tl_sheet_num(sh, i, "FLOPS/Byte")),
+		fmt_or_dash(d, sizeof(d), "%.1f", tl_sheet_num(sh, i, "% of roof")), *bound ? bound : "-");
 }
 
 static void perf_json_row(FILE *f, const struct tl_sheet *sh, size_t i)

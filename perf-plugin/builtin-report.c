@@ -163,28 +163,6 @@ static const struct tl_gpu *report_gpu(const struct tl_gpu_set *set, const struc
 	return gpu;
 }
 
-static double sheet_num(const struct tl_sheet *sh, size_t row, const char *col)
-{
-	long c = tl_sheet_col_index(sh, col);
-	const struct tl_cell *x;
-
-	if (c < 0)
-		return NAN;
-	x = tl_sheet_cell(sh, row, (size_t)c);
-	return x->kind == TL_CELL_NUM ? x->d : x->kind == TL_CELL_INT ? (double)x->i : NAN;
-}
-
-static const char *sheet_str(const struct tl_sheet *sh, size_t row, const char *col)
-{
-	long c = tl_sheet_col_index(sh, col);
-	const struct tl_cell *x;
-
-	if (c < 0)
-		return NULL;
-	x = tl_sheet_cell(sh, row, (size_t)c);
-	return x->kind == TL_CELL_STR ? x->s : NULL;
-}
-
 /* The chart of roofline.csv's rows: category = perf sheet, area = Kernel
  * Time sum; intensity and FLOP/s as the sheet has them. */
 static int draw_roofline(const char *path, const struct tl_gpu *gpu, const struct tl_sheet *rf,
@@ -204,14 +182,14 @@ static int draw_roofline(const char *path, const struct tl_gpu *gpu, const struc
 	if (!pts)
 		return cli_error("report: out of memory");
 	for (i = 0; i < n; i++) {
-		double gflops = sheet_num(rf, i, "GFLOPS"), kt = sheet_num(rf, i, "Kernel Time (µs)_mean");
+		double gflops = tl_sheet_num(rf, i, "GFLOPS"), kt = tl_sheet_num(rf, i, "Kernel Time (µs)_mean");
 
-		pts[i].intensity = sheet_num(rf, i, "FLOPS/Byte");
+		pts[i].intensity = tl_sheet_num(rf, i, "FLOPS/Byte");
 		pts[i].flops_per_s = kt > 0 ? gflops * 1e9 / (kt * 1e-6) : NAN;
-		pts[i].gpu_us = sheet_num(rf, i, "Kernel Time (µs)_sum");
-		pts[i].category = sheet_str(rf, i, "sheet");
-		pts[i].spec = sheet_str(rf, i, "Compute Spec");
-		pts[i].label = sheet_str(rf, i, "name");
+		pts[i].gpu_us = tl_sheet_num(rf, i, "Kernel Time (µs)_sum");
+		pts[i].category = tl_sheet_str(rf, i, "sheet");
+		pts[i].spec = tl_sheet_str(rf, i, "Compute Spec");
+		pts[i].label = tl_sheet_str(rf, i, "name");
 	}
 	rc = roofline_chart_write(path, gpu, pts, n, &o);
 	free(pts);

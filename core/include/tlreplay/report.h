@@ -182,6 +182,14 @@ struct tl_gpu;
 TL_API int tl_sheet_roofline(const struct tl_report *r, const struct tl_gpu *gpu, const char *no_gpu,
 			     struct tl_sheet **out);
 
+/** @return the number in column @p col (by name) of row @p row of @p sh
+ * (an int cell as a double); NaN when the column is missing or the cell is
+ * empty or text. For the readers of a sheet (the roofline chart, ops --perf). */
+TL_API double tl_sheet_num(const struct tl_sheet *sh, size_t row, const char *col);
+/** @return the text in column @p col of row @p row; NULL when the column is
+ * missing or the cell is not text. */
+TL_API const char *tl_sheet_str(const struct tl_sheet *sh, size_t row, const char *col);
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,6 +43,22 @@ static double num_at(const struct tl_sheet *sh, size_t row, long col)
 	return NAN;
 }
 
+double tl_sheet_num(const struct tl_sheet *sh, size_t row, const char *col)
+{
+	return num_at(sh, row, tl_sheet_col_index(sh, col));
+}
+
+const char *tl_sheet_str(const struct tl_sheet *sh, size_t row, const char *col)
+{
+	long c = tl_sheet_col_index(sh, col);
+	const struct tl_cell *x;
+
+	if (c < 0)
+		return NULL;
+	x = tl_sheet_cell(sh, row, (size_t)c);
+	return x->kind == TL_CELL_STR ? x->s : NULL;
+}
+
 static struct tl_cell cell_at(const struct tl_sheet *sh, size_t row, long col)
 {
 	return col < 0 ? tl_cell_empty() : *tl_sheet_cell(sh, row, (size_t)col);
