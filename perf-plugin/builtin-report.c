@@ -150,16 +150,13 @@ out:
 /* roofline.csv and the --roofline chart: the report's perf rows on the
  * trace's device. An unknown device is no error: the sheet keeps the
  * achieved numbers and says why it has no roofs. */
-static const struct tl_gpu *report_gpu(const struct tl_gpu_set *set, const struct tl_trace *tr,
-				       const char *spec, char *why, size_t n)
+static const struct tl_gpu *report_gpu(const struct tl_gpu_set *set, const struct tl_trace *tr, char *why,
+				       size_t n)
 {
 	const struct tl_gpu *gpu = tl_gpu_of_trace(set, tr, -1);
 
-	if (!gpu) {
+	if (!gpu)
 		snprintf(why, n, "%s", tl_last_error());
-		fprintf(stderr, "tlreplay report: %s; roofline.csv has no roofs%s\n", why,
-			spec ? "" : " (give --gpu-spec FILE.json)");
-	}
 	return gpu;
 }
 
@@ -250,7 +247,7 @@ static int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (ro.perf_models) {
-		gpu = report_gpu(gpus, tr, x.gpu_spec, why, sizeof(why));
+		gpu = report_gpu(gpus, tr, why, sizeof(why));
 		err = tl_sheet_roofline(r, gpu, gpu ? NULL : why, &rf);
 		if (err) {
 			rc = cli_lib_error(err);
@@ -258,13 +255,19 @@ static int cmd_report(int argc, char **argv)
 		}
 		if (x.roofline && draw_roofline(x.roofline, gpu, rf, x.co.input))
 			goto out;
-		/* roofline.csv goes with the other sheets, all or nothing */
+	}
+	/* roofline.csv only with perf rows, like TraceLens's empty sheets;
+	 * it goes with the other sheets, all or nothing */
+	if (rf && tl_sheet_nrows(rf)) {
 		struct tl_sheet **nv = realloc(r->v, (r->n + 1) * sizeof(*nv));
 
 		if (!nv) {
 			rc = cli_error("report: out of memory");
 			goto out;
 		}
+		if (!gpu)
+			fprintf(stderr, "tlreplay report: %s; roofline.csv has no roofs%s\n", why,
+				x.gpu_spec ? "" : " (give --gpu-spec FILE.json)");
 		r->v = nv;
 		r->v[r->n++] = rf;
 		rf = NULL;
