@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include <tlreplay/gpu.h>
 #include <tlreplay/report.h>
 
 #include "builtin.h"
@@ -17,7 +18,8 @@ struct ops_ctx {
 	struct common_opts co;
 	struct tl_ops_opts oo;
 	unsigned long long limit;
-	bool unique_args;
+	bool unique_args, perf;
+	const char *gpu_spec;
 };
 
 /* Write @sh as -x SEP text, its first @limit rows (0: all); the return of
@@ -137,6 +139,132 @@ out:
 	return rc;
 }
 
+/* ops --perf: the rows of the report's roofline sheet (the perf-model
+ * groups by kernel time, with their roofs on the trace's GPU), so the
+ * numbers are the report's own. */
+/* "12.3" or "-" for a value the row does not have */
+static const char *fmt_or_dash(char *buf, size_t n, const char *fmt, double v)
+{
+	if (!isfinite(v))
+		return "-";
+	snprintf(buf, n, fmt, v);
+	return buf;
+}
+
+/* "" for a cell the row does not have, so that a row prints as one line */
+static const char *text_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+static void perf_text_row(FILE *f, const struct tl_sheet *sh, size_t i)
+{
+	char name[40], params[48], a[32], b[32], c[32], d[32];
+	const char *p = text_or_empty(tl_sheet_str(sh, i, "params"));
+	const char *bound = text_or_empty(tl_sheet_str(sh, i, "bound"));
+
+	snprintf(name, sizeof(name), "%s", text_or_empty(tl_sheet_str(sh, i, "name")));
+	if (strlen(name) > 27)
+		memcpy(name + 24, "...", 4);
+	snprintf(params, sizeof(params), "%s", p);
+	if (strlen(p) > 39)
+		memcpy(params + 36, "...", 4);
+	fprintf(f, "%-27s %-39s %6.0f %10.3f %8s %7s %9s %7s  %s\n", name, params,
+		tl_sheet_num(sh, i, "calls"), tl_sheet_num(sh, i, "Kernel Time (µs)_sum") / 1000,
+		fmt_or_dash(a, sizeof(a), "%.3f", tl_sheet_num(sh, i, "TFLOPS/s_mean")),
+		fmt_or_dash(b, sizeof(b), "%.3f", tl_sheet_num(sh, i, "TB/s_mean")),
+		fmt_or_dash(c, sizeof(c), "%.3g", tl_sheet_num(sh, i, "FLOPS/Byte")),
+		fmt_or_dash(d, sizeof(d), "%.1f", tl_sheet_num(sh, i, "% of roof")), *bound ? bound : "-");
+}
+
+static void perf_json_row(FILE *f, const struct tl_sheet *sh, size_t i)
+{
+	size_t c;
+
+	fputc('{', f);
+	for (c = 0; c < tl_sheet_ncols(sh); c++) {
+		const struct tl_cell *x = tl_sheet_cell(sh, i, c);
+		char num[64];
+
+		if (c)
+			fputc(',', f);
+		json_str(f, tl_sheet_col(sh, c));
+		fputc(':', f);
+		if (x->kind == TL_CELL_STR)
+			json_str(f, x->s);
+		else if (x->kind == TL_CELL_EMPTY)
+			fputs("null", f);
+		else
+			fputs(tl_cell_text(x, num, sizeof(num)), f);
+	}
+	fputs("}\n", f);
+}
+
+static int ops_perf(struct tl_trace *tr, const struct common_opts *co, const struct ops_ctx *x)
+{
+	struct tl_report_opts ro = { .sz = sizeof(ro), .perf_models = true, .include_nccl = x->oo.include_nccl };
+	struct tl_gpu_set *gpus = NULL;
+	const struct tl_gpu *gpu;
+	struct tl_report *r = NULL;
+	struct tl_sheet *sh = NULL;
+	struct out_fmt o = { 0 };
+	char why[256] = "";
+	size_t i, n;
+	int rc = 1, err;
+
+	if (tl_gpu_set_new(&gpus))
+		return cli_error("ops: out of memory");
+	if (x->gpu_spec && tl_gpu_set_load(gpus, x->gpu_spec)) {
+		cli_error("ops: --gpu-spec %s", tl_last_error());
+		goto out;
+	}
+	err = tl_report_build(tr, &ro, &r);
+	if (err) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	gpu = tl_gpu_of_trace(gpus, tr, -1);
+	if (!gpu) {
+		snprintf(why, sizeof(why), "%s", tl_last_error());
+		fprintf(stderr, "tlreplay ops: %s; no roofs%s\n", why,
+			x->gpu_spec ? "" : " (give --gpu-spec FILE.json)");
+	}
+	err = tl_sheet_roofline(r, gpu, gpu ? NULL : why, &sh);
+	if (err) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	if (out_open_opts(&o, co))
+		goto out;
+	if (o.sep) {
+		rc = write_sheet(&o, sh, 0, x->limit);
+		sh = NULL;
+		goto out;
+	}
+	n = tl_sheet_nrows(sh);
+	if (x->limit && x->limit < n)
+		n = (size_t)x->limit;
+	if (!o.json) {
+		fprintf(o.f, "device: %s\n", gpu ? gpu->name : "unknown (give --gpu-spec FILE.json)");
+		fprintf(o.f, "%-27s %-39s %6s %10s %8s %7s %9s %7s  %s\n", "op", "params", "calls",
+			"kernel ms", "TFLOP/s", "TB/s", "FLOP/B", "% roof", "bound");
+	}
+	for (i = 0; i < n; i++) {
+		if (o.json)
+			perf_json_row(o.f, sh, i);
+		else
+			perf_text_row(o.f, sh, i);
+	}
+	if (!o.json && n < tl_sheet_nrows(sh))
+		fprintf(o.f, "... %zu more (use --limit 0 for all)\n", tl_sheet_nrows(sh) - n);
+	rc = out_close(&o, false);
+out:
+	tl_sheet_free(sh);
+	tl_report_free(r);
+	tl_gpu_set_free(gpus);
+	return rc;
+}
+
 static const struct opt ops_opts[] = {
 	OPT_INCLUDE(opts_analysis, offsetof(struct ops_ctx, co)),
 	OPT_U64('n', "limit", "N", struct ops_ctx, limit, "show the first N rows (0 = all, the default)"),
@@ -148,6 +276,11 @@ static const struct opt ops_opts[] = {
 		 "one row per distinct (name, category, pid, tid, Input Dims, Input\n"
 		 "type, Input Strides, Concrete Inputs), TraceLens's ops_unique_args;\n"
 		 "count and mean/median/std/min/max/sum of both times, ex_UID"),
+	OPT_BOOL(0, "perf", struct ops_ctx, perf,
+		 "the perf-model op groups by kernel time: calls, TFLOP/s, TB/s,\n"
+		 "FLOPS/Byte, % of the GPU's roof and bound (report's roofline.csv)"),
+	OPT_STRING(0, "gpu-spec", "FILE.json", struct ops_ctx, gpu_spec,
+		   "GPU peaks for --perf: add or override devices (docs/roofline.md)"),
 	OPT_BOOL(0, "include-nccl", struct ops_ctx, oo.include_nccl,
 		 "count NCCL kernels too (TraceLens leaves them out)"),
 	OPT_END(),
@@ -155,7 +288,8 @@ static const struct opt ops_opts[] = {
 
 TL_CMD(ops, ops_opts, "op summary by GPU time (TraceLens ops_summary)",
 	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N]\n"
-	"                    [--recompute | --by-module | --unique-args] [--include-nccl]\n"
+	"                    [--recompute | --by-module | --unique-args | --perf [--gpu-spec FILE.json]]\n"
+	"                    [--include-nccl]\n"
 	"\n"
 	"Kernel launchers grouped by op name (TraceLens's ops_summary): the busy time of the\n"
 	"GPU events each op launched directly and of all GPU events below it, the count and\n"
@@ -182,8 +316,16 @@ static int cmd_ops(int argc, char **argv)
 		return 1;
 	if (x.unique_args && (x.oo.by_module || x.oo.split_recompute))
 		return cli_error("ops: --unique-args goes with neither --by-module nor --recompute");
+	if (x.perf && (x.unique_args || x.oo.by_module || x.oo.split_recompute))
+		return cli_error("ops: --perf goes with none of --unique-args, --by-module, --recompute");
+	if (x.gpu_spec && !x.perf)
+		return cli_error("ops: --gpu-spec goes with --perf");
 	if (cli_open_trace(co, &tr))
 		return 1;
+	if (x.perf) {
+		rc = ops_perf(tr, co, &x);
+		goto out;
+	}
 	if (x.unique_args) {
 		rc = ops_unique_args(tr, co, &x);
 		goto out;

@@ -4,21 +4,25 @@
  * order, or every sheet in one xlsx workbook. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tlreplay/gpu.h>
 #include <tlreplay/report.h>
 #include <tlreplay/report_sheets.h>
 
 #include "builtin.h"
+#include "chart-roofline.h"
 
 struct report_ctx {
 	struct common_opts co;
 	const char *dir;
 	bool recompute, by_module, kernel_summary, short_kernels, no_perf_models, include_nccl;
+	const char *gpu_spec, *roofline;	/* --gpu-spec FILE.json, --roofline FILE.svg|png */
 };
 
 static const struct opt report_opts[] = {
@@ -42,13 +46,19 @@ static const struct opt report_opts[] = {
 		 "leave out the perf-model sheets (GEMM, SDPA_fwd, ...)"),
 	OPT_BOOL(0, "include-nccl", struct report_ctx, include_nccl,
 		 "count NCCL kernels in the op sheets (TraceLens leaves them out)"),
+	OPT_STRING(0, "gpu-spec", "FILE.json", struct report_ctx, gpu_spec,
+		   "GPU peaks for roofline.csv: add or override devices of the\n"
+		   "table (docs/roofline.md)"),
+	OPT_STRING(0, "roofline", "FILE", struct report_ctx, roofline,
+		   "draw every perf-model row on the device's roofline into\n"
+		   "FILE (.svg, or .png through rsvg-convert)"),
 	OPT_END(),
 };
 
 TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a directory or an xlsx",
 	"usage: tlreplay report [-i TRACE] -o DIR|FILE.xlsx [--capture DIR] [--recompute | --by-module]\n"
 	"                       [--kernel-summary] [--short-kernels] [--no-perf-models]\n"
-	"                       [--include-nccl]\n"
+	"                       [--include-nccl] [--gpu-spec FILE.json] [--roofline FILE]\n"
 	"\n"
 	"Write the sheets of TraceLens's perf report (generate_perf_report_pytorch) as CSV\n"
 	"files in DIR: gpu_timeline, ops_summary_by_category, ops_summary, ops_unique_args,\n"
@@ -58,6 +68,11 @@ TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a director
 	"gpu_timeline, gpu_events_averages, kernel_launchers_summary[_by_category], xla_summary.\n"
 	"With -o FILE.xlsx the same sheets go into one workbook. Each file appears whole or not\n"
 	"at all (written under a temporary name, renamed when every sheet is written).\n"
+	"\n"
+	"With the perf models, roofline.csv (ours, not TraceLens's) gives each perf-model\n"
+	"row its TFLOP/s, TB/s, FLOPS/Byte, the roof it sits under on the trace's GPU\n"
+	"(deviceProperties, or --gpu-spec), its % of roof and whether it is compute- or\n"
+	"memory-bound; --roofline FILE draws the rows on the roofline.\n"
 	"\n");
 
 /* One line per sheet being built, on a terminal only, overwritten in place. */
@@ -147,12 +162,62 @@ static bool is_xlsx(const char *out)
 	return n > 5 && !strcasecmp(out + n - 5, ".xlsx");
 }
 
+/* roofline.csv and the --roofline chart: the report's perf rows on the
+ * trace's device. An unknown device is no error: the sheet keeps the
+ * achieved numbers and says why it has no roofs. */
+static const struct tl_gpu *report_gpu(const struct tl_gpu_set *set, const struct tl_trace *tr, char *why,
+				       size_t n)
+{
+	const struct tl_gpu *gpu = tl_gpu_of_trace(set, tr, -1);
+
+	if (!gpu)
+		snprintf(why, n, "%s", tl_last_error());
+	return gpu;
+}
+
+/* The chart of roofline.csv's rows: category = perf sheet, area = Kernel
+ * Time sum; intensity and FLOP/s as the sheet has them. */
+static int draw_roofline(const char *path, const struct tl_gpu *gpu, const struct tl_sheet *rf,
+			 const char *trace_name)
+{
+	size_t n = tl_sheet_nrows(rf), i;
+	struct roofline_point *pts = calloc(n ? n : 1, sizeof(*pts));
+	/* the file name, not its path: the subtitle is one line */
+	const char *base = trace_name && strrchr(trace_name, '/') ? strrchr(trace_name, '/') + 1 : trace_name;
+	struct roofline_opts o = { NULL, base, 6 };
+	int rc;
+
+	if (!gpu) {
+		free(pts);
+		return cli_error("report: --roofline: the trace's GPU is unknown; give --gpu-spec FILE.json");
+	}
+	if (!pts)
+		return cli_error("report: out of memory");
+	for (i = 0; i < n; i++) {
+		double gflops = tl_sheet_num(rf, i, "GFLOPS"), kt = tl_sheet_num(rf, i, "Kernel Time (µs)_mean");
+
+		pts[i].intensity = tl_sheet_num(rf, i, "FLOPS/Byte");
+		pts[i].flops_per_s = kt > 0 ? gflops * 1e9 / (kt * 1e-6) : NAN;
+		pts[i].gpu_us = tl_sheet_num(rf, i, "Kernel Time (µs)_sum");
+		pts[i].category = tl_sheet_str(rf, i, "sheet");
+		pts[i].spec = tl_sheet_str(rf, i, "Compute Spec");
+		pts[i].label = tl_sheet_str(rf, i, "name");
+	}
+	rc = roofline_chart_write(path, gpu, pts, n, &o);
+	free(pts);
+	return rc;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	struct report_ctx x = { 0 };
 	struct tl_report_opts ro = { .sz = sizeof(ro) };
 	struct tl_trace *tr = NULL;
 	struct tl_report *r = NULL;
+	struct tl_gpu_set *gpus = NULL;
+	struct tl_sheet *rf = NULL;
+	const struct tl_gpu *gpu = NULL;
+	char why[256] = "";
 	bool tty = isatty(STDERR_FILENO);
 	int rc = 1, err;
 
@@ -164,9 +229,21 @@ static int cmd_report(int argc, char **argv)
 		return cli_error("report: -o DIR or -o FILE.xlsx is missing (where the sheets go)");
 	if (x.recompute && x.by_module)
 		return cli_error("report: --recompute and --by-module are exclusive");
-	/* the trace first: a bad one leaves no directory behind */
-	if (cli_open_trace(&x.co, &tr))
+	if (x.roofline && x.no_perf_models)
+		return cli_error("report: --roofline draws the perf-model rows: not with --no-perf-models");
+	/* a bad spec file stops everything before a directory is made */
+	if (tl_gpu_set_new(&gpus))
+		return cli_error("report: out of memory");
+	if (x.gpu_spec && tl_gpu_set_load(gpus, x.gpu_spec)) {
+		cli_error("report: --gpu-spec %s", tl_last_error());
+		tl_gpu_set_free(gpus);
 		return 1;
+	}
+	/* the trace first: a bad one leaves no directory behind */
+	if (cli_open_trace(&x.co, &tr)) {
+		tl_gpu_set_free(gpus);
+		return 1;
+	}
 	if (!is_xlsx(x.dir) && make_dir(x.dir))
 		goto out;
 	ro.split_recompute = x.recompute;
@@ -184,6 +261,32 @@ static int cmd_report(int argc, char **argv)
 		rc = cli_lib_error(err);
 		goto out;
 	}
+	if (ro.perf_models) {
+		gpu = report_gpu(gpus, tr, why, sizeof(why));
+		err = tl_sheet_roofline(r, gpu, gpu ? NULL : why, &rf);
+		if (err) {
+			rc = cli_lib_error(err);
+			goto out;
+		}
+		if (x.roofline && draw_roofline(x.roofline, gpu, rf, x.co.input))
+			goto out;
+	}
+	/* roofline.csv only with perf rows, like TraceLens's empty sheets;
+	 * it goes with the other sheets, all or nothing */
+	if (rf && tl_sheet_nrows(rf)) {
+		struct tl_sheet **nv = realloc(r->v, (r->n + 1) * sizeof(*nv));
+
+		if (!nv) {
+			rc = cli_error("report: out of memory");
+			goto out;
+		}
+		if (!gpu)
+			fprintf(stderr, "tlreplay report: %s; roofline.csv has no roofs%s\n", why,
+				x.gpu_spec ? "" : " (give --gpu-spec FILE.json)");
+		r->v = nv;
+		r->v[r->n++] = rf;
+		rf = NULL;
+	}
 	if (!is_xlsx(x.dir)) {
 		rc = write_sheets(x.dir, r);
 		goto out;
@@ -192,6 +295,8 @@ static int cmd_report(int argc, char **argv)
 	err = tl_sheets_write_xlsx(r->v, r->n, x.dir);
 	rc = err ? cli_error("report: %s", tl_last_error()) : 0;
 out:
+	tl_sheet_free(rf);
+	tl_gpu_set_free(gpus);
 	tl_report_free(r);
 	tl_trace_close(tr);
 	return rc;

@@ -136,6 +136,10 @@ checks() {
 		"$t/a.json $t/b.json.gz $t/sub" tlreplay ops --output = "$t/"
 	expect_eq "$mode: tlreplay report -o <TAB> -> directories and workbooks (it writes one)" \
 		"$t/sub $t/w.xlsx" tlreplay report -o "$t/"
+	expect_eq "$mode: tlreplay report --gpu-spec <TAB> -> .json files and directories" \
+		"$t/a.json $t/sub" tlreplay report --gpu-spec "$t/"
+	expect_has "$mode: tlreplay report --<TAB> has --roofline" --roofline tlreplay report --
+	expect_has "$mode: tlreplay ops --<TAB> has --perf" --perf tlreplay ops --
 	expect_eq "$mode: tlreplay show -i n<TAB> -> other files when no trace matches" \
 		"$t/notes.txt" tlreplay show -i "$t/n"
 	expect_eq "$mode: tlreplay open <TAB> -> trace files" \
@@ -161,7 +165,7 @@ checks() {
 export TLREPLAY_BIN=$TLREPLAY
 
 mapfile -t cmds < <("$TLREPLAY" --list-cmds)
-plan=$((19 + ${#cmds[@]}))
+plan=$((22 + ${#cmds[@]}))
 if declare -F _init_completion >/dev/null || [[ -z $bc ]]; then
 	echo "1..$((plan + 1))"
 else

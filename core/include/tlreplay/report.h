@@ -168,6 +168,31 @@ TL_API int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opt
 			   struct tl_report **out);
 TL_API void tl_report_free(struct tl_report *r);
 
+struct tl_gpu;
+
+/**
+ * @brief Our roofline sheet ("roofline"): one row per row of the perf-model
+ * sheets of @p r (those with GFLOPS_first), by Kernel Time sum descending:
+ * sheet, name, params ("a=1, b=2"), calls, UID_first, GFLOPS, Data Moved
+ * (MB), Kernel Time (µs) sum and mean, TFLOPS/s and TB/s mean, FLOPS/Byte,
+ * Compute Spec, device, roof (TFLOP/s), % of roof, bound ("compute",
+ * "memory") and why a row has no roof. The roof is tl_gpu_roof() of the
+ * row's first GFLOPS and bytes at its mean kernel time on @p gpu; @p gpu
+ * NULL leaves the roof columns empty with @p no_gpu (NULL: a default) as
+ * the why. The perf sheets are read, never changed.
+ * @return 0, -EINVAL, -ENOMEM.
+ */
+TL_API int tl_sheet_roofline(const struct tl_report *r, const struct tl_gpu *gpu, const char *no_gpu,
+			     struct tl_sheet **out);
+
+/** @return the number in column @p col (by name) of row @p row of @p sh
+ * (an int cell as a double); NaN when the column is missing or the cell is
+ * empty or text. For the readers of a sheet (the roofline chart, ops --perf). */
+TL_API double tl_sheet_num(const struct tl_sheet *sh, size_t row, const char *col);
+/** @return the text in column @p col of row @p row; NULL when the column is
+ * missing or the cell is not text. */
+TL_API const char *tl_sheet_str(const struct tl_sheet *sh, size_t row, const char *col);
+
 #ifdef __cplusplus
 }
 #endif
