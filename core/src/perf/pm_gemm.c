@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/* TraceLens's GEMM perf models (PerfModel/perf_model.py: class GEMM and its
+ * aten_mm, aten_addmm, aten_scaled_mm, aten_bmm, aten_baddbmm,
+ * vllm_gemm_with_dynamic_quant, tex_ts_te_gemm_ts, tev2_pseudo_gemm; the
+ * GEMM classes of PerfModel/extensions/perf_model_extensions.py). Every
+ * class reads B, M, N, K, bias and the dtypes from the args; GEMM's rules
+ * then give FLOPs = B (2MNK + MN if bias) and bytes = B (MK bpe_A + KN bpe_B
+ * + MN bpe_out + N bpe_bias if bias), None when a size is unknown; the
+ * Compute Spec is matrix_{precision of dtype_A_B[0]}. A transpose parameter
+ * follows when a kernel name tells it (pm_gemm_name.c). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "perf/perf_internal.h"
+
+/* The order the parameters come in: get_param_details' keys, then B when it
+ * did not give one (GEMM.__init__ adds it), then transpose. */
+enum gemm_order {
+	ORD_MNK,		/* M N K bias stride_A stride_B dtype_A_B B */
+	ORD_BMNK,		/* B M N K bias stride_A stride_B dtype_A_B */
+	ORD_EXT,		/* B M N K bias dtype_A_B: the extension classes */
+	ORD_EXT_NOB,		/* M N K bias dtype_A_B B: vllm_rocm_unquantized_gemm */
+};
+
+struct gemm {
+	enum gemm_order order;
+	double B, M, N, K;
+	int bias;
+	int have_strides;		/* 0: "Input Strides" absent, stride_A/B None */
+	const cJSON *stride_a, *stride_b;
+	const char *dt[4];		/* dtype_A_B; NULL is None */
+	int ndt;
+	double bpe_a, bpe_b, bpe_bias, bpe_out;	/* 0: unknown (None) */
+	const char *prec;		/* a precision overriding dtype_A_B[0]'s, or NULL */
+};
+
+/* args["Input Dims"][i][j] as a number; -EINVAL when absent. A negative @j
+ * counts from the end as Python's index does. */
+static int dim(const struct pm_call *c, int i, int j, double *v)
+{
+	const cJSON *s = pm_arg_at(c, "Input Dims", i), *e;
+	int n = cJSON_GetArraySize(s);
+
+	if (!cJSON_IsArray(s))
+		return -EINVAL;
+	if (j < 0)
+		j += n;
+	e = j >= 0 && j < n ? cJSON_GetArrayItem(s, j) : NULL;
+	if (!cJSON_IsNumber(e))
+		return -EINVAL;
+	*v = e->valuedouble;
+	return 0;
+}
+
+static int ndims(const struct pm_call *c, int i)
+{
+	const cJSON *s = pm_arg_at(c, "Input Dims", i);
+
+	return cJSON_IsArray(s) ? cJSON_GetArraySize(s) : -1;
+}
+
+/* Input type[pos]: a string, None, or "" past the end when @dflt says so. */
+static int dtype_at(const struct pm_call *c, int pos, const char *dflt, const char **dt)
+{
+	const cJSON *types = pm_arg(c, "Input type");
+
+	if (dflt && (!cJSON_IsArray(types) || pos >= cJSON_GetArraySize(types))) {
+		*dt = dflt;
+		return 0;
+	}
+	return pm_arg_dtype(c, pos, dt);
+}
+
+/* The models' try/except KeyError: no "Input Strides" leaves the strides
+ * None; a missing position is an IndexError. */
+static int strides(const struct pm_call *c, int ia, int ib, struct gemm *g)
+{
+	if (!pm_arg(c, "Input Strides")) {
+		g->have_strides = 0;
+		return 0;
+	}
+	g->have_strides = 1;
+	g->stride_a = pm_arg_at(c, "Input Strides", ia);
+	g->stride_b = pm_arg_at(c, "Input Strides", ib);
+	return cJSON_IsArray(g->stride_a) && cJSON_IsArray(g->stride_b) ? 0 : -EINVAL;
+}
+
+static int put_strides(struct pm_out *out, const struct gemm *g)
+{
+	char buf[PM_MAX_DIMS * 24 + 8];
+	int err;
+
+	if (!g->have_strides) {
+		err = pm_param_none(out, "stride_A");
+		return err ? err : pm_param_none(out, "stride_B");
+	}
+	err = pm_tuple_repr(g->stride_a, buf, sizeof(buf));
+	if (!err)
+		err = pm_param_str(out, "stride_A", buf);
+	if (!err)
+		err = pm_tuple_repr(g->stride_b, buf, sizeof(buf));
+	return err ? err : pm_param_str(out, "stride_B", buf);
+}
+
+/* GEMM.__init__: the first kernel gemm_name_parser reads gives transpose. */
+static int put_transpose(const struct pm_call *c, struct pm_out *out)
+{
+	static const char *const flag[] = { "None", "False", "True" };
+	size_t i;
+
+	for (i = 0; i < c->nkernels; i++) {
+		int t[2], r = pm_gemm_transpose(c->kernels[i], t);
+		char buf[32];
+
+		if (r < 0)
+			return -EINVAL;
+		if (r == 0)
+			continue;
+		snprintf(buf, sizeof(buf), "(%s, %s)", flag[t[0] + 1], flag[t[1] + 1]);
+		return pm_param_str(out, "transpose", buf);
+	}
+	return 0;
+}
+
+/* The parameters, FLOPs, bytes and Compute Spec of @g. */
+static int gemm_out(const struct pm_call *c, const struct gemm *g, struct pm_out *out)
+{
+	char buf[512];
+	int err = 0;
+	double flops, bytes;
+
+	if (g->order == ORD_BMNK || g->order == ORD_EXT)
+		err = pm_param_count(out, "B", g->B);
+	if (!err)
+		err = pm_param_count(out, "M", g->M);
+	if (!err)
+		err = pm_param_count(out, "N", g->N);
+	if (!err)
+		err = pm_param_count(out, "K", g->K);
+	if (!err)
+		err = pm_param_bool(out, "bias", g->bias);
+	if (!err && (g->order == ORD_MNK || g->order == ORD_BMNK))
+		err = put_strides(out, g);
+	if (!err)
+		err = pm_py_tuple_repr(g->dt, g->ndt, buf, sizeof(buf));
+	if (!err)
+		err = pm_param_str(out, "dtype_A_B", buf);
+	if (!err && (g->order == ORD_MNK || g->order == ORD_EXT_NOB))
+		err = pm_param_count(out, "B", g->B);
+	if (err)
+		return pm_fail(out, "%s: the parameters do not fit the result", c->name);
+	if (put_transpose(c, out))
+		return pm_fail(out, "%s: kernel name has no transpose letters", c->name);
+	flops = 2 * g->M * g->N * g->K + (g->bias ? g->M * g->N : 0);
+	out->gflops = g->B * flops / 1e9;
+	if (g->bpe_a && g->bpe_b && g->bpe_bias && g->bpe_out) {
+		bytes = g->M * g->K * g->bpe_a + g->K * g->N * g->bpe_b + g->M * g->N * g->bpe_out +
+			(g->bias ? g->N : 0) * g->bpe_bias;
+		out->bytes = g->B * bytes;
+	}
+	if (g->prec)
+		snprintf(out->compute_spec, sizeof(out->compute_spec), "matrix_%s", g->prec);
+	else
+		pm_compute_spec(out, "matrix", g->ndt ? g->dt[0] : NULL);
+	return 0;
+}
+
+/* aten_mm, aten_addmm, aten_scaled_mm, tev2_pseudo_gemm: A at Input Dims[@a],
+ * B at [@a + 1]; M = A[0], K = A[1], N = B[1]. */
+static int read_2d(const struct pm_call *c, int a, struct gemm *g)
+{
+	g->order = ORD_MNK;
+	g->B = 1;
+	if (dim(c, a, 0, &g->M) || dim(c, a, 1, &g->K) || dim(c, a + 1, 1, &g->N))
+		return -EINVAL;
+	if (dtype_at(c, a, NULL, &g->dt[0]) || dtype_at(c, a + 1, NULL, &g->dt[1]))
+		return -EINVAL;
+	g->ndt = 2;
+	return strides(c, a, a + 1, g);
+}
+
+static int model_mm(const struct pm_call *c, struct pm_out *out)
+{
+	struct gemm g = { 0 };
+	int addmm = !strcmp(c->name, "aten::addmm");
+
+	if (read_2d(c, addmm, &g))
+		return pm_fail(out, "%s: Input Dims/type/Strides do not hold A and B", c->name);
+	/* aten_mm / aten_addmm: every size is A's */
+	g.bias = addmm;
+	g.bpe_a = g.bpe_b = g.bpe_bias = g.bpe_out = pm_dtype_bpe(g.dt[0]);
+	return gemm_out(c, &g, out);
+}
+
+static int model_scaled_mm(const struct pm_call *c, struct pm_out *out)
+{
+	struct gemm g = { 0 };
+	const cJSON *dims = pm_arg(c, "Input Dims");
+
+	if (read_2d(c, 0, &g))
+		return pm_fail(out, "%s: Input Dims/type/Strides do not hold A and B", c->name);
+	/* aten_scaled_mm: a third input is the bias; fp8 inputs write fp16,
+	 * 2- and 4-byte inputs write their own size */
+	g.bias = cJSON_GetArraySize(dims) == 3;
+	g.bpe_a = g.bpe_b = g.bpe_bias = pm_dtype_bpe(g.dt[0]);
+	if (!g.bpe_a || !pm_dtype_bpe(g.dt[1]))
+		return pm_fail(out, "%s: dtypes of A and B have no size", c->name);
+	g.bpe_out = g.bpe_a == 1 ? 2 : g.bpe_a;
+	return gemm_out(c, &g, out);
+}
+
+static int model_tev2(const struct pm_call *c, struct pm_out *out)
+{
+	struct gemm g = { 0 };
+
+	if (read_2d(c, 0, &g))
+		return pm_fail(out, "%s: Input Dims/type/Strides do not hold A and B", c->name);
+	/* tev2_pseudo_gemm: mixed input dtypes raise; the output is 2 bytes */
+	if (!g.dt[0] || !g.dt[1] ? g.dt[0] != g.dt[1] : strcmp(g.dt[0], g.dt[1]))
+		return pm_fail(out, "%s: dtypes of A and B differ", c->name);
+	g.bpe_a = g.bpe_b = g.bpe_bias = pm_dtype_bpe(g.dt[0]);
+	g.bpe_out = 2;
+	return gemm_out(c, &g, out);
+}
+
+/* aten_bmm, aten_baddbmm: A (B, M, K) and B (B, K, N), after C for baddbmm */
+static int model_bmm(const struct pm_call *c, struct pm_out *out)
+{
+	struct gemm g = { 0 };
+	int a = !strcmp(c->name, "aten::baddbmm");
+
+	g.order = ORD_BMNK;
+	g.bias = a;
+	if (ndims(c, a) != 3 || ndims(c, a + 1) != 3 || dim(c, a, 0, &g.B) || dim(c, a, 1, &g.M) ||
+	    dim(c, a, 2, &g.K) || dim(c, a + 1, 2, &g.N))
+		return pm_fail(out, "%s: A and B are not 3-d", c->name);
+	if (dtype_at(c, a, NULL, &g.dt[0]) || dtype_at(c, a + 1, NULL, &g.dt[1]) || strides(c, a, a + 1, &g))
+		return pm_fail(out, "%s: Input type/Strides do not hold A and B", c->name);
+	g.ndt = 2;
+	g.bpe_a = g.bpe_b = g.bpe_bias = g.bpe_out = pm_dtype_bpe(g.dt[0]);
+	return gemm_out(c, &g, out);
+}
+
+/* vllm_gemm_with_dynamic_quant: A and B are the first two 2-d inputs (else
+ * the first two); x (M, K) times weight (N, K)^T */
+static int model_dyn_quant(const struct pm_call *c, struct pm_out *out)
+{
+	const cJSON *dims = pm_arg(c, "Input Dims"), *s;
+	int idx[2] = { -1, -1 }, n = 0, i = 0;
+	struct gemm g = { 0 };
+
+	cJSON_ArrayForEach(s, dims) {
+		if (n < 2 && cJSON_IsArray(s) && cJSON_GetArraySize(s) == 2)
+			idx[n++] = i;
+		i++;
+	}
+	/* the fallback: the first two inputs fill what the scan did not */
+	if (n < 2 && cJSON_GetArraySize(dims) >= 2) {
+		if (n == 0)
+			idx[0] = 0;
+		idx[1] = 1;
+	}
+	if (idx[0] < 0 || idx[1] < 0 || ndims(c, idx[0]) != 2 || ndims(c, idx[1]) != 2)
+		return pm_fail(out, "%s: Input Dims has no 2-d A and B", c->name);
+	g.order = ORD_MNK;
+	g.B = 1;
+	dim(c, idx[0], 0, &g.M);
+	dim(c, idx[0], 1, &g.K);
+	if (dim(c, idx[1], 0, &g.N))
+		return pm_fail(out, "%s: Input Dims has no 2-d A and B", c->name);
+	if (cJSON_GetArraySize(pm_arg(c, "Input type")) < 2 || dtype_at(c, 0, NULL, &g.dt[0]) ||
+	    dtype_at(c, 1, NULL, &g.dt[1]) || strides(c, 0, 1, &g))
+		return pm_fail(out, "%s: Input type/Strides do not hold A and B", c->name);
+	g.ndt = 2;
+	g.bpe_a = g.bpe_b = g.bpe_bias = g.bpe_out = pm_dtype_bpe(g.dt[0]);
+	return gemm_out(c, &g, out);
+}
+
+/* tex_ts_te_gemm_ts (TransformerEngine): A at input 0, B at 5, D at 10;
+ * transa / transb are Concrete Inputs 4 and 9, the bias Concrete Inputs 14;
+ * dtypes of A, B, D and bias (18) */
+static int model_te_gemm(const struct pm_call *c, struct pm_out *out)
+{
+	const cJSON *ta = pm_arg_at(c, "Concrete Inputs", 4), *tb = pm_arg_at(c, "Concrete Inputs", 9);
+	const cJSON *bias = pm_arg_at(c, "Concrete Inputs", 14);
+	struct gemm g = { 0 };
+	int trans_a, trans_b;
+	double d;
+
+	if (!cJSON_IsString(ta) || !cJSON_IsString(tb) || !cJSON_IsString(bias) || ndims(c, 10) < 0)
+		return pm_fail(out, "%s: Concrete Inputs do not hold transa, transb and bias", c->name);
+	trans_a = !strcmp(ta->valuestring, "1");
+	trans_b = !strcmp(tb->valuestring, "1");
+	g.order = ORD_MNK;
+	g.B = 1;
+	if (dim(c, 0, trans_a ? 0 : 1, &g.M) || dim(c, 0, trans_a ? 1 : 0, &g.K) ||
+	    dim(c, 5, trans_b ? 1 : 0, &g.N) || dim(c, 5, 0, &d))
+		return pm_fail(out, "%s: Input Dims do not hold A and B", c->name);
+	g.bias = bias->valuestring[0] != '\0';
+	if (dtype_at(c, 0, NULL, &g.dt[0]) || dtype_at(c, 5, NULL, &g.dt[1]) || dtype_at(c, 10, NULL, &g.dt[2]) ||
+	    dtype_at(c, 18, NULL, &g.dt[3]) || strides(c, 0, 5, &g))
+		return pm_fail(out, "%s: Input type/Strides do not hold A, B, D and bias", c->name);
+	g.ndt = 4;
+	g.bpe_a = pm_dtype_bpe(g.dt[0]);
+	g.bpe_b = pm_dtype_bpe(g.dt[1]);
+	g.bpe_out = pm_dtype_bpe(g.dt[2]);
+	g.bpe_bias = pm_dtype_bpe(g.dt[3]);
+	return gemm_out(c, &g, out);
+}
+
+/* vllm_rocm_unquantized_gemm: x (M, K), weight (N, K), bias (N) when the
+ * third input has dims; the output is the bias's dtype with a bias, else
+ * the weight's */
+static int model_vllm_unquant(const struct pm_call *c, struct pm_out *out)
+{
+	struct gemm g = { 0 };
+
+	g.order = ORD_EXT_NOB;
+	g.B = 1;
+	g.bias = ndims(c, 2) > 0;
+	if (dim(c, 0, 0, &g.M) || dim(c, 1, 0, &g.N) || dim(c, 0, 1, &g.K))
+		return pm_fail(out, "%s: Input Dims do not hold x and weight", c->name);
+	if (dtype_at(c, 0, NULL, &g.dt[0]) || dtype_at(c, 1, NULL, &g.dt[1]) || dtype_at(c, 2, "", &g.dt[2]))
+		return pm_fail(out, "%s: Input type does not hold x and weight", c->name);
+	g.ndt = 3;
+	g.bpe_a = pm_dtype_bpe(g.dt[0]);
+	g.bpe_b = pm_dtype_bpe(g.dt[1]);
+	g.bpe_out = g.bpe_bias = pm_dtype_bpe(g.bias ? g.dt[2] : g.dt[1]);
+	return gemm_out(c, &g, out);
+}
+
+/* gemm_a16w16_atomic_ and its subclasses gemm_a16w16, gemm_a16w16_asm:
+ * x (M, K), w (N, K); the output dtype is Input type[3] (atomic_, default
+ * bf16), x's (gemm_a16w16, which also reads a bias at input 2) or the sized
+ * Input type[2] (asm, else x's) */
+static int model_a16w16(const struct pm_call *c, struct pm_out *out)
+{
+	struct gemm g = { 0 };
+	int plain = !strcmp(c->name, "aiter::gemm_a16w16"), asm_ = !strcmp(c->name, "aiter::_gemm_a16w16_asm");
+
+	g.order = ORD_EXT;
+	g.B = 1;
+	if (dim(c, 0, 0, &g.M) || dim(c, 1, 0, &g.N) || dim(c, 0, 1, &g.K))
+		return pm_fail(out, "%s: Input Dims do not hold x and w", c->name);
+	if (dtype_at(c, 0, NULL, &g.dt[0]) || dtype_at(c, 1, NULL, &g.dt[1]))
+		return pm_fail(out, "%s: Input type does not hold x and w", c->name);
+	if (plain) {
+		g.bias = ndims(c, 2) > 0;
+		g.dt[2] = g.dt[0];
+	} else if (asm_) {
+		if (dtype_at(c, 2, "", &g.dt[2]))
+			return pm_fail(out, "%s: Input type[2] is not a dtype", c->name);
+		if (!g.dt[2] || !pm_dtype_bpe(g.dt[2]))
+			g.dt[2] = g.dt[0];
+	} else if (dtype_at(c, 3, "c10::bfloat16", &g.dt[2])) {
+		return pm_fail(out, "%s: Input type[3] is not a dtype", c->name);
+	}
+	g.ndt = 3;
+	g.bpe_a = pm_dtype_bpe(g.dt[0]);
+	g.bpe_b = pm_dtype_bpe(g.dt[1]);
+	g.bpe_out = g.bpe_bias = pm_dtype_bpe(g.dt[2]);
+	return gemm_out(c, &g, out);
+}
+
+static const char *const mm_ops[] = { "aten::mm", "aten::addmm", NULL };
+static const char *const scaled_mm_ops[] = {
+	"aten::_scaled_mm", "trtllm::cublas_scaled_mm", "bitsandbytes::int8_linear_matmul", NULL,
+};
+static const char *const bmm_ops[] = { "aten::bmm", "aten::baddbmm", NULL };
+static const char *const dyn_quant_ops[] = { "vllm::gemm_with_dynamic_quant", NULL };
+static const char *const te_gemm_ops[] = { "tex_ts::te_gemm_ts", NULL };
+static const char *const tev2_ops[] = {
+	"_Linear_yfwd_mm", "_LinearBackward_xgrad_mm", "_LinearBackward_wgrad_mm",
+	"_LayerNormLinear_yfwd_mm", "_LayerNormLinearBackward_xgrad_mm",
+	"_LayerNormLinearBackward_wgrad_mm", NULL,
+};
+static const char *const vllm_unquant_ops[] = { "vllm::rocm_unquantized_gemm", NULL };
+static const char *const a16w16_ops[] = {
+	"aiter::gemm_a16w16", "aiter::gemm_a16w16_atomic_", "aiter::_gemm_a16w16_asm",
+	"sglang_profiler::gemm_kernels_flydsl_hgemm", NULL,
+};
+
+const struct pm_class pm_gemm_classes[] = {
+	{ "aten_mm", "GEMM", "GEMM", mm_ops, model_mm },
+	{ "aten_scaled_mm", "GEMM", "GEMM", scaled_mm_ops, model_scaled_mm },
+	{ "aten_bmm", "GEMM", "GEMM", bmm_ops, model_bmm },
+	{ "vllm_gemm_with_dynamic_quant", "GEMM", "GEMM", dyn_quant_ops, model_dyn_quant },
+	{ "tex_ts_te_gemm_ts", "GEMM", "GEMM", te_gemm_ops, model_te_gemm },
+	{ "tev2_pseudo_gemm", "GEMM", "GEMM", tev2_ops, model_tev2 },
+	{ "vllm_rocm_unquantized_gemm", "GEMM", "GEMM", vllm_unquant_ops, model_vllm_unquant },
+	{ "gemm_a16w16", "GEMM", "GEMM", a16w16_ops, model_a16w16 },
+	{ 0 },
+};
