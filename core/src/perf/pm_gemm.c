@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "perf/perf_internal.h"
 
@@ -34,6 +35,9 @@ struct gemm {
 	int ndt;
 	double bpe_a, bpe_b, bpe_bias, bpe_out;	/* 0: unknown (None) */
 	const char *prec;		/* a precision overriding dtype_A_B[0]'s, or NULL */
+	/* the parameters a class adds after dtype_A_B, or NULL */
+	int (*extra)(const struct pm_call *c, const struct gemm *g, struct pm_out *out);
+	const char *scale_dt[2];	/* hipblaslt_gemm_fp8's dtype_scaleA/B */
 };
 
 /* args["Input Dims"][i][j] as a number; -EINVAL when absent. A negative @j
@@ -147,6 +151,8 @@ static int gemm_out(const struct pm_call *c, const struct gemm *g, struct pm_out
 		err = pm_py_tuple_repr(g->dt, g->ndt, buf, sizeof(buf));
 	if (!err)
 		err = pm_param_str(out, "dtype_A_B", buf);
+	if (!err && g->extra)
+		err = g->extra(c, g, out);
 	if (!err && (g->order == ORD_MNK || g->order == ORD_EXT_NOB))
 		err = pm_param_count(out, "B", g->B);
 	if (err)
@@ -160,8 +166,10 @@ static int gemm_out(const struct pm_call *c, const struct gemm *g, struct pm_out
 			(g->bias ? g->N : 0) * g->bpe_bias;
 		out->bytes = g->B * bytes;
 	}
-	if (g->prec)
+	if (g->prec && *g->prec)
 		snprintf(out->compute_spec, sizeof(out->compute_spec), "matrix_%s", g->prec);
+	else if (g->prec)
+		out->compute_spec[0] = '\0';
 	else
 		pm_compute_spec(out, "matrix", g->ndt ? g->dt[0] : NULL);
 	return 0;
@@ -364,6 +372,186 @@ static int model_a16w16(const struct pm_call *c, struct pm_out *out)
 	return gemm_out(c, &g, out);
 }
 
+/* gemm_a8w8_blockscale's quant config, from the scale shapes when there
+ * are four inputs, and its inferred bf16 output */
+static int a8w8_extra(const struct pm_call *c, const struct gemm *g, struct pm_out *out)
+{
+	const cJSON *types = pm_arg(c, "Input type"), *t2;
+	double xs, ws;
+	char buf[96];
+	int err = 0;
+
+	if (cJSON_GetArraySize(pm_arg(c, "Input Dims")) > 3) {
+		err = pm_param_str(out, "quant_scheme", "a8w8_blockscale");
+		if (!err)
+			err = pm_param_str(out, "quant_granularity", "per_block");
+		/* -(-K // x) is ceil(K / x); an empty or zero scale dim is None */
+		if (!err)
+			err = ndims(c, 2) > 0 && !dim(c, 2, -1, &xs) && xs
+				      ? pm_param_count(out, "block_k", -floor(-g->K / xs))
+				      : pm_param_none(out, "block_k");
+		if (!err)
+			err = ndims(c, 3) > 0 && !dim(c, 3, 0, &ws) && ws
+				      ? pm_param_count(out, "block_n", -floor(-g->N / ws))
+				      : pm_param_none(out, "block_n");
+		t2 = cJSON_GetArraySize(types) > 2 ? cJSON_GetArrayItem(types, 2) : NULL;
+		if (!err && t2 && !cJSON_IsString(t2))
+			err = cJSON_IsNull(t2) ? pm_param_none(out, "scale_dtype") : -EINVAL;
+		else if (!err)
+			err = pm_param_str(out, "scale_dtype", t2 ? t2->valuestring : "float32");
+	}
+	if (!err) {
+		snprintf(buf, sizeof(buf), "(%.0f, %.0f)", g->M, g->N);
+		err = pm_param_str(out, "output_shape", buf);
+	}
+	return err ? err : pm_param_str(out, "output_dtype", "c10::bfloat16");
+}
+
+/* gemm_a8w8_blockscale: x (M, K), w (N, K), int8/fp8 in, bf16 out */
+static int model_a8w8(const struct pm_call *c, struct pm_out *out)
+{
+	struct gemm g = { 0 };
+
+	g.order = ORD_EXT;
+	g.B = 1;
+	g.extra = a8w8_extra;
+	if (dim(c, 0, 0, &g.M) || dim(c, 0, 1, &g.K) || dim(c, 1, 0, &g.N))
+		return pm_fail(out, "%s: Input Dims do not hold x and w", c->name);
+	if (dtype_at(c, 0, "", &g.dt[0]) || dtype_at(c, 1, "", &g.dt[1]))
+		return pm_fail(out, "%s: Input type does not hold x and w", c->name);
+	g.dt[2] = "c10::bfloat16";
+	g.ndt = 3;
+	g.bpe_a = pm_dtype_bpe(g.dt[0]);
+	g.bpe_b = pm_dtype_bpe(g.dt[1]);
+	g.bpe_out = g.bpe_bias = 2;
+	return gemm_out(c, &g, out);
+}
+
+/* batched_gemm_a16wfp4: x (B, M, K) bf16, w (B, N, K/2) packed fp4 (half
+ * a byte an element), bf16 out; batched_gemm_a8w8: x (B, M, K) or
+ * (M, B, K), wq (B, N, K) int8, its precision wq's */
+static int model_batched_ext(const struct pm_call *c, struct pm_out *out)
+{
+	int fp4 = !strcmp(c->name, "aiter::batched_gemm_a16wfp4_");
+	struct gemm g = { 0 };
+	double x0;
+
+	g.order = ORD_EXT;
+	if (fp4 ? dim(c, 0, 0, &g.B) || dim(c, 0, 1, &g.M) || dim(c, 1, 1, &g.N) || dim(c, 0, 2, &g.K)
+		: dim(c, 1, 0, &g.B) || dim(c, 1, 1, &g.N) || dim(c, 0, 2, &g.K) || dim(c, 0, 0, &x0) ||
+			  dim(c, 0, x0 == g.B ? 1 : 0, &g.M))
+		return pm_fail(out, "%s: Input Dims do not hold x and w", c->name);
+	if (dtype_at(c, 0, NULL, &g.dt[0]) || dtype_at(c, 1, NULL, &g.dt[1]))
+		return pm_fail(out, "%s: Input type does not hold x and w", c->name);
+	g.dt[2] = "c10::bfloat16";
+	g.ndt = 3;
+	g.bpe_a = pm_dtype_bpe(g.dt[0]);
+	g.bpe_b = fp4 ? 0.5 : pm_dtype_bpe(g.dt[1]);
+	g.bpe_out = g.bpe_bias = 2;
+	g.prec = fp4 ? "fp4" : g.dt[1] ? pm_dtype_precision(g.dt[1]) : NULL;
+	if (!fp4 && !g.prec)
+		g.prec = "";	/* no precision: no spec */
+	return gemm_out(c, &g, out);
+}
+
+/* gemm_afp4wfp4: x (M, K/2) and w (N, K/2) packed fp4, bf16 out, mxfp4 */
+static int model_afp4wfp4(const struct pm_call *c, struct pm_out *out)
+{
+	struct gemm g = { 0 };
+
+	g.order = ORD_EXT;
+	g.B = 1;
+	if (dim(c, 0, 0, &g.M) || dim(c, 1, 0, &g.N) || dim(c, 0, 1, &g.K))
+		return pm_fail(out, "%s: Input Dims do not hold x and w", c->name);
+	g.K *= 2;
+	if (dtype_at(c, 0, NULL, &g.dt[0]) || dtype_at(c, 1, NULL, &g.dt[1]))
+		return pm_fail(out, "%s: Input type does not hold x and w", c->name);
+	g.dt[2] = "c10::bfloat16";
+	g.ndt = 3;
+	g.bpe_a = g.bpe_b = 0.5;
+	g.bpe_out = g.bpe_bias = 2;
+	g.prec = "fp4";
+	return gemm_out(c, &g, out);
+}
+
+/* TraceLens's parse_bool of a Concrete Inputs entry: "false", "0" and ""
+ * (any case, spaces around) are False, any other text True */
+static int parse_bool(const cJSON *v)
+{
+	const char *s;
+	size_t n;
+
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v);
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v))
+		return !(cJSON_IsNumber(v) && v->valuedouble == 0);
+	s = v->valuestring;
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
+		n--;
+	return !(n == 0 || (n == 1 && s[0] == '0') || (n == 5 && !strncasecmp(s, "false", 5)));
+}
+
+static int fp8_extra(const struct pm_call *c, const struct gemm *g, struct pm_out *out)
+{
+	int err;
+
+	(void)c;
+	err = g->scale_dt[0] ? pm_param_str(out, "dtype_scaleA", g->scale_dt[0]) : pm_param_none(out, "dtype_scaleA");
+	if (!err)
+		err = g->scale_dt[1] ? pm_param_str(out, "dtype_scaleB", g->scale_dt[1])
+				     : pm_param_none(out, "dtype_scaleB");
+	return err;
+}
+
+/* hipblaslt_gemm_fp8 (Primus-Turbo): A at input 0, B at 2, transA / transB /
+ * transC at Concrete Inputs 5-7; transC swaps A and B and inverts the
+ * flags, as the C++ binding does; fp8 inputs write 2 bytes */
+static int model_hipblaslt_fp8(const struct pm_call *c, struct pm_out *out)
+{
+	const cJSON *ci = pm_arg(c, "Concrete Inputs");
+	int n = cJSON_IsArray(ci) ? cJSON_GetArraySize(ci) : 0, ia = 0, ib = 2, ta, tb;
+	struct gemm g = { 0 };
+
+	ta = n > 5 && parse_bool(cJSON_GetArrayItem(ci, 5));
+	tb = n > 6 && parse_bool(cJSON_GetArrayItem(ci, 6));
+	if (n > 7 && parse_bool(cJSON_GetArrayItem(ci, 7))) {
+		int t = ta;
+
+		ia = 2;
+		ib = 0;
+		ta = !tb;
+		tb = !t;
+	}
+	g.order = ORD_MNK;
+	g.B = 1;
+	g.extra = fp8_extra;
+	if (dim(c, ia, ta ? 1 : 0, &g.M) || dim(c, ia, ta ? 0 : 1, &g.K) || dim(c, ib, tb ? 0 : 1, &g.N))
+		return pm_fail(out, "%s: Input Dims do not hold A and B", c->name);
+	if (dtype_at(c, 0, NULL, &g.dt[0]) || dtype_at(c, 2, NULL, &g.dt[1]) ||
+	    dtype_at(c, 1, "", &g.scale_dt[0]) || dtype_at(c, 3, "", &g.scale_dt[1]))
+		return pm_fail(out, "%s: Input type does not hold A and B", c->name);
+	/* a missing scale dtype is None, not "" */
+	if (cJSON_GetArraySize(pm_arg(c, "Input type")) <= 1)
+		g.scale_dt[0] = NULL;
+	if (cJSON_GetArraySize(pm_arg(c, "Input type")) <= 3)
+		g.scale_dt[1] = NULL;
+	g.ndt = 2;
+	/* except (KeyError, IndexError): strides None */
+	if (strides(c, 0, 2, &g))
+		g.have_strides = 0;
+	g.bpe_a = g.bpe_bias = pm_dtype_bpe(g.dt[0]);
+	g.bpe_b = pm_dtype_bpe(g.dt[1]);
+	if (!g.bpe_a || !g.bpe_b)
+		return pm_fail(out, "%s: dtypes of A and B have no size", c->name);
+	g.bpe_out = g.bpe_a == 1 ? 2 : g.bpe_a;
+	return gemm_out(c, &g, out);
+}
+
 static const char *const mm_ops[] = { "aten::mm", "aten::addmm", NULL };
 static const char *const scaled_mm_ops[] = {
 	"aten::_scaled_mm", "trtllm::cublas_scaled_mm", "bitsandbytes::int8_linear_matmul", NULL,
@@ -382,6 +570,26 @@ static const char *const a16w16_ops[] = {
 	"sglang_profiler::gemm_kernels_flydsl_hgemm", NULL,
 };
 
+static const char *const a8w8_ops[] = {
+	"sglang_profiler::fp8_utils_gemm_a8w8_blockscale", "sglang_profiler::gemm_a8w8_blockscale_gemm_a8w8_blockscale",
+	"vllm::rocm_aiter_triton_gemm_a8w8_blockscale", "aiter::gemm_a8w8_blockscale_ck",
+	"aiter::gemm_a8w8_blockscale_cktile", "aiter::gemm_a8w8_blockscale_bpreshuffle_ck",
+	"aiter::gemm_a8w8_blockscale_bpreshuffle_cktile", "aiter::flatmm_a8w8_blockscale_asm",
+	"aiter::gfx950_a8w8_blockscale_asm", "aiter::gemm_a8w8_ck", "aiter::gemm_a8w8_bpreshuffle_ck",
+	"aiter::gemm_a8w8_bpreshuffle", "vllm::_rocm_aiter_preshuffled_per_token_w8a8_gemm",
+	"aiter::_gemm_a8w8_blockscale_bpreshuffle_asm", NULL,
+};
+static const char *const batched_ext_ops[] = {
+	"aiter::batched_gemm_a16wfp4_",
+	"sglang_profiler::batched_gemm_a8w8_a_per_token_group_prequant_w_per_batched_tensor_quant"
+	"_batched_gemm_a8w8_a_per_token_group_prequant_w_per_batched_tensor_quant",
+	NULL,
+};
+static const char *const afp4wfp4_ops[] = { "aiter::gemm_afp4wfp4_", NULL };
+static const char *const hipblaslt_fp8_ops[] = {
+	"primus_turbo_cpp_extension::hipblaslt_gemm_fp8", "primus_turbo::hipblaslt_gemm_fp8", NULL,
+};
+
 const struct pm_class pm_gemm_classes[] = {
 	{ "aten_mm", "GEMM", "GEMM", mm_ops, model_mm },
 	{ "aten_scaled_mm", "GEMM", "GEMM", scaled_mm_ops, model_scaled_mm },
@@ -391,5 +599,9 @@ const struct pm_class pm_gemm_classes[] = {
 	{ "tev2_pseudo_gemm", "GEMM", "GEMM", tev2_ops, model_tev2 },
 	{ "vllm_rocm_unquantized_gemm", "GEMM", "GEMM", vllm_unquant_ops, model_vllm_unquant },
 	{ "gemm_a16w16", "GEMM", "GEMM", a16w16_ops, model_a16w16 },
+	{ "gemm_a8w8_blockscale", "GEMM", "GEMM", a8w8_ops, model_a8w8 },
+	{ "batched_gemm_ext", "GEMM", "GEMM", batched_ext_ops, model_batched_ext },
+	{ "gemm_afp4wfp4", "GEMM", "GEMM", afp4wfp4_ops, model_afp4wfp4 },
+	{ "hipblaslt_gemm_fp8", "GEMM", "GEMM", hipblaslt_fp8_ops, model_hipblaslt_fp8 },
 	{ 0 },
 };
