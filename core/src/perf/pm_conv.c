@@ -113,6 +113,8 @@ static int out_shape(struct conv *cv)
 	return 0;
 }
 
+static int conv_finish(const struct pm_call *c, int ix, struct conv *cv, struct pm_out *out);
+
 /* aten_conv / aten_conv_bwd get_param_details: x at Input Dims[@ix], w
  * after it, the conv arguments from Concrete Inputs[@ci] on */
 static int conv_read(const struct pm_call *c, int ix, int ci, struct conv *cv, struct pm_out *out)
@@ -143,6 +145,13 @@ static int conv_read(const struct pm_call *c, int ix, int ci, struct conv *cv, s
 	cv->groups = strtoll(g->valuestring, &end, 10);
 	if (end == g->valuestring || *end)
 		return pm_fail(out, "%s: groups is not an int", c->name);
+	return conv_finish(c, ix, cv, out);
+}
+
+/* The checks every conv reader ends with: same input and weight dtypes,
+ * 1-3 spatial dims, an output shape. */
+static int conv_finish(const struct pm_call *c, int ix, struct conv *cv, struct pm_out *out)
+{
 	if (pm_arg_dtype(c, ix, &cv->dt[0]) || pm_arg_dtype(c, ix + 1, &cv->dt[1]))
 		return pm_fail(out, "%s: Input type does not hold input and weight", c->name);
 	/* mixed precision raises */
@@ -157,7 +166,7 @@ static int conv_read(const struct pm_call *c, int ix, int ci, struct conv *cv, s
 
 /* The parameters, in get_param_details' order; @bias_cell is the bias. */
 static int conv_params(const struct pm_call *c, int ix, const struct conv *cv, const char *bias_text,
-		       struct pm_out *out)
+		       int index_none, struct pm_out *out)
 {
 	static const char *const nd_name[] = { "conv1d", "conv2d", "conv3d" };
 	const cJSON *sx = pm_arg_at(c, "Input Strides", ix), *sw = pm_arg_at(c, "Input Strides", ix + 1);
@@ -173,8 +182,9 @@ static int conv_params(const struct pm_call *c, int ix, const struct conv *cv, c
 		err = pm_py_tuple_repr(cv->dt, 2, buf, sizeof(buf));
 	if (!err)
 		err = pm_param_str(out, "dtype_input_weight", buf);
-	/* try/except KeyError: no Input Strides leaves them None */
-	if (!err && !pm_arg(c, "Input Strides")) {
+	/* try/except KeyError: no Input Strides leaves them None (the
+	 * ConvBias classes also catch the IndexError of a missing position) */
+	if (!err && (!pm_arg(c, "Input Strides") || (index_none && (!sx || !sw)))) {
 		err = pm_param_none(out, "input_stride");
 		if (!err)
 			err = pm_param_none(out, "weight_stride");
@@ -227,7 +237,7 @@ static int model_conv(const struct pm_call *c, struct pm_out *out)
 		return err;
 	/* aten_conv: a bias only when exactly three inputs are recorded */
 	cv.bias = cJSON_GetArraySize(pm_arg(c, "Input Dims")) == 3;
-	err = conv_params(c, 0, &cv, NULL, out);
+	err = conv_params(c, 0, &cv, NULL, 0, out);
 	if (err)
 		return err;
 	out->gflops = conv_flops(&cv.x, &cv.w, &cv.out, cv.bias, cv.transposed) / 1e9;
@@ -261,7 +271,7 @@ static int model_conv_bwd(const struct pm_call *c, struct pm_out *out)
 			return pm_fail(out, "%s: Input Dims[3] is not a list", c->name);
 		cv.bias = 1;
 	}
-	err = conv_params(c, 1, &cv, bias_text, out);
+	err = conv_params(c, 1, &cv, bias_text, 0, out);
 	if (err)
 		return err;
 	px = prod_from(&cv.x, 0);
@@ -281,11 +291,76 @@ static int model_conv_bwd(const struct pm_call *c, struct pm_out *out)
 	return 0;
 }
 
+/* Fill @s with @nd copies of the int of Concrete Inputs[@pos], or of
+ * @dflt when it is "" or absent (ConvBias_'s `(int(arg),) * ndims`). */
+static int scalar_tuple(const cJSON *ci, int pos, long long dflt, int nd, struct pm_shape *s)
+{
+	const cJSON *v = cJSON_GetArraySize(ci) > pos ? cJSON_GetArrayItem(ci, pos) : NULL;
+	long long d = dflt;
+	int i;
+
+	if (v && !cJSON_IsString(v))
+		return -EINVAL;
+	if (v && *v->valuestring) {
+		char *end;
+
+		d = strtoll(v->valuestring, &end, 10);
+		while (*end == ' ')
+			end++;
+		if (end == v->valuestring || *end)
+			return -EINVAL;
+	}
+	s->n = 0;
+	for (i = 0; i < nd && i < PM_MAX_DIMS; i++)
+		s->d[s->n++] = d;
+	return 0;
+}
+
+/* ConvBias_ and ConvBiasReLU_ (MIOpen / cuDNN fused ops): input, weight and
+ * bias; one stride and one padding for every spatial dim in Concrete Inputs
+ * 3 and 4; no dilation, groups or transposition. The ReLU adds nothing. */
+static int model_conv_bias(const struct pm_call *c, struct pm_out *out)
+{
+	const cJSON *ci = pm_arg(c, "Concrete Inputs");
+	struct conv cv = { 0 };
+	double bpe;
+	int nd, i, err;
+
+	if (!cJSON_IsArray(ci))
+		return pm_fail(out, "%s: no Concrete Inputs", c->name);
+	if (pm_shape_from_json(pm_arg_at(c, "Input Dims", 0), &cv.x) ||
+	    pm_shape_from_json(pm_arg_at(c, "Input Dims", 1), &cv.w))
+		return pm_fail(out, "%s: Input Dims do not hold input and weight", c->name);
+	nd = cv.x.n - 2;
+	if (scalar_tuple(ci, 3, 1, nd, &cv.stride) || scalar_tuple(ci, 4, 0, nd, &cv.padding))
+		return pm_fail(out, "%s: stride or padding is not an int", c->name);
+	cv.dilation.n = cv.opad.n = 0;
+	for (i = 0; i < nd && i < PM_MAX_DIMS; i++) {
+		cv.dilation.d[cv.dilation.n++] = 1;
+		cv.opad.d[cv.opad.n++] = 0;
+	}
+	cv.groups = 1;
+	cv.bias = 1;
+	err = conv_finish(c, 0, &cv, out);
+	if (!err)
+		err = conv_params(c, 0, &cv, NULL, 1, out);
+	if (err)
+		return err;
+	out->gflops = conv_flops(&cv.x, &cv.w, &cv.out, 1, 0) / 1e9;
+	bpe = pm_dtype_bpe(cv.dt[0]);
+	if (bpe)
+		out->bytes = (prod_from(&cv.x, 0) + prod_from(&cv.w, 0) + (double)cv.out.d[1] + prod_from(&cv.out, 0)) *
+			     bpe;
+	return 0;
+}
+
 static const char *const conv_ops[] = { "aten::convolution", NULL };
 static const char *const conv_bwd_ops[] = { "aten::convolution_backward", NULL };
+static const char *const conv_bias_ops[] = { "ConvBias_", "ConvBiasReLU_", NULL };
 
 const struct pm_class pm_conv_classes[] = {
 	{ "aten_conv", "CONV_fwd", "CONV_fwd", conv_ops, model_conv },
 	{ "aten_conv_bwd", "CONV_bwd", "CONV_bwd", conv_bwd_ops, model_conv_bwd },
+	{ "ConvBias_", "CONV_fwd", "CONV_fwd", conv_bias_ops, model_conv_bias },
 	{ 0 },
 };
