@@ -552,6 +552,212 @@ static int model_hipblaslt_fp8(const struct pm_call *c, struct pm_out *out)
 	return gemm_out(c, &g, out);
 }
 
+/* ------------------------------------------------------------ grouped GEMM
+ * TraceLens's GroupedGemm (category GroupedGEMM_fwd): X (M, K) in group
+ * order times one (K, N) weight per group; FLOPs 2MKN, bytes (MK + GKN)
+ * bpe_in + MN bpe_out. primus_turbo_grouped_gemm reads the compact
+ * [[M, K], [G, K, N] or [G, N, K]] form or the zipped per-group form;
+ * primus_turbo_grouped_gemm_variable_k sums group by group. */
+
+#define GG_MAX 256	/* groups read; more is -ENOSPC */
+
+struct gg_pair {
+	double m, k, k2, n;	/* X_i (m, k), W_i (k2, n) */
+};
+
+/* _collect_2d_shapes: every [a, b] of positive ints, depth first */
+static int collect_2d(const cJSON *o, double (*out)[2], int *n)
+{
+	const cJSON *e;
+
+	if (!cJSON_IsArray(o))
+		return 0;
+	if (cJSON_GetArraySize(o) == 2) {
+		const cJSON *a = cJSON_GetArrayItem(o, 0), *b = cJSON_GetArrayItem(o, 1);
+
+		if (cJSON_IsNumber(a) && cJSON_IsNumber(b) && a->valuedouble > 0 && b->valuedouble > 0 &&
+		    a->valuedouble == floor(a->valuedouble) && b->valuedouble == floor(b->valuedouble)) {
+			if (*n == GG_MAX)
+				return -ENOSPC;
+			out[*n][0] = a->valuedouble;
+			out[*n][1] = b->valuedouble;
+			(*n)++;
+			return 0;
+		}
+	}
+	cJSON_ArrayForEach(e, o) {
+		int err = collect_2d(e, out, n);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* a JSON array of @len positive ints (len < 0: at least -len) */
+static int pos_ints(const cJSON *a, int len, double *v)
+{
+	int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1, i, want = len < 0 ? -len : len;
+
+	if (n < 0 || (len >= 0 ? n != len : n < want))
+		return 0;
+	for (i = 0; i < want; i++) {
+		const cJSON *e = cJSON_GetArrayItem(a, i);
+
+		if (!cJSON_IsNumber(e) || e->valuedouble <= 0 || e->valuedouble != floor(e->valuedouble))
+			return 0;
+		v[i] = e->valuedouble;
+	}
+	return 1;
+}
+
+/* The zipped form: as many X_i as W_i; @pairs gets them, *n their count. */
+static int zipped(const struct pm_call *c, struct gg_pair *pairs, int *n)
+{
+	double lhs[GG_MAX][2], rhs[GG_MAX][2];
+	const cJSON *a = pm_arg_at(c, "Input Dims", 0), *b = pm_arg_at(c, "Input Dims", 1);
+	int nl = 0, nr = 0, i;
+
+	*n = 0;
+	if (!cJSON_IsArray(a) || !cJSON_IsArray(b) || collect_2d(a, lhs, &nl) || collect_2d(b, rhs, &nr))
+		return 0;
+	if (!nl || nl != nr)
+		return 0;
+	for (i = 0; i < nl; i++)
+		pairs[i] = (struct gg_pair){ lhs[i][0], lhs[i][1], rhs[i][0], rhs[i][1] };
+	*n = nl;
+	return 1;
+}
+
+/* dtype_in = Input type[0], dtype_out = [1] or dtype_in; their sizes */
+static int gg_dtypes(const struct pm_call *c, const char **din, double *bin, double *bout)
+{
+	const cJSON *t = pm_arg(c, "Input type");
+	int n = cJSON_IsArray(t) ? cJSON_GetArraySize(t) : 0;
+	const char *dout;
+
+	*din = NULL;
+	dout = NULL;
+	if (n > 0 && pm_arg_dtype(c, 0, din))
+		return -EINVAL;
+	if (n > 1 && pm_arg_dtype(c, 1, &dout))
+		return -EINVAL;
+	*bin = *din ? pm_dtype_bpe(*din) : 0;
+	*bout = n > 1 ? (dout ? pm_dtype_bpe(dout) : *bin) : *bin;
+	return 0;
+}
+
+static int gg_bpe(struct pm_out *out, const char *name, double bpe)
+{
+	return bpe ? pm_param_count(out, name, bpe) : pm_param_none(out, name);
+}
+
+static int model_grouped(const struct pm_call *c, struct pm_out *out)
+{
+	struct gg_pair pairs[GG_MAX];
+	double a[3], b[3], M = 0, K = 0, N = 0, G = 0, bin, bout;
+	const char *din;
+	int n, i, err;
+
+	if (pos_ints(pm_arg_at(c, "Input Dims", 0), -2, a) && pos_ints(pm_arg_at(c, "Input Dims", 1), 3, b) &&
+	    (b[1] == a[1] || b[2] == a[1])) {
+		/* compact: W is [G, K, N] or [G, N, K] */
+		M = a[0];
+		K = a[1];
+		G = b[0];
+		N = b[1] == K ? b[2] : b[1];
+	} else if (zipped(c, pairs, &n)) {
+		K = pairs[0].k;
+		N = pairs[0].n;
+		for (i = 0; i < n; i++) {
+			if (pairs[i].k != K || pairs[i].k2 != K || pairs[i].n != N)
+				return pm_fail(out, "%s: groups differ in K or N", c->name);
+			M += pairs[i].m;
+		}
+		G = n;
+	} else {
+		return pm_fail(out, "%s: Input Dims is neither the compact nor the zipped form", c->name);
+	}
+	if (gg_dtypes(c, &din, &bin, &bout))
+		return pm_fail(out, "%s: Input type is not dtypes", c->name);
+	err = pm_param_count(out, "M", M);
+	if (!err)
+		err = pm_param_count(out, "K", K);
+	if (!err)
+		err = pm_param_count(out, "N", N);
+	if (!err)
+		err = pm_param_count(out, "G", G);
+	if (!err)
+		err = gg_bpe(out, "bpe_in", bin);
+	if (!err)
+		err = gg_bpe(out, "bpe_out", bout);
+	if (err)
+		return pm_fail(out, "%s: the parameters do not fit the result", c->name);
+	out->gflops = 2 * M * K * N / 1e9;
+	if (bin && bout)
+		out->bytes = (M * K + G * K * N) * bin + M * N * bout;
+	pm_compute_spec(out, "matrix", din);
+	return 0;
+}
+
+static int model_grouped_var_k(const struct pm_call *c, struct pm_out *out)
+{
+	struct gg_pair pairs[GG_MAX];
+	char buf[4096];
+	double a[2], b[2], M = 0, flops = 0, bytes = 0, bin, bout;
+	size_t len = 0;
+	const char *din;
+	int n = 0, i, err;
+
+	if (pos_ints(pm_arg_at(c, "Input Dims", 0), 2, a) && pos_ints(pm_arg_at(c, "Input Dims", 1), 2, b)) {
+		/* compact [[M, K], [M, N]]: one group of the totals */
+		pairs[0] = (struct gg_pair){ a[0], a[1], a[1], b[1] };
+		n = 1;
+	} else if (zipped(c, pairs, &n)) {
+		for (i = 0; i < n; i++)
+			if (pairs[i].k != pairs[i].k2)
+				return pm_fail(out, "%s: a group's K differs between X and W", c->name);
+	} else {
+		return pm_fail(out, "%s: Input Dims is neither the compact nor the zipped form", c->name);
+	}
+	if (gg_dtypes(c, &din, &bin, &bout))
+		return pm_fail(out, "%s: Input type is not dtypes", c->name);
+	buf[len++] = '[';
+	for (i = 0; i < n; i++) {
+		int w = snprintf(buf + len, sizeof(buf) - len, "%s((%.0f, %.0f), (%.0f, %.0f))", i ? ", " : "",
+				 pairs[i].m, pairs[i].k, pairs[i].k, pairs[i].n);
+
+		if (w < 0 || (size_t)w >= sizeof(buf) - len - 1)
+			return pm_fail(out, "%s: too many groups to list", c->name);
+		len += (size_t)w;
+		M += pairs[i].m;
+		flops += 2 * pairs[i].m * pairs[i].k * pairs[i].n;
+		bytes += (pairs[i].m * pairs[i].k + pairs[i].k * pairs[i].n) * bin + pairs[i].m * pairs[i].n * bout;
+	}
+	buf[len++] = ']';
+	buf[len] = '\0';
+	err = pm_param_count(out, "M", M);
+	if (!err)
+		err = pm_param_count(out, "K", pairs[0].k);
+	if (!err)
+		err = pm_param_count(out, "N", pairs[0].n);
+	if (!err)
+		err = pm_param_count(out, "G", n);
+	if (!err)
+		err = gg_bpe(out, "bpe_in", bin);
+	if (!err)
+		err = gg_bpe(out, "bpe_out", bout);
+	if (!err)
+		err = pm_param_str(out, "group_pairs", buf);
+	if (err)
+		return pm_fail(out, "%s: the parameters do not fit the result", c->name);
+	out->gflops = flops / 1e9;
+	if (bin && bout)
+		out->bytes = bytes;
+	pm_compute_spec(out, "matrix", din);
+	return 0;
+}
+
 static const char *const mm_ops[] = { "aten::mm", "aten::addmm", NULL };
 static const char *const scaled_mm_ops[] = {
 	"aten::_scaled_mm", "trtllm::cublas_scaled_mm", "bitsandbytes::int8_linear_matmul", NULL,
@@ -590,6 +796,16 @@ static const char *const hipblaslt_fp8_ops[] = {
 	"primus_turbo_cpp_extension::hipblaslt_gemm_fp8", "primus_turbo::hipblaslt_gemm_fp8", NULL,
 };
 
+static const char *const grouped_ops[] = {
+	"primus_turbo::grouped_gemm", "primus_turbo::grouped_gemm_impl", "primus_turbo_cpp_extension::grouped_gemm",
+	"primus_turbo_cpp_extension::ck_grouped_gemm", NULL,
+};
+static const char *const grouped_var_k_ops[] = {
+	"primus_turbo::grouped_gemm_variable_k", "primus_turbo::grouped_gemm_variable_k_impl",
+	"primus_turbo_cpp_extension::grouped_gemm_variable_k", "primus_turbo_cpp_extension::ck_grouped_gemm_variable_k",
+	NULL,
+};
+
 const struct pm_class pm_gemm_classes[] = {
 	{ "aten_mm", "GEMM", "GEMM", mm_ops, model_mm },
 	{ "aten_scaled_mm", "GEMM", "GEMM", scaled_mm_ops, model_scaled_mm },
@@ -603,5 +819,8 @@ const struct pm_class pm_gemm_classes[] = {
 	{ "batched_gemm_ext", "GEMM", "GEMM", batched_ext_ops, model_batched_ext },
 	{ "gemm_afp4wfp4", "GEMM", "GEMM", afp4wfp4_ops, model_afp4wfp4 },
 	{ "hipblaslt_gemm_fp8", "GEMM", "GEMM", hipblaslt_fp8_ops, model_hipblaslt_fp8 },
+	{ "primus_turbo_grouped_gemm", "GroupedGEMM_fwd", "GroupedGEMM_fwd", grouped_ops, model_grouped },
+	{ "primus_turbo_grouped_gemm_variable_k", "GroupedGEMM_fwd", "GroupedGEMM_fwd", grouped_var_k_ops,
+	  model_grouped_var_k },
 	{ 0 },
 };
