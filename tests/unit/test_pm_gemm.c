@@ -80,7 +80,7 @@ int main(void)
 {
 	int t[2];
 
-	plan(30);
+	plan(37);
 
 	ok(pm_class_of("aten::mm") && !strcmp(pm_class_of("aten::mm")->sheet, "GEMM"), "aten::mm goes to GEMM");
 	ok(pm_class_of("aten::convolution_backward") &&
@@ -181,5 +181,43 @@ int main(void)
 	refused("aten::convolution", "{\"Input Dims\":[[2,3],[4,3]],\"Input type\":[\"float\",\"float\"],"
 				     "\"Concrete Inputs\":[\"\",\"\",\"\",\"[1]\",\"[0]\",\"[1]\",\"False\",\"[0]\",\"1\"]}",
 		"a 2-d input");
+	/* the extension GEMMs */
+	ok(run("aiter::gemm_a8w8_blockscale_ck", "{\"Input Dims\":[[32,7168],[4096,7168],[32,56],[32,56]],"
+						 "\"Input type\":[\"c10::Float8_e4m3fnuz\",\"c10::Float8_e4m3fnuz\",\"float\",\"float\"]}") == 0 &&
+	   names_are("B,M,N,K,bias,dtype_A_B,quant_scheme,quant_granularity,block_k,block_n,scale_dtype,output_shape,"
+		     "output_dtype") &&
+	   !strcmp(param("block_k"), "128") && !strcmp(param("block_n"), "128") &&
+	   !strcmp(param("output_shape"), "(32, 4096)") && near(res.bytes, 32.0 * 7168 + 4096.0 * 7168 + 32.0 * 4096 * 2) &&
+	   !strcmp(res.compute_spec, "matrix_fp8"), "gemm_a8w8_blockscale: block sizes from the scale shapes");
+	ok(run("aiter::gemm_afp4wfp4_", "{\"Input Dims\":[[32,256],[128,256]],\"Input type\":[\"unsigned char\",\"unsigned char\"]}") == 0 &&
+	   !strcmp(param("K"), "512") && near(res.bytes, (32.0 * 512 + 128.0 * 512) / 2 + 32.0 * 128 * 2) &&
+	   !strcmp(res.compute_spec, "matrix_fp4"), "gemm_afp4wfp4: packed K, half a byte an element, fp4");
+	ok(run("primus_turbo::hipblaslt_gemm_fp8", "{\"Input Dims\":[[64,32],[],[128,64]],"
+						   "\"Input type\":[\"c10::Float8_e4m3fnuz\",\"float\",\"c10::Float8_e4m3fnuz\",\"float\"],"
+						   "\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"15\",\"False\",\"True\",\"True\",\"\"]}") == 0 &&
+	   !strcmp(param("M"), "128") && !strcmp(param("K"), "64") && !strcmp(param("N"), "64") &&
+	   !strcmp(param("dtype_scaleA"), "float") && !strcmp(param("stride_A"), ""),
+	   "hipblaslt_gemm_fp8: transC swaps A and B");
+
+	/* grouped GEMM */
+	ok(run("primus_turbo::grouped_gemm_impl", "{\"Input Dims\":[[64,32],[4,128,32],[4]],"
+						  "\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"long int\"]}") == 0 &&
+	   !strcmp(pm_class_of("primus_turbo::grouped_gemm_impl")->sheet, "GroupedGEMM_fwd") &&
+	   names_are("M,K,N,G,bpe_in,bpe_out") && !strcmp(param("N"), "128") &&
+	   near(res.gflops, 2.0 * 64 * 32 * 128 / 1e9) && near(res.bytes, (64.0 * 32 + 4.0 * 32 * 128) * 2 + 64.0 * 128 * 2),
+	   "grouped_gemm: W as [G, N, K]");
+	ok(run("primus_turbo::grouped_gemm_variable_k", "{\"Input Dims\":[[[16,32],[48,24]],[[32,8],[24,8]]],"
+							"\"Input type\":[\"float\",\"c10::BFloat16\"]}") == 0 &&
+	   !strcmp(param("group_pairs"), "[((16, 32), (32, 8)), ((48, 24), (24, 8))]") &&
+	   near(res.gflops, 2.0 * (16 * 32 * 8 + 48 * 24 * 8) / 1e9), "grouped_gemm_variable_k: group by group");
+	refused("primus_turbo::grouped_gemm", "{\"Input Dims\":[[64,32],[4,7,9]],\"Input type\":[\"float\"]}",
+		"W without K");
+
+	/* ConvBias_: one stride and padding for both spatial dims, a bias */
+	ok(run("ConvBias_", "{\"Input Dims\":[[2,3,8,8],[4,3,3,3],[4]],\"Input type\":[\"c10::Half\",\"c10::Half\",\"c10::Half\"],"
+			    "\"Concrete Inputs\":[\"\",\"\",\"\",\"2\",\"1\"]}") == 0 &&
+	   !strcmp(param("stride"), "(2, 2)") && !strcmp(param("bias"), "True") &&
+	   near(res.gflops, (128 * 54 + 128) / 1e9) && near(res.bytes, (384 + 108 + 4 + 128) * 2.0),
+	   "ConvBias_");
 	return done_testing();
 }
