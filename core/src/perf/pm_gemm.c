@@ -652,6 +652,22 @@ static int gg_bpe(struct pm_out *out, const char *name, double bpe)
 	return bpe ? pm_param_count(out, name, bpe) : pm_param_none(out, name);
 }
 
+/* GroupedGemm's parameters: M, K, N, G, bpe_in, bpe_out (None: 0) */
+static int gg_params(struct pm_out *out, double M, double K, double N, double G, double bin, double bout)
+{
+	int err = pm_param_count(out, "M", M);
+
+	if (!err)
+		err = pm_param_count(out, "K", K);
+	if (!err)
+		err = pm_param_count(out, "N", N);
+	if (!err)
+		err = pm_param_count(out, "G", G);
+	if (!err)
+		err = gg_bpe(out, "bpe_in", bin);
+	return err ? err : gg_bpe(out, "bpe_out", bout);
+}
+
 static int model_grouped(const struct pm_call *c, struct pm_out *out)
 {
 	struct gg_pair pairs[GG_MAX];
@@ -680,17 +696,7 @@ static int model_grouped(const struct pm_call *c, struct pm_out *out)
 	}
 	if (gg_dtypes(c, &din, &bin, &bout))
 		return pm_fail(out, "%s: Input type is not dtypes", c->name);
-	err = pm_param_count(out, "M", M);
-	if (!err)
-		err = pm_param_count(out, "K", K);
-	if (!err)
-		err = pm_param_count(out, "N", N);
-	if (!err)
-		err = pm_param_count(out, "G", G);
-	if (!err)
-		err = gg_bpe(out, "bpe_in", bin);
-	if (!err)
-		err = gg_bpe(out, "bpe_out", bout);
+	err = gg_params(out, M, K, N, G, bin, bout);
 	if (err)
 		return pm_fail(out, "%s: the parameters do not fit the result", c->name);
 	out->gflops = 2 * M * K * N / 1e9;
@@ -736,17 +742,7 @@ static int model_grouped_var_k(const struct pm_call *c, struct pm_out *out)
 	}
 	buf[len++] = ']';
 	buf[len] = '\0';
-	err = pm_param_count(out, "M", M);
-	if (!err)
-		err = pm_param_count(out, "K", pairs[0].k);
-	if (!err)
-		err = pm_param_count(out, "N", pairs[0].n);
-	if (!err)
-		err = pm_param_count(out, "G", n);
-	if (!err)
-		err = gg_bpe(out, "bpe_in", bin);
-	if (!err)
-		err = gg_bpe(out, "bpe_out", bout);
+	err = gg_params(out, M, pairs[0].k, pairs[0].n, n, bin, bout);
 	if (!err)
 		err = pm_param_str(out, "group_pairs", buf);
 	if (err)
