@@ -9,7 +9,7 @@ int main(void)
 {
 	int t[2];
 
-	plan(37);
+	plan(38);
 
 	ok(pm_class_of("aten::mm") && !strcmp(pm_class_of("aten::mm")->sheet, "GEMM"), "aten::mm goes to GEMM");
 	ok(pm_class_of("aten::convolution_backward") &&
@@ -127,6 +127,13 @@ int main(void)
 	   !strcmp(param("M"), "128") && !strcmp(param("K"), "64") && !strcmp(param("N"), "64") &&
 	   !strcmp(param("dtype_scaleA"), "float") && !strcmp(param("stride_A"), ""),
 	   "hipblaslt_gemm_fp8: transC swaps A and B");
+
+	ok(run("aiter::gemm_a4w4", "{\"Input Dims\":[[64,128],[96,128],[64,8],[96,8]],"
+				   "\"Input type\":[\"c10::Float4_e2m1fn_x2\",\"c10::Float4_e2m1fn_x2\",\"c10::Float8_e8m0fnu\","
+				   "\"c10::Float8_e8m0fnu\"]}") == 0 &&
+	   !strcmp(param("K"), "256") && !strcmp(param("N"), "96") &&
+	   near(res.bytes, 64.0 * 128 + 96.0 * 128 + 64.0 * 8 + 96.0 * 8 + 64.0 * 96 * 2) &&
+	   !strcmp(res.compute_spec, "matrix_fp4"), "aiter::gemm_a4w4: packed fp4 with E8M0 scales");
 
 	/* grouped GEMM */
 	ok(run("primus_turbo::grouped_gemm_impl", "{\"Input Dims\":[[64,32],[4,128,32],[4]],"

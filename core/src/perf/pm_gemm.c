@@ -508,18 +508,44 @@ static int fp8_extra(const struct pm_call *c, const struct gemm *g, struct pm_ou
 	return err;
 }
 
-/* hipblaslt_gemm_fp8 (Primus-Turbo): A at input 0, B at 2, transA / transB /
- * transC at Concrete Inputs 5-7; transC swaps A and B and inverts the
- * flags, as the C++ binding does; fp8 inputs write 2 bytes */
-static int model_hipblaslt_fp8(const struct pm_call *c, struct pm_out *out)
+/* hipblaslt_gemm_fp4's bytes (aiter_gemm_a4w4 shares them): A and B
+ * packed two to a byte, one E8M0 scale (1 byte when its dtype has no size)
+ * per 32 of K for every row of A and of B, a bf16 output */
+static void mxfp4_bytes(const struct gemm *g, struct pm_out *out)
+{
+	double spr = ceil(g->K / 32), bsa = g->scale_dt[0] ? pm_dtype_bpe(g->scale_dt[0]) : 0,
+	       bsb = g->scale_dt[1] ? pm_dtype_bpe(g->scale_dt[1]) : 0;
+
+	out->bytes = g->M * floor(g->K / 2) * g->bpe_a + g->N * floor(g->K / 2) * g->bpe_b +
+		     g->M * spr * (bsa ? bsa : 1) + g->N * spr * (bsb ? bsb : 1) + g->M * g->N * 2;
+}
+
+/* Input type[@pos] of a scale: a dtype, or None past the end */
+static int scale_dtype(const struct pm_call *c, int pos, const char **dt)
+{
+	*dt = NULL;
+	return cJSON_GetArraySize(pm_arg(c, "Input type")) > pos ? dtype_at(c, pos, NULL, dt) : 0;
+}
+
+/* hipblaslt_gemm_fp8 / hipblaslt_gemm_fp4 (Primus-Turbo): A at input 0, B
+ * at 2, their scales at 1 and 3, transA / transB / transC at Concrete
+ * Inputs 5-7; transC swaps A and B and inverts the flags, as the C++
+ * binding does. fp8 inputs write 2 bytes; fp4 inputs are packed, K twice
+ * the traced one. aiter_gemm_a4w4: A, B, scales at 0-3, always NT. */
+static int model_hipblaslt(const struct pm_call *c, struct pm_out *out)
 {
 	const cJSON *ci = pm_arg(c, "Concrete Inputs");
 	int n = cJSON_IsArray(ci) ? cJSON_GetArraySize(ci) : 0, ia = 0, ib = 2, ta, tb;
+	int a4w4 = !strncmp(c->name, "aiter::", 7), fp4 = a4w4 || strstr(c->name, "fp4") != NULL;
 	struct gemm g = { 0 };
 
 	ta = n > 5 && parse_bool(cJSON_GetArrayItem(ci, 5));
 	tb = n > 6 && parse_bool(cJSON_GetArrayItem(ci, 6));
-	if (n > 7 && parse_bool(cJSON_GetArrayItem(ci, 7))) {
+	if (a4w4) {
+		ib = 1;
+		ta = 0;
+		tb = 1;
+	} else if (n > 7 && parse_bool(cJSON_GetArrayItem(ci, 7))) {
 		int t = ta;
 
 		ia = 2;
@@ -532,24 +558,25 @@ static int model_hipblaslt_fp8(const struct pm_call *c, struct pm_out *out)
 	g.extra = fp8_extra;
 	if (dim(c, ia, ta ? 1 : 0, &g.M) || dim(c, ia, ta ? 0 : 1, &g.K) || dim(c, ib, tb ? 0 : 1, &g.N))
 		return pm_fail(out, "%s: Input Dims do not hold A and B", c->name);
-	if (dtype_at(c, 0, NULL, &g.dt[0]) || dtype_at(c, 2, NULL, &g.dt[1]) ||
-	    dtype_at(c, 1, "", &g.scale_dt[0]) || dtype_at(c, 3, "", &g.scale_dt[1]))
+	if (fp4)
+		g.K *= 2;
+	if (dtype_at(c, 0, NULL, &g.dt[0]) || dtype_at(c, a4w4 ? 1 : 2, NULL, &g.dt[1]) ||
+	    scale_dtype(c, a4w4 ? 2 : 1, &g.scale_dt[0]) || scale_dtype(c, 3, &g.scale_dt[1]))
 		return pm_fail(out, "%s: Input type does not hold A and B", c->name);
-	/* a missing scale dtype is None, not "" */
-	if (cJSON_GetArraySize(pm_arg(c, "Input type")) <= 1)
-		g.scale_dt[0] = NULL;
-	if (cJSON_GetArraySize(pm_arg(c, "Input type")) <= 3)
-		g.scale_dt[1] = NULL;
 	g.ndt = 2;
 	/* except (KeyError, IndexError): strides None */
-	if (strides(c, 0, 2, &g))
+	if (strides(c, 0, a4w4 ? 1 : 2, &g))
 		g.have_strides = 0;
 	g.bpe_a = g.bpe_bias = pm_dtype_bpe(g.dt[0]);
 	g.bpe_b = pm_dtype_bpe(g.dt[1]);
 	if (!g.bpe_a || !g.bpe_b)
 		return pm_fail(out, "%s: dtypes of A and B have no size", c->name);
 	g.bpe_out = g.bpe_a == 1 ? 2 : g.bpe_a;
-	return gemm_out(c, &g, out);
+	if (gemm_out(c, &g, out))
+		return -EINVAL;
+	if (fp4)
+		mxfp4_bytes(&g, out);
+	return 0;
 }
 
 /* ------------------------------------------------------------ grouped GEMM
@@ -788,8 +815,10 @@ static const char *const batched_ext_ops[] = {
 	NULL,
 };
 static const char *const afp4wfp4_ops[] = { "aiter::gemm_afp4wfp4_", NULL };
-static const char *const hipblaslt_fp8_ops[] = {
-	"primus_turbo_cpp_extension::hipblaslt_gemm_fp8", "primus_turbo::hipblaslt_gemm_fp8", NULL,
+static const char *const hipblaslt_ops[] = {
+	"primus_turbo_cpp_extension::hipblaslt_gemm_fp8", "primus_turbo::hipblaslt_gemm_fp8",
+	"primus_turbo_cpp_extension::hipblaslt_gemm_fp4", "primus_turbo::hipblaslt_gemm_fp4",
+	"aiter::gemm_a4w4", "aiter::_gemm_a4w4_asm", NULL,
 };
 
 static const char *const grouped_ops[] = {
@@ -814,7 +843,7 @@ const struct pm_class pm_gemm_classes[] = {
 	{ "gemm_a8w8_blockscale", "GEMM", "GEMM", a8w8_ops, model_a8w8 },
 	{ "batched_gemm_ext", "GEMM", "GEMM", batched_ext_ops, model_batched_ext },
 	{ "gemm_afp4wfp4", "GEMM", "GEMM", afp4wfp4_ops, model_afp4wfp4 },
-	{ "hipblaslt_gemm_fp8", "GEMM", "GEMM", hipblaslt_fp8_ops, model_hipblaslt_fp8 },
+	{ "hipblaslt_gemm", "GEMM", "GEMM", hipblaslt_ops, model_hipblaslt },
 	{ "primus_turbo_grouped_gemm", "GroupedGEMM_fwd", "GroupedGEMM_fwd", grouped_ops, model_grouped },
 	{ "primus_turbo_grouped_gemm_variable_k", "GroupedGEMM_fwd", "GroupedGEMM_fwd", grouped_var_k_ops,
 	  model_grouped_var_k },
