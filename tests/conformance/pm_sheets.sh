@@ -60,3 +60,9 @@ pm_trace() {
 	esac
 	echo "$_t"
 }
+
+# pm_skip REASON: a skipped TAP test
+pm_skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N # SKIP $1"
+}

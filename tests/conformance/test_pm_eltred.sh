@@ -17,11 +17,7 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 	[ -n "$sheets" ] || continue
 	# shellcheck disable=SC2086
 	t=$(pm_trace "$d" "$rel" $sheets)
-	if [ ! -f "$t" ]; then
-		TAP_N=$((TAP_N + 1))
-		echo "ok $TAP_N # SKIP $rel:$sheets: no trace known for it"
-		continue
-	fi
+	[ -f "$t" ] || { pm_skip "$rel:$sheets: no trace known for it"; continue; }
 	# compare_pm.py merges the graph-capture traces beside the trace first,
 	# as TraceLens's inference report does
 	dump=$PM_DUMP

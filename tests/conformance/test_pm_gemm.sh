@@ -17,11 +17,7 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 	[ -n "$sheets" ] || continue
 	# shellcheck disable=SC2086
 	t=$(pm_trace "$d" "$rel" $sheets)
-	if [ ! -f "$t" ]; then
-		TAP_N=$((TAP_N + 1))
-		echo "ok $TAP_N # SKIP $rel:$sheets: no trace known for it"
-		continue
-	fi
+	[ -f "$t" ] || { pm_skip "$rel:$sheets: no trace known for it"; continue; }
 	n=$((n + 1))
 	for s in $sheets; do
 		"$PYTHON" "$ROOT/tests/conformance/compare_pm.py" "$PM_DUMP" "$t" "$d" "$s" >"$TMP/res" 2>&1
