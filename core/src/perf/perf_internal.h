@@ -197,4 +197,12 @@ int pm_parse_list(const char *s, double *v, int max);
  * by direction like the other families ("Normalization_fwd"). */
 const char *pm_sheet_inference(const struct pm_class *c);
 
+/* ------------------------------------------------------ pm_gemm_name.c */
+
+/* The transpose flags TraceLens's gemm_name_parser reads from GEMM kernel
+ * name @kernel into @t (1 True, 0 False, -1 None). Returns 1 when the name
+ * is a GEMM name it parses, 0 when not, -1 when it is one whose flags cannot
+ * be read (TraceLens's row is dropped). */
+int pm_gemm_transpose(const char *kernel, int t[2]);
+
 #endif
