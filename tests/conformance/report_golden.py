@@ -60,7 +60,10 @@ def family_missing(pm_dump, trace, golden):
         uids = [r["UID_first"] for r in csv.DictReader(f)]
     if not uids:
         return False
-    p = subprocess.run([pm_dump, trace] + uids, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # the UIDs of an inference golden are those of the capture-merged trace
+    cap = os.path.join(os.path.dirname(trace), "capture_traces")
+    extra = ["--capture", cap] if os.path.isdir(cap) else []
+    p = subprocess.run([pm_dump] + extra + [trace] + uids, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         return False
     rows = [json.loads(l) for l in p.stdout.splitlines()]
