@@ -37,10 +37,12 @@ int rpt_sheet_done(struct tl_sheet *sh, int err, struct tl_sheet **out);
 int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col);
 
 /* sheet_perf.c: the perf-model sheets of @tr, appended to @list (grown with
- * realloc, @n updated), in the order of the class tables. A call a model
+ * realloc, @n updated), in the order of the class tables; @inference: as
+ * TraceLens's inference report (its sheet names, grouped by num_kernels
+ * too). A call a model
  * cannot read gets a row without model numbers and a TL_LOG_WARN line.
  * 0 or -ENOMEM. */
-int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n);
+int rpt_perf_sheets(struct tl_trace *tr, bool inference, struct tl_sheet ***list, size_t *n);
 
 /* ------------------------------------------------ perf_rows.c: one row per
  * modelled call, for sheet_perf.c */

@@ -29,6 +29,7 @@ struct psheet {
 	size_t npcols;
 	struct pgroup *g;
 	size_t ng;
+	bool inference;		/* TraceLens's inference report: grouped by num_kernels too */
 };
 
 /* str() of parameter @col of @r: pandas' NaN where the row has none */
@@ -47,6 +48,8 @@ static bool same_group(const struct psheet *s, const struct prow *a, const struc
 	size_t c;
 
 	if (strcmp(a->name, b->name))
+		return false;
+	if (s->inference && a->nk != b->nk)
 		return false;
 	for (c = 0; c < s->npcols; c++)
 		if (strcmp(pval(a, s->pcols[c]), pval(b, s->pcols[c])))
@@ -185,6 +188,10 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 		snprintf(pnames[i], sizeof(pnames[i]), "param: %s", s->pcols[i]);
 		cols[nc++] = pnames[i];
 	}
+	/* the inference report groups by the call's kernel count after the
+	 * parameters (group_by_num_kernels) and shows it there */
+	if (s->inference)
+		cols[nc++] = "num_kernels";
 	cols[nc++] = "GFLOPS_first";
 	cols[nc++] = "Data Moved (MB)_first";
 	cols[nc++] = "FLOPS/Byte_first";
@@ -233,6 +240,8 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 		row[c++] = tl_cell_str(r0->name);
 		for (i = 0; i < s->npcols; i++)
 			row[c++] = tl_cell_str(pval(r0, s->pcols[i]));
+		if (s->inference)
+			row[c++] = tl_cell_int((long long)r0->nk);
 		row[c++] = tl_cell_num(first_num(s, g, OFF(gflops)));
 		row[c++] = tl_cell_num(first_num(s, g, OFF(mb)));
 		row[c++] = tl_cell_num(first_num(s, g, OFF(fpb)));
@@ -284,6 +293,11 @@ static void psheet_release(struct psheet *s)
 }
 
 /* The rows of every class of sheet @name, by UID. */
+static const char *sheet_of(const struct pm_class *c, bool inference)
+{
+	return inference ? pm_sheet_inference(c) : c->sheet;
+}
+
 static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		   const struct pm_class **byuid_cls, struct psheet *s)
 {
@@ -296,7 +310,7 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		struct tl_event_info e;
 		struct prow *r;
 
-		if (!byuid_cls[uid] || strcmp(byuid_cls[uid]->sheet, name))
+		if (!byuid_cls[uid] || strcmp(sheet_of(byuid_cls[uid], s->inference), name))
 			continue;
 		if (s->nrows == cap) {
 			struct prow *v = realloc(s->rows, (cap ? 2 * cap : 64) * sizeof(*v));
@@ -349,12 +363,13 @@ static int classify(struct tl_trace *tr, const struct pm_class ***out, size_t *n
 	return 0;
 }
 
-int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n)
+int rpt_perf_sheets(struct tl_trace *tr, bool inference, struct tl_sheet ***list, size_t *n)
 {
 	const struct pm_class *classes[MAX_CLASSES], **byuid = NULL;
 	size_t ncls = pm_class_list(classes, MAX_CLASSES), ncalls, i, j;
 	struct rpt_meta *meta = NULL;
-	struct psheet s = { 0 };
+	struct psheet s = { .inference = inference };
+	const char *name;
 	int err;
 
 	if (ncls > MAX_CLASSES)
@@ -369,12 +384,13 @@ int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n)
 		struct tl_sheet *sh = NULL, **v;
 
 		/* each sheet once, where its first class is */
+		name = sheet_of(classes[i], inference);
 		for (j = 0; j < i; j++)
-			if (!strcmp(classes[j]->sheet, classes[i]->sheet))
+			if (!strcmp(sheet_of(classes[j], inference), name))
 				break;
 		if (j < i)
 			continue;
-		err = collect(tr, meta, classes[i]->sheet, byuid, &s);
+		err = collect(tr, meta, name, byuid, &s);
 		if (!err && s.nrows)
 			err = group_rows(&s);
 		if (!err && s.nrows)
