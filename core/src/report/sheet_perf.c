@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tlreplay/tree.h>
+
 #include "report/report_internal.h"
 
 #define MAX_CLASSES 512
@@ -292,6 +294,29 @@ static void psheet_release(struct psheet *s)
 	s->ng = s->npcols = 0;
 }
 
+/* The inference report's goldens list a call's own launches before those of
+ * the ops below it (each part by time): stable-partition @r's kernels so. */
+static int own_kernels_first(const struct tl_trace *tr, struct prow *r)
+{
+	struct pkernel *v;
+	size_t i, m = 0;
+
+	if (r->nk < 2)
+		return 0;
+	v = malloc(r->nk * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < r->nk; i++)
+		if (tl_event_launcher(tr, r->k[i].uid) == (int64_t)r->uid)
+			v[m++] = r->k[i];
+	for (i = 0; i < r->nk; i++)
+		if (tl_event_launcher(tr, r->k[i].uid) != (int64_t)r->uid)
+			v[m++] = r->k[i];
+	memcpy(r->k, v, r->nk * sizeof(*v));
+	free(v);
+	return 0;
+}
+
 /* The rows of every class of sheet @name, by UID. */
 static const char *sheet_of(const struct pm_class *c, bool inference)
 {
@@ -331,6 +356,8 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		rpt_meta_names(meta, e.pid, e.tid, &r->pname, &r->plabel, &r->tname);
 		s->nrows++;
 		err = prow_fill(tr, r);
+		if (!err && s->inference)
+			err = own_kernels_first(tr, r);
 	}
 	return err;
 }
