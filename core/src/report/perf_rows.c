@@ -28,6 +28,7 @@ void prow_release(struct prow *r)
 	for (i = 0; i < r->nk; i++)
 		free(r->k[i].name);
 	free(r->k);
+	free(r->name_own);
 	memset(r, 0, sizeof(*r));
 }
 

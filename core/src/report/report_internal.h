@@ -55,7 +55,8 @@ struct pkernel {
 
 struct prow {
 	uint64_t uid;
-	const char *name;		/* owned by the trace */
+	const char *name;		/* owned by the trace, or name_own */
+	char *name_own;			/* a renamed op's name (sglang_profiler's without its counter) */
 	const struct pm_class *cls;
 	const char *pname, *plabel, *tname;	/* process/thread names, static or the trace's */
 	double kt;			/* Kernel Time (µs): union of the GPU events */

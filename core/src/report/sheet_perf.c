@@ -11,6 +11,7 @@
 
 #include <tlreplay/tree.h>
 
+#include "analysis/analysis_internal.h"
 #include "report/report_internal.h"
 
 #define MAX_CLASSES 512
@@ -334,6 +335,7 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 	for (uid = 0; uid < n && !err; uid++) {
 		struct tl_event_info e;
 		struct prow *r;
+		char buf[256];
 
 		if (!byuid_cls[uid] || strcmp(sheet_of(byuid_cls[uid], s->inference), name))
 			continue;
@@ -351,7 +353,15 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		if (err)
 			break;
 		r->uid = uid;
-		r->name = e.name;
+		r->name = tl_op_norm_name(e.name, buf, sizeof(buf));
+		/* TraceLens reports sglang_profiler's ops without their call counter */
+		if (r->name == buf) {
+			r->name = r->name_own = strdup(buf);
+			if (!r->name_own) {
+				err = -ENOMEM;
+				break;
+			}
+		}
 		r->cls = byuid_cls[uid];
 		rpt_meta_names(meta, e.pid, e.tid, &r->pname, &r->plabel, &r->tname);
 		s->nrows++;
@@ -381,8 +391,11 @@ static int classify(struct tl_trace *tr, const struct pm_class ***out, size_t *n
 			continue;
 		/* names are interned: the same op is the same pointer */
 		if (e.name != last_name) {
+			char buf[256];
+
 			last_name = e.name;
-			last = pm_class_of(e.name);
+			/* sglang_profiler's ops are modelled without their call counter */
+			last = pm_class_of(tl_op_norm_name(e.name, buf, sizeof(buf)));
 		}
 		v[uid] = last;
 		*ncalls += !!last;
