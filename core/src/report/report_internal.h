@@ -40,7 +40,7 @@ int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col);
  * realloc, @n updated), in the order of the class tables; @inference: as
  * TraceLens's inference report (its sheet names, grouped by num_kernels
  * too). A call a model
- * cannot read gets a row without model numbers and a TL_LOG_WARN line.
+ * cannot read gets a TL_LOG_WARN line and no row (TraceLens skips it).
  * 0 or -ENOMEM. */
 int rpt_perf_sheets(struct tl_trace *tr, bool inference, struct tl_sheet ***list, size_t *n);
 
@@ -59,6 +59,7 @@ struct prow {
 	char *name_own;			/* a renamed op's name (sglang_profiler's without its counter) */
 	const struct pm_class *cls;
 	const char *pname, *plabel, *tname;	/* process/thread names, static or the trace's */
+	bool nomodel;			/* the model could not read the call */
 	double kt;			/* Kernel Time (µs): union of the GPU events */
 	double gflops, bytes;		/* the model's; NaN when none */
 	double tflops, tbs, mb, fpb;	/* what TraceLens derives from them */

@@ -368,6 +368,12 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		err = prow_fill(tr, r);
 		if (!err && s->inference)
 			err = own_kernels_first(tr, r);
+		/* TraceLens's build_df_perf_metrics skips a call whose model
+		 * raises: its sheets have no row for it */
+		if (!err && r->nomodel) {
+			prow_release(r);
+			s->nrows--;
+		}
 	}
 	return err;
 }
