@@ -39,10 +39,10 @@ int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col);
 /* sheet_perf.c: the perf-model sheets of @tr, appended to @list (grown with
  * realloc, @n updated), in the order of the class tables; @inference: as
  * TraceLens's inference report (its sheet names, grouped by num_kernels
- * too). A call a model
- * cannot read gets a TL_LOG_WARN line and no row (TraceLens skips it).
+ * too); @recompute: grouped by is_recompute too. A call a model cannot read gets a TL_LOG_WARN line and no row (TraceLens skips it).
  * 0 or -ENOMEM. */
-int rpt_perf_sheets(struct tl_trace *tr, bool inference, struct tl_sheet ***list, size_t *n);
+int rpt_perf_sheets(struct tl_trace *tr, bool inference, bool recompute, struct tl_sheet ***list,
+		    size_t *n);
 
 /* ------------------------------------------------ perf_rows.c: one row per
  * modelled call, for sheet_perf.c */

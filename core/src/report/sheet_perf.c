@@ -33,6 +33,7 @@ struct psheet {
 	struct pgroup *g;
 	size_t ng;
 	bool inference;		/* TraceLens's inference report: grouped by num_kernels too */
+	const uint8_t *rc;	/* --recompute: is_recompute of each UID, a grouping column */
 };
 
 /* str() of parameter @col of @r: pandas' NaN where the row has none */
@@ -53,6 +54,8 @@ static bool same_group(const struct psheet *s, const struct prow *a, const struc
 	if (strcmp(a->name, b->name))
 		return false;
 	if (s->inference && a->nk != b->nk)
+		return false;
+	if (s->rc && s->rc[a->uid] != s->rc[b->uid])
 		return false;
 	for (c = 0; c < s->npcols; c++)
 		if (strcmp(pval(a, s->pcols[c]), pval(b, s->pcols[c])))
@@ -195,6 +198,9 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 	 * parameters (group_by_num_kernels) and shows it there */
 	if (s->inference)
 		cols[nc++] = "num_kernels";
+	/* summarize_df_perf_metrics groups by is_recompute after them */
+	if (s->rc)
+		cols[nc++] = "is_recompute";
 	cols[nc++] = "GFLOPS_first";
 	cols[nc++] = "Data Moved (MB)_first";
 	cols[nc++] = "FLOPS/Byte_first";
@@ -245,6 +251,8 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 			row[c++] = tl_cell_str(pval(r0, s->pcols[i]));
 		if (s->inference)
 			row[c++] = tl_cell_int((long long)r0->nk);
+		if (s->rc)
+			row[c++] = tl_cell_bool(s->rc[r0->uid]);
 		row[c++] = tl_cell_num(first_num(s, g, OFF(gflops)));
 		row[c++] = tl_cell_num(first_num(s, g, OFF(mb)));
 		row[c++] = tl_cell_num(first_num(s, g, OFF(fpb)));
@@ -409,12 +417,14 @@ static int classify(struct tl_trace *tr, const struct pm_class ***out, size_t *n
 	return 0;
 }
 
-int rpt_perf_sheets(struct tl_trace *tr, bool inference, struct tl_sheet ***list, size_t *n)
+int rpt_perf_sheets(struct tl_trace *tr, bool inference, bool recompute, struct tl_sheet ***list,
+		    size_t *n)
 {
 	const struct pm_class *classes[MAX_CLASSES], **byuid = NULL;
 	size_t ncls = pm_class_list(classes, MAX_CLASSES), ncalls, i, j;
 	struct rpt_meta *meta = NULL;
 	struct psheet s = { .inference = inference };
+	uint8_t *rc = NULL;
 	const char *name;
 	int err;
 
@@ -424,8 +434,11 @@ int rpt_perf_sheets(struct tl_trace *tr, bool inference, struct tl_sheet ***list
 	if (err || !ncalls)
 		goto out;
 	err = rpt_meta_load(tr, &meta);
+	if (!err && recompute)
+		err = tl_recompute_flags(tr, &rc);
 	if (err)
 		goto out;
+	s.rc = rc;
 	for (i = 0; i < ncls && !err; i++) {
 		struct tl_sheet *sh = NULL, **v;
 
@@ -457,6 +470,7 @@ int rpt_perf_sheets(struct tl_trace *tr, bool inference, struct tl_sheet ***list
 		s.nrows = 0;
 	}
 out:
+	free(rc);
 	free(s.rows);
 	rpt_meta_free(meta);
 	free(byuid);
