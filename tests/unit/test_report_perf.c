@@ -168,18 +168,21 @@ int main(void)
 	str_is(1, "thread_name_first", "main");
 	str_is(1, "Compute Spec", "matrix_fp32");
 	str_is(1, "Input Dims_first", "[[4, 8], [8, 16]]");
-	/* per kernel position over both calls: gemm_a {10, 20}, gemm_b {10, 10} */
+	/* per kernel position over both calls: gemm_a {10, 20}, gemm_b {10, 10};
+	 * positions by total duration, shortest first, as every golden sheet
+	 * lists them */
 	str_is(1, "kernel_details__summarize_kernel_stats",
-	       "[{'name': 'gemm_a', 'stream': 7, 'count': 2, 'total_duration_us': np.float64(30.0), "
-	       "'mean_duration_us': np.float64(15.0), 'median_duration_us': np.float64(15.0), "
-	       "'std_dev_duration_us': np.float64(5.0), 'min_duration_us': np.float64(10.0), "
-	       "'max_duration_us': np.float64(20.0)}, {'name': 'gemm_b', 'stream': 7, 'count': 2, "
+	       "[{'name': 'gemm_b', 'stream': 7, 'count': 2, "
 	       "'total_duration_us': np.float64(20.0), 'mean_duration_us': np.float64(10.0), "
 	       "'median_duration_us': np.float64(10.0), 'std_dev_duration_us': np.float64(0.0), "
-	       "'min_duration_us': np.float64(10.0), 'max_duration_us': np.float64(10.0)}]");
+	       "'min_duration_us': np.float64(10.0), 'max_duration_us': np.float64(10.0)}, "
+	       "{'name': 'gemm_a', 'stream': 7, 'count': 2, 'total_duration_us': np.float64(30.0), "
+	       "'mean_duration_us': np.float64(15.0), 'median_duration_us': np.float64(15.0), "
+	       "'std_dev_duration_us': np.float64(5.0), 'min_duration_us': np.float64(10.0), "
+	       "'max_duration_us': np.float64(20.0)}]");
 	str_is(1, "trunc_kernel_details",
-	       "[{'name': 'gemm_a', 'stream': 7, 'mean_duration_us': np.float64(15.0)}, "
-	       "{'name': 'gemm_b', 'stream': 7, 'mean_duration_us': np.float64(10.0)}]");
+	       "[{'name': 'gemm_b', 'stream': 7, 'mean_duration_us': np.float64(10.0)}, "
+	       "{'name': 'gemm_a', 'stream': 7, 'mean_duration_us': np.float64(15.0)}]");
 
 	/* the call the model refused: no row, a note in the log */
 	ok(logged[0] != 0, "the model's note went to the log: %s", logged);
