@@ -6,7 +6,7 @@
  *   UID  3 aten::mm M=4  kernels gemm_a [100,110) gemm_b [105,115)  KT 15
  *   UID 12 aten::mm M=4  kernels gemm_a [200,220) gemm_b [230,240)  KT 30
  *   UID 21 aten::mm M=2  kernel  gemm_c [300,350)                   KT 50
- *   UID 26 test::bad     kernel  bad_kernel [400,405)  (the model fails) KT 5
+ *   UID 26 test::bad     kernel  bad_kernel [400,405)  (the model fails: no row)
  *
  * The fake model: GFLOPs = M, bytes = M * 1e6, one parameter M. */
 #include <errno.h>
@@ -152,7 +152,7 @@ int main(void)
 	size_t i, c;
 	int err;
 
-	plan(64);
+	plan(59);
 	tl_set_print(log_cb, NULL);
 	err = tl_trace_open("tests/fixtures/report_perf.json", NULL, &tr);
 	if (!ok(!err, "open the fixture (%d)", err))
@@ -172,7 +172,10 @@ int main(void)
 			break;
 	ok(c == sizeof(want_cols) / sizeof(want_cols[0]) && c == tl_sheet_ncols(gemm),
 	   "TraceLens's columns in its order (first difference at %zu)", c);
-	ok(tl_sheet_nrows(gemm) == 3, "three groups: M=2, M=4, test::bad (got %zu)", tl_sheet_nrows(gemm));
+	/* TraceLens's build_df_perf_metrics skips a call whose model raises
+	 * (the xdit golden has no row for its unmodelled upsample calls) */
+	ok(tl_sheet_nrows(gemm) == 2, "two groups: M=2, M=4; test::bad dropped (got %zu)",
+	   tl_sheet_nrows(gemm));
 
 	/* by Kernel Time sum: M=2 (50), M=4 (45), the failed call (5) */
 	str_is(0, "name", "aten::mm");
@@ -208,7 +211,8 @@ int main(void)
 	str_is(1, "Compute Spec", "matrix_fp32");
 	str_is(1, "Input Dims_first", "[[4, 8], [8, 16]]");
 	/* per kernel position over both calls: gemm_a {10, 20}, gemm_b {10, 10};
-	 * TraceLens lists the positions by total duration */
+	 * positions by total duration, shortest first, as every golden sheet
+	 * lists them */
 	str_is(1, "kernel_details__summarize_kernel_stats",
 	       "[{'name': 'gemm_b', 'stream': 7, 'count': 2, "
 	       "'total_duration_us': np.float64(20.0), 'mean_duration_us': np.float64(10.0), "
@@ -222,12 +226,7 @@ int main(void)
 	       "[{'name': 'gemm_b', 'stream': 7, 'mean_duration_us': np.float64(10.0)}, "
 	       "{'name': 'gemm_a', 'stream': 7, 'mean_duration_us': np.float64(15.0)}]");
 
-	/* the call the model refused: a row with its kernel time, no model numbers */
-	str_is(2, "name", "test::bad");
-	str_is(2, "param: M", "nan");
-	num_is(2, "Kernel Time (µs)_sum", 5);
-	num_is(2, "GFLOPS_first", NAN);
-	num_is(2, "TFLOPS/s_mean", NAN);
+	/* the call the model refused: no row, a note in the log */
 	ok(logged[0] != 0, "the model's note went to the log: %s", logged);
 	unified_checks(r);
 out:

@@ -28,6 +28,7 @@ void prow_release(struct prow *r)
 	for (i = 0; i < r->nk; i++)
 		free(r->k[i].name);
 	free(r->k);
+	free(r->name_own);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -119,6 +120,7 @@ static int model_of(const struct tl_trace *tr, struct prow *r)
 	if (err == -EBADMSG) {
 		tl_log(TL_LOG_WARN, "perf report: UID %llu (%s): args do not parse, no model",
 		       (unsigned long long)r->uid, r->name);
+		r->nomodel = true;
 		return 0;
 	}
 	if (err)
@@ -137,6 +139,7 @@ static int model_of(const struct tl_trace *tr, struct prow *r)
 	if (r->cls->model(&c, o)) {
 		tl_log(TL_LOG_WARN, "perf report: UID %llu (%s, %s): %s", (unsigned long long)r->uid,
 		       r->name, r->cls->name, o->note[0] ? o->note : "the model cannot read the call");
+		r->nomodel = true;
 		err = 0;
 		goto out;
 	}

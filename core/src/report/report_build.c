@@ -225,7 +225,7 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		err = push(r, sh);
 	if (!err && o->perf_models && !gpu_only) {
 		progress(o, "perf models");
-		err = rpt_perf_sheets(tr, &r->v, &r->n);
+		err = rpt_perf_sheets(tr, o->by_module, o->split_recompute, &r->v, &r->n);
 	}
 	if (!err && o->kernel_summary) {
 		progress(o, "kernel_summary");

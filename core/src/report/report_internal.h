@@ -37,10 +37,12 @@ int rpt_sheet_done(struct tl_sheet *sh, int err, struct tl_sheet **out);
 int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col);
 
 /* sheet_perf.c: the perf-model sheets of @tr, appended to @list (grown with
- * realloc, @n updated), in the order of the class tables. A call a model
- * cannot read gets a row without model numbers and a TL_LOG_WARN line.
+ * realloc, @n updated), in the order of the class tables; @inference: as
+ * TraceLens's inference report (its sheet names, grouped by num_kernels
+ * too); @recompute: grouped by is_recompute too. A call a model cannot read gets a TL_LOG_WARN line and no row (TraceLens skips it).
  * 0 or -ENOMEM. */
-int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n);
+int rpt_perf_sheets(struct tl_trace *tr, bool inference, bool recompute, struct tl_sheet ***list,
+		    size_t *n);
 
 /* sheet_unified.c: TraceLens's unified_perf_summary of @tr, with
  * is_recompute when @recompute; *out NULL when no op does GPU work.
@@ -58,9 +60,11 @@ struct pkernel {
 
 struct prow {
 	uint64_t uid;
-	const char *name;		/* owned by the trace */
+	const char *name;		/* owned by the trace, or name_own */
+	char *name_own;			/* a renamed op's name (sglang_profiler's without its counter) */
 	const struct pm_class *cls;
 	const char *pname, *plabel, *tname;	/* process/thread names, static or the trace's */
+	bool nomodel;			/* the model could not read the call */
 	double kt;			/* Kernel Time (µs): union of the GPU events */
 	double gflops, bytes;		/* the model's; NaN when none */
 	double tflops, tbs, mb, fpb;	/* what TraceLens derives from them */

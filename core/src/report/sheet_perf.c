@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis_internal.h"
 #include "report/report_internal.h"
 
 #define MAX_CLASSES 512
@@ -29,6 +30,8 @@ struct psheet {
 	size_t npcols;
 	struct pgroup *g;
 	size_t ng;
+	bool inference;		/* TraceLens's inference report: grouped by num_kernels too */
+	const uint8_t *rc;	/* --recompute: is_recompute of each UID, a grouping column */
 };
 
 /* str() of parameter @col of @r: pandas' NaN where the row has none */
@@ -47,6 +50,10 @@ static bool same_group(const struct psheet *s, const struct prow *a, const struc
 	size_t c;
 
 	if (strcmp(a->name, b->name))
+		return false;
+	if (s->inference && a->nk != b->nk)
+		return false;
+	if (s->rc && s->rc[a->uid] != s->rc[b->uid])
 		return false;
 	for (c = 0; c < s->npcols; c++)
 		if (strcmp(pval(a, s->pcols[c]), pval(b, s->pcols[c])))
@@ -133,6 +140,55 @@ static double first_num(const struct psheet *s, const struct pgroup *g, size_t o
 	return NAN;
 }
 
+/* Every golden perf sheet lists a group's kernel positions by total
+ * duration, shortest first (all 97 multi-kernel golden rows), where this
+ * TraceLens checkout keeps start-time order: the goldens win. Permute the
+ * kernels of the group's calls (those as long as the first) so, stably. */
+static int order_positions(const struct psheet *s, const struct pgroup *g)
+{
+	const struct prow *t = NULL;
+	struct pkernel *tmp = NULL;
+	double *sum = NULL;
+	size_t *ix = NULL, i, j, k;
+	int err = -ENOMEM;
+
+	for (i = 0; i < g->n && !t; i++)
+		if (s->rows[g->rows[i]].nk)
+			t = &s->rows[g->rows[i]];
+	if (!t || t->nk < 2)
+		return 0;
+	sum = calloc(t->nk, sizeof(*sum));
+	ix = malloc(t->nk * sizeof(*ix));
+	tmp = malloc(t->nk * sizeof(*tmp));
+	if (!sum || !ix || !tmp)
+		goto out;
+	for (i = 0; i < g->n; i++)
+		if (s->rows[g->rows[i]].nk == t->nk)
+			for (k = 0; k < t->nk; k++)
+				sum[k] += s->rows[g->rows[i]].k[k].dur;
+	/* insertion sort: stable, and a call holds few kernels */
+	for (k = 0; k < t->nk; k++) {
+		for (j = k; j > 0 && sum[ix[j - 1]] > sum[k]; j--)
+			ix[j] = ix[j - 1];
+		ix[j] = k;
+	}
+	for (i = 0; i < g->n; i++) {
+		struct prow *r = &s->rows[g->rows[i]];
+
+		if (r->nk != t->nk)
+			continue;
+		for (k = 0; k < r->nk; k++)
+			tmp[k] = r->k[ix[k]];
+		memcpy(r->k, tmp, r->nk * sizeof(*tmp));
+	}
+	err = 0;
+out:
+	free(tmp);
+	free(ix);
+	free(sum);
+	return err;
+}
+
 /* The group's calls' kernel lists, for rpt_kernel_stats() */
 static char *kernel_details(const struct psheet *s, const struct pgroup *g, bool trunc,
 			    struct rpt_klist *tmp)
@@ -185,6 +241,13 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 		snprintf(pnames[i], sizeof(pnames[i]), "param: %s", s->pcols[i]);
 		cols[nc++] = pnames[i];
 	}
+	/* the inference report groups by the call's kernel count after the
+	 * parameters (group_by_num_kernels) and shows it there */
+	if (s->inference)
+		cols[nc++] = "num_kernels";
+	/* summarize_df_perf_metrics groups by is_recompute after them */
+	if (s->rc)
+		cols[nc++] = "is_recompute";
 	cols[nc++] = "GFLOPS_first";
 	cols[nc++] = "Data Moved (MB)_first";
 	cols[nc++] = "FLOPS/Byte_first";
@@ -221,10 +284,14 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 	for (j = 0; j < s->ng; j++) {
 		const struct pgroup *g = &s->g[j];
 		const struct prow *r0 = &s->rows[g->first];
-		char *kd = kernel_details(s, g, false, kl), *tk = kernel_details(s, g, true, kl);
+		char *kd = NULL, *tk = NULL;
 		struct tl_agg a;
 		size_t c = 0;
 
+		if (!order_positions(s, g)) {
+			kd = kernel_details(s, g, false, kl);
+			tk = kernel_details(s, g, true, kl);
+		}
 		if (!kd || !tk) {
 			free(kd);
 			free(tk);
@@ -233,6 +300,10 @@ static int build_sheet(struct psheet *s, struct tl_sheet **out)
 		row[c++] = tl_cell_str(r0->name);
 		for (i = 0; i < s->npcols; i++)
 			row[c++] = tl_cell_str(pval(r0, s->pcols[i]));
+		if (s->inference)
+			row[c++] = tl_cell_int((long long)r0->nk);
+		if (s->rc)
+			row[c++] = tl_cell_bool(s->rc[r0->uid]);
 		row[c++] = tl_cell_num(first_num(s, g, OFF(gflops)));
 		row[c++] = tl_cell_num(first_num(s, g, OFF(mb)));
 		row[c++] = tl_cell_num(first_num(s, g, OFF(fpb)));
@@ -284,6 +355,11 @@ static void psheet_release(struct psheet *s)
 }
 
 /* The rows of every class of sheet @name, by UID. */
+static const char *sheet_of(const struct pm_class *c, bool inference)
+{
+	return inference ? pm_sheet_inference(c) : c->sheet;
+}
+
 static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		   const struct pm_class **byuid_cls, struct psheet *s)
 {
@@ -295,8 +371,9 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 	for (uid = 0; uid < n && !err; uid++) {
 		struct tl_event_info e;
 		struct prow *r;
+		char buf[256];
 
-		if (!byuid_cls[uid] || strcmp(byuid_cls[uid]->sheet, name))
+		if (!byuid_cls[uid] || strcmp(sheet_of(byuid_cls[uid], s->inference), name))
 			continue;
 		if (s->nrows == cap) {
 			struct prow *v = realloc(s->rows, (cap ? 2 * cap : 64) * sizeof(*v));
@@ -312,11 +389,25 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		if (err)
 			break;
 		r->uid = uid;
-		r->name = e.name;
+		r->name = tl_op_norm_name(e.name, buf, sizeof(buf));
+		/* TraceLens reports sglang_profiler's ops without their call counter */
+		if (r->name == buf) {
+			r->name = r->name_own = strdup(buf);
+			if (!r->name_own) {
+				err = -ENOMEM;
+				break;
+			}
+		}
 		r->cls = byuid_cls[uid];
 		rpt_meta_names(meta, e.pid, e.tid, &r->pname, &r->plabel, &r->tname);
 		s->nrows++;
 		err = prow_fill(tr, r);
+		/* TraceLens's build_df_perf_metrics skips a call whose model
+		 * raises: its sheets have no row for it */
+		if (!err && r->nomodel) {
+			prow_release(r);
+			s->nrows--;
+		}
 	}
 	return err;
 }
@@ -340,8 +431,11 @@ static int classify(struct tl_trace *tr, const struct pm_class ***out, size_t *n
 			continue;
 		/* names are interned: the same op is the same pointer */
 		if (e.name != last_name) {
+			char buf[256];
+
 			last_name = e.name;
-			last = pm_class_of(e.name);
+			/* sglang_profiler's ops are modelled without their call counter */
+			last = pm_class_of(tl_op_norm_name(e.name, buf, sizeof(buf)));
 		}
 		v[uid] = last;
 		*ncalls += !!last;
@@ -349,12 +443,15 @@ static int classify(struct tl_trace *tr, const struct pm_class ***out, size_t *n
 	return 0;
 }
 
-int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n)
+int rpt_perf_sheets(struct tl_trace *tr, bool inference, bool recompute, struct tl_sheet ***list,
+		    size_t *n)
 {
 	const struct pm_class *classes[MAX_CLASSES], **byuid = NULL;
 	size_t ncls = pm_class_list(classes, MAX_CLASSES), ncalls, i, j;
 	struct rpt_meta *meta = NULL;
-	struct psheet s = { 0 };
+	struct psheet s = { .inference = inference };
+	uint8_t *rc = NULL;
+	const char *name;
 	int err;
 
 	if (ncls > MAX_CLASSES)
@@ -363,18 +460,22 @@ int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n)
 	if (err || !ncalls)
 		goto out;
 	err = rpt_meta_load(tr, &meta);
+	if (!err && recompute)
+		err = tl_recompute_flags(tr, &rc);
 	if (err)
 		goto out;
+	s.rc = rc;
 	for (i = 0; i < ncls && !err; i++) {
 		struct tl_sheet *sh = NULL, **v;
 
 		/* each sheet once, where its first class is */
+		name = sheet_of(classes[i], inference);
 		for (j = 0; j < i; j++)
-			if (!strcmp(classes[j]->sheet, classes[i]->sheet))
+			if (!strcmp(sheet_of(classes[j], inference), name))
 				break;
 		if (j < i)
 			continue;
-		err = collect(tr, meta, classes[i]->sheet, byuid, &s);
+		err = collect(tr, meta, name, byuid, &s);
 		if (!err && s.nrows)
 			err = group_rows(&s);
 		if (!err && s.nrows)
@@ -395,6 +496,7 @@ int rpt_perf_sheets(struct tl_trace *tr, struct tl_sheet ***list, size_t *n)
 		s.nrows = 0;
 	}
 out:
+	free(rc);
 	free(s.rows);
 	rpt_meta_free(meta);
 	free(byuid);
