@@ -5,7 +5,7 @@
 # the same sheet, parameters, GFLOPS, Data Moved and Compute Spec.
 . "$(dirname "$0")/../taplib.sh"
 
-. "$(dirname "$0")/pm_sheets.sh"
+. "$(dirname "$0")/pm_sheets.inc"
 
 n=0
 for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs \) | sort); do
