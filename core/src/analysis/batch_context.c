@@ -105,8 +105,8 @@ static int build(struct tl_trace *tr)
 			return tl_err(-ENOMEM, "out of memory reading iteration annotations");
 		}
 	}
-	if (v.n)	/* qsort(NULL, 0, ...) is undefined */
-		qsort(v.v, v.n, sizeof(*v.v), cmp_ann);
+	if (v.n)	/* tl_qsort(NULL, 0, ...) is undefined */
+		tl_qsort(v.v, v.n, sizeof(*v.v), cmp_ann);
 	tr->batch_ann = v.v;
 	tr->nbatch_ann = v.n;
 	tr->batch_ann_built = true;

@@ -219,7 +219,7 @@ static void check_streams(struct tl_trace *tr, struct health_ctx *c)
 		busy += e->dur;
 		n++;
 	}
-	qsort(it, n, sizeof(*it), cmp_stream_item);
+	tl_qsort(it, n, sizeof(*it), cmp_stream_item);
 	for (i = 1; i < n; i++) {
 		const struct stream_item *p = &it[i - 1], *q = &it[i];
 		double ov;

@@ -198,7 +198,7 @@ int tl_launcher_groups(struct tl_trace *tr, const struct tl_launcher_group_opts 
 			goto nomem;
 	}
 	set->pub.n = ng;
-	qsort(set->pub.v, ng, sizeof(*set->pub.v), cmp_group);
+	tl_qsort(set->pub.v, ng, sizeof(*set->pub.v), cmp_group);
 	*out = &set->pub;
 	set = NULL;
 	goto out;

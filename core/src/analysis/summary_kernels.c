@@ -155,7 +155,7 @@ int tl_kernel_summary(struct tl_trace *tr, struct tl_kernel_table **out)
 		r->pct_kernels = total_kernels > 0 ? r->sum_us / total_kernels * 100 : NAN;
 		r->pct_total = total_time > 0 ? r->sum_us / total_time * 100 : NAN;
 	}
-	qsort(t->v, t->n, sizeof(*t->v), cmp_krow);
+	tl_qsort(t->v, t->n, sizeof(*t->v), cmp_krow);
 	*out = t;
 	t = NULL;
 	err = 0;
@@ -281,7 +281,7 @@ int tl_kernel_unique(struct tl_trace *tr, struct tl_kernel_unique_table **out)
 	}
 	for (i = 0; i < rows.n; i++)
 		rows.v[i].mean_us = rows.v[i].sum_us / (double)rows.v[i].count;
-	qsort(rows.v, rows.n, sizeof(*rows.v), cmp_urow);
+	tl_qsort(rows.v, rows.n, sizeof(*rows.v), cmp_urow);
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err = tl_err(-ENOMEM, "out of memory");

@@ -224,12 +224,12 @@ int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct t
 
 		*r = g.v[i].row;
 		g.v[i].row.call_stack = NULL;	/* now owned by the table */
-		qsort(g.v[i].cats.v, g.v[i].cats.n, sizeof(*g.v[i].cats.v), cmp_str);
+		tl_qsort(g.v[i].cats.v, g.v[i].cats.n, sizeof(*g.v[i].cats.v), cmp_str);
 		r->categories = g.v[i].cats.v;
 		r->ncategories = g.v[i].cats.n;
 		g.v[i].cats.v = NULL;
 	}
-	qsort(t->v, t->n, sizeof(*t->v), cmp_rows);
+	tl_qsort(t->v, t->n, sizeof(*t->v), cmp_rows);
 	/* Percentages over the ms values, summed in row order like pandas. */
 	for (i = 0; i < t->n; i++)
 		total += t->v[i].direct_us / 1000;

@@ -102,6 +102,14 @@ uint64_t tl_hash_bytes(const void *p, size_t n);
 /* Monotonic clock in seconds. */
 double tl_now(void);
 
+/* qsort that takes an empty (possibly NULL) array: qsort's pointer must not
+ * be NULL even for no elements. */
+static inline void tl_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, size, cmp);
+}
+
 /* strcmp-style comparison of two doubles for qsort. */
 static inline int tl_cmp_double(double a, double b)
 {

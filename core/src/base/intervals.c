@@ -19,7 +19,7 @@ size_t tl_iv_merge(struct tl_iv *iv, size_t n)
 		return 0;
 	/* Ties on start keep their relative order in Python's stable sort; the
 	 * merged union does not depend on it, so qsort's order is fine. */
-	qsort(iv, n, sizeof(*iv), cmp_iv);
+	tl_qsort(iv, n, sizeof(*iv), cmp_iv);
 	for (i = 1; i < n; i++) {
 		if (iv[i].s <= iv[m].e) {
 			if (iv[i].e > iv[m].e)

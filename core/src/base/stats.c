@@ -13,7 +13,7 @@ static int cmp_double_p(const void *a, const void *b)
 
 void tl_sort_doubles(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double_p);
+	tl_qsort(v, n, sizeof(*v), cmp_double_p);
 }
 
 void tl_aggregate(double *v, size_t n, struct tl_agg *a)

@@ -831,7 +831,7 @@ int tl_schema_db_from_strings(const char *const *schemas, size_t n, const char *
 		goto fail;
 	for (i = 0; i < db->n; i++)
 		db->by_name[i] = &db->v[i];
-	qsort(db->by_name, db->n, sizeof(*db->by_name), cmp_by_name);
+	tl_qsort(db->by_name, db->n, sizeof(*db->by_name), cmp_by_name);
 	*out = db;
 	return 0;
 fail:

@@ -143,7 +143,7 @@ static int model_reduce(const struct pm_call *c, struct pm_out *out)
 		for (i = 0; i < dims.n; i++)
 			if (dims.d[i] < 0)
 				dims.d[i] += in.n;
-		qsort(dims.d, (size_t)dims.n, sizeof(dims.d[0]), cmp_desc);
+		tl_qsort(dims.d, (size_t)dims.n, sizeof(dims.d[0]), cmp_desc);
 		for (i = 0; i < dims.n; i++) {
 			long long d = dims.d[i];
 

@@ -339,7 +339,7 @@ static int find_around(struct tl_trace *tr, struct item *items, size_t n, struct
 	size_t depth = 0, cap = 0, i;
 	int err = 0;
 
-	qsort(items, n, sizeof(*items), cmp_item);
+	tl_qsort(items, n, sizeof(*items), cmp_item);
 	for (i = 0; i < n; i++) {
 		const struct item *it = &items[i];
 

@@ -318,7 +318,7 @@ int tl_collectives(const struct tl_rankset *set, const struct tl_coll_opts *opts
 		err = -ENOMEM;
 		goto out;
 	}
-	qsort(m.pl, m.npl, sizeof(*m.pl), cmp_placed);
+	tl_qsort(m.pl, m.npl, sizeof(*m.pl), cmp_placed);
 	for (start = 0; start < m.npl; start = k) {
 		for (k = start; k < m.npl && m.pl[k].row == m.pl[start].row; k++)
 			;
@@ -327,7 +327,7 @@ int tl_collectives(const struct tl_rankset *set, const struct tl_coll_opts *opts
 			goto out;
 		t->nmismatch += t->v[t->n - 1].mismatch;
 	}
-	qsort(t->v, t->n, sizeof(*t->v), cmp_row);
+	tl_qsort(t->v, t->n, sizeof(*t->v), cmp_row);
 out:
 	tl_kmap_free(&rows);
 	tl_strtab_free(&m.pgs);
@@ -420,7 +420,7 @@ int tl_coll_summarize(const struct tl_coll_table *t, struct tl_coll_summary **ou
 	}
 	for (i = 0; i < t->n; i++)
 		rows[i] = &t->v[i];
-	qsort(rows, t->n, sizeof(*rows), cmp_rowp);
+	tl_qsort(rows, t->n, sizeof(*rows), cmp_rowp);
 	for (start = 0; start < t->n; start = k) {
 		struct tl_coll_group *g = &s->v[s->n++];
 		size_t n;
@@ -453,7 +453,7 @@ int tl_coll_summarize(const struct tl_coll_table *t, struct tl_coll_summary **ou
 			v[i] = rows[start + i]->busbw_gbps;
 		agg(v, n, &g->busbw_gbps);
 	}
-	qsort(s->v, s->n, sizeof(*s->v), cmp_group);
+	tl_qsort(s->v, s->n, sizeof(*s->v), cmp_group);
 out:
 	free(rows);
 	free(v);
@@ -528,7 +528,7 @@ int tl_coll_stragglers(const struct tl_coll_table *t, struct tl_coll_rank_stats 
 	for (i = 0; i < s->n; i++)
 		s->v[i].mean_wait_us = s->v[i].ncoll ? s->v[i].total_wait_us / (double)s->v[i].ncoll : 0;
 	if (s->n > 1)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_stat);
+		tl_qsort(s->v, s->n, sizeof(*s->v), cmp_stat);
 out:
 	tl_kmap_free(&at);
 	if (err) {

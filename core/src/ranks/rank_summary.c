@@ -42,7 +42,7 @@ static int cmp_rec(const void *a, const void *b)
 void tl_rs_sort_coll(struct tl_rank_summary *s)
 {
 	if (s->coll.n > 1)
-		qsort(s->coll.v, s->coll.n, sizeof(*s->coll.v), cmp_rec);
+		tl_qsort(s->coll.v, s->coll.n, sizeof(*s->coll.v), cmp_rec);
 }
 
 void tl_rank_summary_free(struct tl_rank_summary *s)

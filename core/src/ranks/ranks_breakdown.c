@@ -24,7 +24,7 @@ static void spread_of(struct val *v, size_t n, double *mn, double *med, double *
 {
 	size_t i;
 
-	qsort(v, n, sizeof(*v), cmp_val);
+	tl_qsort(v, n, sizeof(*v), cmp_val);
 	*mn = v[0].v;
 	*mx = v[n - 1].v;
 	*med = n % 2 ? v[n / 2].v : (v[n / 2 - 1].v + v[n / 2].v) / 2;

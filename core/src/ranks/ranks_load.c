@@ -157,7 +157,7 @@ static unsigned auto_jobs(const char *const *paths, size_t n)
 		return 1;
 	for (i = 0; i < n; i++)
 		need[i] = mem_need(paths[i]);
-	qsort(need, n, sizeof(*need), cmp_u64_desc);
+	tl_qsort(need, n, sizeof(*need), cmp_u64_desc);
 	for (k = 0; k < jobs; k++) {
 		sum += need[k];
 		if (k && sum > avail / 2)
@@ -201,7 +201,7 @@ static int assign_ranks(struct tl_rankset *set)
 		s->info.rank = next++;
 		s->info.rank_from = TL_RANK_FROM_ORDER;
 	}
-	qsort(set->v, set->n, sizeof(*set->v), cmp_rank);
+	tl_qsort(set->v, set->n, sizeof(*set->v), cmp_rank);
 	for (i = 1; i < set->n; i++) {
 		const struct tl_rank_info *a = &set->v[i - 1]->info, *b = &set->v[i]->info;
 

@@ -133,7 +133,7 @@ int tl_ranks_list_dir(const char *dir, char ***paths, size_t *n)
 		tl_ranks_paths_free(v, nv);
 		return err == -ENOMEM ? tl_err(err, "%s: out of memory", dir) : err;
 	}
-	qsort(v, nv, sizeof(*v), cmp_path);
+	tl_qsort(v, nv, sizeof(*v), cmp_path);
 	*paths = v;
 	*n = nv;
 	return 0;

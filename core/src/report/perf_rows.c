@@ -84,7 +84,7 @@ int rpt_kernels_of(const struct tl_trace *tr, struct prow *r, bool direct)
 			goto out;
 		iv[i] = (struct tl_iv){ e.ts, e.ts + e.dur };
 	}
-	qsort(r->k, r->nk, sizeof(*r->k), cmp_kernel_ts);
+	tl_qsort(r->k, r->nk, sizeof(*r->k), cmp_kernel_ts);
 	r->kt = tl_union_len(iv, (size_t)n);
 	err = 0;
 out:

@@ -293,7 +293,7 @@ int tl_sheet_coll_analysis(struct tl_trace *tr, struct tl_sheet **out)
 		}
 		as_float[j] = num && !str && gap;
 	}
-	qsort(r, n, sizeof(*r), cmp_row);
+	tl_qsort(r, n, sizeof(*r), cmp_row);
 	for (i = 0; i < n; i = k) {
 		struct cgroup cg = { .first = i };
 		bool dropped = false;
@@ -315,7 +315,7 @@ int tl_sheet_coll_analysis(struct tl_trace *tr, struct tl_sheet **out)
 		}
 	}
 	/* stable: equal sums keep groupby's key order */
-	qsort(g.v, g.n, sizeof(*g.v), cmp_group);
+	tl_qsort(g.v, g.n, sizeof(*g.v), cmp_group);
 	for (i = 0; i < g.n && !err; i++)
 		err = add_group(sh, r + g.v[i].first, g.v[i].n, as_float);
 out:

@@ -187,7 +187,7 @@ static int group(const struct jk *k, size_t n, bool by_cat, struct jgroup **out,
 		r[i].key = by_cat ? k[i].cat : k[i].name;
 		r[i].i = i;
 	}
-	qsort(r, n, sizeof(*r), cmp_ref);
+	tl_qsort(r, n, sizeof(*r), cmp_ref);
 	for (i = 0; i < n; i++) {
 		struct jgroup *x;
 		double y, t;
@@ -202,7 +202,7 @@ static int group(const struct jk *k, size_t n, bool by_cat, struct jgroup **out,
 		x->count++;
 	}
 	free(r);
-	qsort(g, m, sizeof(*g), cmp_sum);
+	tl_qsort(g, m, sizeof(*g), cmp_sum);
 	*out = g;
 	*nout = m;
 	return 0;

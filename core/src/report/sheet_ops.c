@@ -146,7 +146,7 @@ static int cat_sheet(struct cat_acc *acc, size_t n, enum cat_form form, struct t
 	err = tl_sheet_new("ops_summary_by_category", nc, cols, &sh);
 	if (err)
 		return err;
-	qsort(acc, n, sizeof(*acc), cmp_cat_time);
+	tl_qsort(acc, n, sizeof(*acc), cmp_cat_time);
 	for (j = 0; j < n; j++)
 		total += acc[j].direct_us / 1000;
 	for (j = 0; j < n; j++) {

@@ -104,7 +104,7 @@ static int group_rows(struct psheet *s)
 		g->rows[g->n++] = i;
 		g->kt_sum += s->rows[i].kt;
 	}
-	qsort(s->g, s->ng, sizeof(*s->g), cmp_group);
+	tl_qsort(s->g, s->ng, sizeof(*s->g), cmp_group);
 	return 0;
 }
 

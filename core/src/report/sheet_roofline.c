@@ -225,7 +225,7 @@ int tl_sheet_roofline(const struct tl_report *r, const struct tl_gpu *gpu, const
 		}
 	}
 	if (n)
-		qsort(v, n, sizeof(*v), cmp_rf);
+		tl_qsort(v, n, sizeof(*v), cmp_rf);
 	for (i = 0; i < n && !err; i++)
 		err = add_row(sh, &v[i], gpu, no_gpu);
 out:

@@ -327,7 +327,7 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 		}
 	}
 	total = total_time_us(tr);
-	qsort(g.v, g.n, sizeof(*g.v), cmp_group);
+	tl_qsort(g.v, g.n, sizeof(*g.v), cmp_group);
 	for (i = 0; i < g.n && (!o.topk || i < o.topk); i++) {
 		err = add_group_row(sh, &g.v[i], tl_strtab_get(&keys, g.v[i].key), total);
 		if (err)

@@ -94,7 +94,7 @@ int rpt_sheet_unique_args_recompute(const struct tl_launcher_group_set *set,
 		goto out;
 	for (i = 0; i < ls->n; i++)
 		by[i] = (struct uid_ix){ ls->v[i].uid, i };
-	qsort(by, ls->n, sizeof(*by), cmp_uid);
+	tl_qsort(by, ls->n, sizeof(*by), cmp_uid);
 	for (i = 0; i < set->n; i++)
 		for (r = 0; r < 2; r++) {
 			err = half(&set->v[i], ls, by, r, &v[n], tmp);
@@ -107,7 +107,7 @@ int rpt_sheet_unique_args_recompute(const struct tl_launcher_group_set *set,
 			else
 				free(v[n].uids);
 		}
-	qsort(v, n, sizeof(*v), cmp_half);
+	tl_qsort(v, n, sizeof(*v), cmp_half);
 	for (i = 0; i < n; i++) {
 		const struct tl_launcher *l = find(ls, by, v[i].ex_uid);
 

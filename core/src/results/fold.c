@@ -170,7 +170,7 @@ void tl_fold_finish(struct tl_fold *f)
 	if (f->finished)
 		return;
 	if (f->recs.n > 1)
-		qsort(f->recs.v, f->recs.n, sizeof(*f->recs.v), cmp_rec);
+		tl_qsort(f->recs.v, f->recs.n, sizeof(*f->recs.v), cmp_rec);
 	/* the last of each group is the latest */
 	for (i = 0; i < f->recs.n; i++) {
 		if (i + 1 < f->recs.n && same_group(&f->recs.v[i], &f->recs.v[i + 1])) {

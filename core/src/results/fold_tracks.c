@@ -218,7 +218,7 @@ int tl_fold_counter_events(const struct tl_trace *tr, const struct fold_op *ops,
 	if (collect_spans(tr, ops, nops, &spans))
 		goto out;
 	if (spans.n > 1)
-		qsort(spans.v, spans.n, sizeof(*spans.v), cmp_span);
+		tl_qsort(spans.v, spans.n, sizeof(*spans.v), cmp_span);
 	active = malloc((spans.n + 1) * sizeof(*active));
 	if (!active)
 		goto out;
@@ -230,7 +230,7 @@ int tl_fold_counter_events(const struct tl_trace *tr, const struct fold_op *ops,
 			goto out;
 	}
 	if (samples.n > 1)
-		qsort(samples.v, samples.n, sizeof(*samples.v), cmp_sample);
+		tl_qsort(samples.v, samples.n, sizeof(*samples.v), cmp_sample);
 	m = open_memstream(text, len);
 	if (!m)
 		goto out;

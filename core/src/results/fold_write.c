@@ -339,7 +339,7 @@ static int emit(struct splice *s, tl_fold_write_fn write, void *ctx)
 	int err;
 
 	if (s->edits.n > 1)
-		qsort(s->edits.v, s->edits.n, sizeof(*s->edits.v), cmp_edit);
+		tl_qsort(s->edits.v, s->edits.n, sizeof(*s->edits.v), cmp_edit);
 	for (i = 0; i < s->edits.n; i++) {
 		const struct edit *e = &s->edits.v[i];
 

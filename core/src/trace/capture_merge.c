@@ -225,7 +225,7 @@ static int sort_by_ts(const struct tl_trace *t, int64_t *v, size_t n, double roo
 		o[i].pos = i;
 		o[i].uid = v[i];
 	}
-	qsort(o, n, sizeof(*o), cmp_ts_ord);
+	tl_qsort(o, n, sizeof(*o), cmp_ts_ord);
 	for (i = 0; i < n; i++)
 		v[i] = o[i].uid;
 	free(o);
@@ -845,7 +845,7 @@ static int list_dir(struct merger *M)
 		}
 	}
 	closedir(d);
-	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	tl_qsort(names.v, names.n, sizeof(*names.v), cmp_str);
 	for (i = 0; i < names.n && !err; i++) {
 		struct capture c = { 0 };
 
@@ -1122,8 +1122,8 @@ int tl_trace_merge_capture(struct tl_trace *tr, const char *capture_dir,
 			err = tl_err(-ENOMEM, "out of memory");
 			goto out;
 		}
-	qsort(iters.v, iters.n, sizeof(*iters.v), cmp_ord);
-	qsort(launches.v, launches.n, sizeof(*launches.v), cmp_ord);
+	tl_qsort(iters.v, iters.n, sizeof(*iters.v), cmp_ord);
+	tl_qsort(launches.v, launches.n, sizeof(*launches.v), cmp_ord);
 	for (i = 0; i < iters.n; i++) {
 		err = merge_iteration(&M, tr->ev[iters.v[i].uid], ev_name(tr, iters.v[i].uid), -1, launches.v,
 				      launches.n);

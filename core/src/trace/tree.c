@@ -195,7 +195,7 @@ static int sort_items(struct sort_item *a, size_t n)
 	int pass;
 
 	if (n < 4096) {
-		qsort(a, n, sizeof(*a), cmp_item);
+		tl_qsort(a, n, sizeof(*a), cmp_item);
 		return 0;
 	}
 	tmp = malloc(n * sizeof(*tmp));
@@ -207,7 +207,7 @@ static int sort_items(struct sort_item *a, size_t n)
 		free(tmp);
 		free(keys);
 		free(ktmp);
-		qsort(a, n, sizeof(*a), cmp_item);
+		tl_qsort(a, n, sizeof(*a), cmp_item);
 		return 0;
 	}
 	for (i = 0; i < n; i++)
@@ -504,7 +504,7 @@ static int link_fwd_bwd(struct tl_trace *tr)
 		if (!bwdname[e->name])
 			bwdname[e->name] = is_bwd_name(tl_strtab_get(&tr->strs, e->name)) ? 2 : 1;
 	}
-	qsort(it, n, sizeof(*it), cmp_seq);
+	tl_qsort(it, n, sizeof(*it), cmp_seq);
 	for (i = 0; i < n; i = j) {
 		const struct tl_ev *b = NULL;
 		int64_t best = -1;

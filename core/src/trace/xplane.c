@@ -670,7 +670,7 @@ static void assign_pids(struct conv *c)
 	}
 	/* host planes by name: 701, 702, ... */
 	if (host) {
-		qsort(host, nhost, sizeof(*host), cmp_plane_name);
+		tl_qsort(host, nhost, sizeof(*host), cmp_plane_name);
 		for (i = 0; i < nhost; i++)
 			host[i]->pid = TL_XP_HOST_PID + (uint32_t)i;
 		free(host);
@@ -1039,7 +1039,7 @@ static int write_metadata_events(struct conv *c, bool *first)
 {
 	size_t i, j;
 
-	qsort(c->res, c->nres, sizeof(*c->res), cmp_res);
+	tl_qsort(c->res, c->nres, sizeof(*c->res), cmp_res);
 	for (i = 0; i < c->nres; i = j) {
 		uint32_t pid = c->res[i].pid;
 		const struct plane *pl = &c->planes[c->lines[c->res[i].line].plane];
@@ -1338,7 +1338,7 @@ static int write_json(struct conv *c)
 	err = write_metadata_events(c, &first);
 	if (err)
 		return err;
-	qsort(c->recs, c->nrecs, sizeof(*c->recs), cmp_rec);
+	tl_qsort(c->recs, c->nrecs, sizeof(*c->recs), cmp_rec);
 	for (i = 0; i < c->nrecs; i++) {
 		err = write_event(c, &c->recs[i], !first);
 		if (err)
