@@ -60,7 +60,7 @@ struct pm_class {
 	const char *sheet;		/* the sheet (file stem): "GEMM", "SDPA_fwd" */
 	const char *category;		/* TraceLens's op category: "GEMM", "SDPA", ... */
 	const char *const *ops;		/* the op names, NULL-terminated */
-	/* Fill @out (zeroed by the caller, gflops/bytes NaN) from @c. Returns 0,
+	/* Fill @out (pm_out_init()'ed by the caller: no params, gflops/bytes NaN) from @c. Returns 0,
 	 * or -EINVAL when the args do not fit the model, with a one-line reason
 	 * in out->note (the row then has no model, never a crash). */
 	int (*model)(const struct pm_call *c, struct pm_out *out);

@@ -69,11 +69,17 @@ void pm_call_release(struct pm_call *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* Only the header: the 4 KiB of parameter text is written before it is
+ * read, and a report initialises one of these per modelled call. */
 void pm_out_init(struct pm_out *out)
 {
-	memset(out, 0, sizeof(*out));
 	out->gflops = NAN;
 	out->bytes = NAN;
+	out->nparams = 0;
+	out->compute_spec[0] = '\0';
+	out->note[0] = '\0';
+	out->text[0] = '\0';
+	out->text_len = 0;
 }
 
 static int add_param(struct pm_out *out, const char *name, struct tl_cell v)

@@ -111,7 +111,7 @@ static void rates(struct prow *r)
 static int model_of(const struct tl_trace *tr, struct prow *r)
 {
 	struct pm_call c;
-	struct pm_out *o = NULL;
+	struct pm_out out, *o = &out;
 	size_t i;
 	int err;
 
@@ -126,9 +126,6 @@ static int model_of(const struct tl_trace *tr, struct prow *r)
 	if (err)
 		return err;
 	err = -ENOMEM;
-	o = malloc(sizeof(*o));
-	if (!o)
-		goto out;
 	for (i = 0; i < 4; i++) {
 		const cJSON *a = pm_arg(&c, arg_fields[i]);
 
@@ -145,7 +142,9 @@ static int model_of(const struct tl_trace *tr, struct prow *r)
 	}
 	r->gflops = o->gflops;
 	r->bytes = o->bytes;
-	snprintf(r->compute_spec, sizeof(r->compute_spec), "%s", o->compute_spec);
+	_Static_assert(sizeof(r->compute_spec) == sizeof(o->compute_spec), "one size");
+	memcpy(r->compute_spec, o->compute_spec, sizeof(r->compute_spec));
+	r->compute_spec[sizeof(r->compute_spec) - 1] = '\0';
 	for (i = 0; i < o->nparams; i++) {
 		char buf[64];
 		const struct tl_cell *v = &o->params[i];
@@ -160,7 +159,6 @@ static int model_of(const struct tl_trace *tr, struct prow *r)
 	}
 	err = 0;
 out:
-	free(o);
 	pm_call_release(&c);
 	return err;
 }

@@ -24,16 +24,28 @@ static int put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
-/* Python's str repr: single quotes unless the text has ' and no ". */
+/* Python's str repr: single quotes unless the text has ' and no ". Runs of
+ * plain characters are copied at once: shape and type names are most of
+ * what a report writes this way. */
 static int put_str(char **buf, size_t *len, size_t *cap, const char *s)
 {
 	char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
 	char esc[8];
 	int err = put(buf, len, cap, &q, 1);
 
-	for (; !err && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (!err && *s) {
+		size_t run = 0;
+		unsigned char c;
 
+		while ((c = (unsigned char)s[run]) && c >= 0x20 && c != 0x7f && c != '\\' &&
+		       c != (unsigned char)q)
+			run++;
+		if (run) {
+			err = put(buf, len, cap, s, run);
+			s += run;
+			continue;
+		}
+		c = (unsigned char)*s++;
 		if (c == (unsigned char)q || c == '\\')
 			snprintf(esc, sizeof(esc), "\\%c", c);
 		else if (c == '\n')
@@ -42,12 +54,8 @@ static int put_str(char **buf, size_t *len, size_t *cap, const char *s)
 			snprintf(esc, sizeof(esc), "\\r");
 		else if (c == '\t')
 			snprintf(esc, sizeof(esc), "\\t");
-		else if (c < 0x20 || c == 0x7f)
+		else
 			snprintf(esc, sizeof(esc), "\\x%02x", c);
-		else {
-			esc[0] = (char)c;
-			esc[1] = '\0';
-		}
 		err = put(buf, len, cap, esc, strlen(esc));
 	}
 	return err ? err : put(buf, len, cap, &q, 1);
@@ -55,13 +63,22 @@ static int put_str(char **buf, size_t *len, size_t *cap, const char *s)
 
 static int put_num(char **buf, size_t *len, size_t *cap, double d)
 {
-	char tmp[64];
+	char tmp[64], *p = tmp + sizeof(tmp);
 
-	/* JSON integers (shapes, strides) come back as Python ints */
-	if (isfinite(d) && d == floor(d) && fabs(d) < 9.007199254740992e15)
-		snprintf(tmp, sizeof(tmp), "%lld", (long long)d);
-	else
-		tl_fmt_pyfloat(tmp, sizeof(tmp), d);
+	/* JSON integers (shapes, strides) come back as Python ints; written
+	 * by hand, as a report writes millions of them */
+	if (isfinite(d) && d == floor(d) && fabs(d) < 9.007199254740992e15) {
+		long long v = (long long)d;
+		unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+		do
+			*--p = (char)('0' + u % 10);
+		while (u /= 10);
+		if (v < 0)
+			*--p = '-';
+		return put(buf, len, cap, p, (size_t)(tmp + sizeof(tmp) - p));
+	}
+	tl_fmt_pyfloat(tmp, sizeof(tmp), d);
 	return put(buf, len, cap, tmp, strlen(tmp));
 }
 
@@ -130,6 +147,16 @@ char *rpt_pyrepr_json(const char *json)
 
 	cJSON_Delete(v);
 	return buf;
+}
+
+int rpt_pystr_append(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	return put_str(buf, len, cap, s);
+}
+
+int rpt_str_append(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	return put(buf, len, cap, s, strlen(s));
 }
 
 void rpt_put_pystr(FILE *f, const char *s)

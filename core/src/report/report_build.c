@@ -2,12 +2,16 @@
 /* tl_report_build(): TraceLens's perf report of a PyTorch trace, sheet by
  * sheet in the order its generate_perf_report_pytorch writes them. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <tlreplay/report_sheets.h>
+#include <tlreplay/tree.h>
 
+#include "analysis/analysis_internal.h"
 #include "report/report_internal.h"
 
 static int push(struct tl_report *r, struct tl_sheet *sh)
@@ -193,16 +197,42 @@ static int jax_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struc
 	return err;
 }
 
+/* The unified sheet is the report's largest piece and reads the trace only:
+ * it is built on a second thread while this one builds the breakdown and the
+ * perf-model sheets. Everything that could still change the trace (the call
+ * tree's mode, the op summary's interned names) is done before it starts. */
+struct unified_job {
+	struct tl_trace *tr;
+	bool recompute;
+	struct tl_sheet *sh;
+	int err;
+	char msg[1024];		/* its tl_last_error(), which is per thread */
+};
+
+static void *unified_main(void *arg)
+{
+	struct unified_job *j = arg;
+
+	j->err = rpt_sheet_unified(j->tr, j->recompute, &j->sh);
+	if (j->err)
+		snprintf(j->msg, sizeof(j->msg), "%s", tl_last_error());
+	return NULL;
+}
+
 int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, struct tl_report **out)
 {
 	static const struct tl_report_opts none = { .sz = sizeof(none) };
 	const struct tl_report_opts *o = opts ? opts : &none;
 	struct tl_breakdown_opts bo = { .sz = sizeof(bo), .split_recompute = o->split_recompute };
+	struct tl_link_opts lk = { .sz = sizeof(lk) };
+	struct unified_job uj = { .tr = tr, .recompute = o->split_recompute };
 	struct tl_breakdown_set *bd = NULL;
 	struct tl_kernel_table *kt = NULL;
 	struct tl_report *r;
-	struct tl_sheet *sh = NULL, *sum = NULL;
-	bool gpu_only = false;
+	struct tl_sheet *sh = NULL, *sum = NULL, *timeline = NULL, **ops = NULL;
+	size_t nops = 0, i;
+	pthread_t th;
+	bool gpu_only = false, threaded = false;
 	int err;
 
 	*out = NULL;
@@ -213,19 +243,62 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		err = jax_sheets(tr, o, r);
 		goto done;
 	}
+	/* the op sheets first, into their own list: the op summary interns
+	 * names into the trace, so it runs before the second thread reads */
+	err = op_sheets(tr, o, r, &gpu_only);
+	if (err)
+		goto done;
+	/* then the call tree is fixed: the one the op sheets left, with python
+	 * functions under --recompute (its detection and the breakdown's split
+	 * need them and would each rebuild it otherwise). Nothing below
+	 * rebuilds it, so two threads may read it. */
+	lk.with_python = o->split_recompute || (tr->tree.built && tr->tree.with_python);
+	err = tl_trace_link(tr, &lk);
+	if (err)
+		goto done;
+	ops = r->v;
+	nops = r->n;
+	r->v = NULL;
+	r->n = 0;
+	if (!gpu_only) {
+		threaded = !pthread_create(&th, NULL, unified_main, &uj);
+		if (!threaded)
+			unified_main(&uj);	/* no thread to be had: in turn */
+	}
 	progress(o, "gpu_timeline");
 	err = tl_breakdown(tr, &bo, &bd);
 	if (!err)
-		err = tl_sheet_gpu_timeline(bd, TL_BD_GROUP_NONE, o->split_recompute, &sh);
-	if (!err)
-		err = push(r, sh);
-	if (!err)
-		err = op_sheets(tr, o, r, &gpu_only);
-	if (!err && !gpu_only && !(err = rpt_sheet_unified(tr, o->split_recompute, &sh)) && sh)
-		err = push(r, sh);
+		err = tl_sheet_gpu_timeline(bd, TL_BD_GROUP_NONE, o->split_recompute, &timeline);
 	if (!err && o->perf_models && !gpu_only) {
 		progress(o, "perf models");
 		err = rpt_perf_sheets(tr, o->by_module, o->split_recompute, &r->v, &r->n);
+	}
+	if (threaded)
+		pthread_join(th, NULL);
+	if (!err && uj.err)
+		err = tl_err(uj.err, "%s", uj.msg);
+	if (err)
+		goto done;
+	/* in TraceLens's order: gpu_timeline, the op sheets, unified, perf */
+	{
+		size_t before = 1 + nops + (uj.sh ? 1 : 0);
+		struct tl_sheet **v = realloc(r->v, (r->n + before) * sizeof(*v));
+
+		if (!v) {
+			err = -ENOMEM;
+			goto done;
+		}
+		memmove(v + before, v, r->n * sizeof(*v));
+		v[0] = timeline;
+		for (i = 0; i < nops; i++)
+			v[1 + i] = ops[i];
+		if (uj.sh)
+			v[1 + nops] = uj.sh;
+		r->v = v;
+		r->n += before;
+		timeline = NULL;
+		uj.sh = NULL;
+		nops = 0;
 	}
 	if (!err && o->kernel_summary) {
 		progress(o, "kernel_summary");
@@ -263,6 +336,11 @@ done:
 	*out = r;
 	r = NULL;
 out:
+	for (i = 0; i < nops; i++)
+		tl_sheet_free(ops[i]);
+	free(ops);
+	tl_sheet_free(uj.sh);
+	tl_sheet_free(timeline);
 	tl_kernel_table_free(kt);
 	tl_breakdown_free(bd);
 	tl_report_free(r);

@@ -29,6 +29,11 @@ char *rpt_pyrepr_json(const char *json);
 char *rpt_pyrepr(const struct cJSON *v, bool tuples);
 /* @s as Python's repr of a str ('abc', "it's"). */
 void rpt_put_pystr(FILE *f, const char *s);
+/* Append Python's repr of the str @s (rpt_pystr_append) or @s itself
+ * (rpt_str_append) to the malloc'ed, NUL-terminated *buf (length *len,
+ * capacity *cap). 0 or -ENOMEM. */
+int rpt_pystr_append(char **buf, size_t *len, size_t *cap, const char *s);
+int rpt_str_append(char **buf, size_t *len, size_t *cap, const char *s);
 
 /* sheet.c: the end of a builder: @sh into @out, or freed when @err;
  * returns @err. */

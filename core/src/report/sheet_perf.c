@@ -74,7 +74,8 @@ static int cmp_group(const void *a, const void *b)
  * few distinct groups and the rows are compared to the groups' first. */
 static int group_rows(struct psheet *s)
 {
-	size_t i, j, c;
+	size_t i, j, c, *gof = NULL;
+	int err = -ENOMEM;
 
 	for (i = 0; i < s->nrows; i++)
 		for (c = 0; c < s->rows[i].nparams; c++) {
@@ -85,27 +86,33 @@ static int group_rows(struct psheet *s)
 				s->pcols[s->npcols++] = s->rows[i].pnames[c];
 		}
 	s->g = calloc(s->nrows ? s->nrows : 1, sizeof(*s->g));
-	if (!s->g)
-		return -ENOMEM;
+	gof = malloc((s->nrows ? s->nrows : 1) * sizeof(*gof));
+	if (!s->g || !gof)
+		goto out;
+	/* each row's group, then each group's rows in one exact allocation */
 	for (i = 0; i < s->nrows; i++) {
-		struct pgroup *g;
-
 		for (j = 0; j < s->ng; j++)
 			if (same_group(s, &s->rows[s->g[j].first], &s->rows[i]))
 				break;
-		g = &s->g[j];
-		if (j == s->ng) {
-			s->ng++;
-			g->first = i;
-			g->rows = calloc(s->nrows - i, sizeof(*g->rows));
-			if (!g->rows)
-				return -ENOMEM;
-		}
-		g->rows[g->n++] = i;
-		g->kt_sum += s->rows[i].kt;
+		if (j == s->ng)
+			s->g[s->ng++].first = i;
+		gof[i] = j;
+		s->g[j].n++;
+		s->g[j].kt_sum += s->rows[i].kt;
 	}
+	for (j = 0; j < s->ng; j++) {
+		s->g[j].rows = malloc(s->g[j].n * sizeof(*s->g[j].rows));
+		if (!s->g[j].rows)
+			goto out;
+		s->g[j].n = 0;
+	}
+	for (i = 0; i < s->nrows; i++)
+		s->g[gof[i]].rows[s->g[gof[i]].n++] = i;
 	tl_qsort(s->g, s->ng, sizeof(*s->g), cmp_group);
-	return 0;
+	err = 0;
+out:
+	free(gof);
+	return err;
 }
 
 /* pandas' mean/median/std/min/max of one column of a group, NaN skipped */

@@ -219,40 +219,38 @@ static void urow_release(struct urow *r)
 
 /* A parameter's str() as its repr inside the perf_params dict: numbers,
  * booleans, None and tuples read the same; anything else was a str. */
-static int put_param(FILE *f, const char *v)
+static int put_param(char **buf, size_t *len, size_t *cap, const char *v)
 {
 	char *end;
 
 	if (!*v)
-		return fputs("None", f);
+		return rpt_str_append(buf, len, cap, "None");
 	strtod(v, &end);
 	if (!*end || !strcmp(v, "True") || !strcmp(v, "False") || !strcmp(v, "None") ||
 	    v[0] == '(' || v[0] == '[' || v[0] == '{')
-		return fputs(v, f);
-	rpt_put_pystr(f, v);
-	return 0;
+		return rpt_str_append(buf, len, cap, v);
+	return rpt_pystr_append(buf, len, cap, v);
 }
 
 static int params_repr(struct urow *r)
 {
-	size_t i, len = 0;
-	FILE *f;
+	size_t i, len = 0, cap = 0;
+	int err;
 
 	if (!r->p.nparams)
 		return 0;
-	f = open_memstream(&r->params, &len);
-	if (!f)
-		return -ENOMEM;
-	fputc('{', f);
-	for (i = 0; i < r->p.nparams; i++) {
+	err = rpt_str_append(&r->params, &len, &cap, "{");
+	for (i = 0; i < r->p.nparams && !err; i++) {
 		if (i)
-			fputs(", ", f);
-		rpt_put_pystr(f, r->p.pnames[i]);
-		fputs(": ", f);
-		put_param(f, r->p.pvals[i]);
+			err = rpt_str_append(&r->params, &len, &cap, ", ");
+		if (!err)
+			err = rpt_pystr_append(&r->params, &len, &cap, r->p.pnames[i]);
+		if (!err)
+			err = rpt_str_append(&r->params, &len, &cap, ": ");
+		if (!err)
+			err = put_param(&r->params, &len, &cap, r->p.pvals[i]);
 	}
-	fputc('}', f);
-	return fclose(f) ? -ENOMEM : 0;
+	return err ? err : rpt_str_append(&r->params, &len, &cap, "}");
 }
 
 static int args_of(struct tl_trace *tr, uint64_t uid, struct urow *r)
@@ -547,28 +545,37 @@ static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sh
 	const char *cols[RPT_N(ucols) + 1];
 	struct tl_cell row[RPT_N(ucols) + 1];
 	double *tmp = NULL, total = 0, cum = 0;
-	size_t ng = 0, i, j;
+	size_t ng = 0, i, j, *gof = NULL;
 	int err = -ENOMEM;
 
 	g = calloc(n + 1, sizeof(*g));
 	tmp = malloc((n + 1) * sizeof(*tmp));
 	kl = malloc((n + 1) * sizeof(*kl));
-	if (!g || !tmp || !kl)
+	gof = malloc((n + 1) * sizeof(*gof));
+	if (!g || !tmp || !kl || !gof)
 		goto out;
+	/* each row's group (the previous row's first: runs of one op are
+	 * common), then each group's rows in one exact allocation */
 	for (i = 0; i < n; i++) {
-		for (j = 0; j < ng; j++)
+		j = i && same_key(&rows[g[gof[i - 1]].first], &rows[i]) ? gof[i - 1] : ng;
+		for (j = j < ng ? j : 0; j < ng; j++)
 			if (same_key(&rows[g[j].first], &rows[i]))
 				break;
-		if (j == ng) {
-			g[ng].first = i;
-			g[ng].rows = calloc(n - i, sizeof(*g[ng].rows));
-			if (!g[ng++].rows)
-				goto out;
-		}
-		g[j].rows[g[j].n++] = i;
+		if (j == ng)
+			g[ng++].first = i;
+		gof[i] = j;
+		g[j].n++;
 		if (!isnan(rows[i].p.kt))
 			g[j].kt_sum += rows[i].p.kt;
 	}
+	for (j = 0; j < ng; j++) {
+		g[j].rows = malloc(g[j].n * sizeof(*g[j].rows));
+		if (!g[j].rows)
+			goto out;
+		g[j].n = 0;
+	}
+	for (i = 0; i < n; i++)
+		g[gof[i]].rows[g[gof[i]].n++] = i;
 	qsort_r(g, ng, sizeof(*g), cmp_ugroup, (void *)rows);
 	for (j = 0; j < ng; j++)
 		total += g[j].kt_sum;
@@ -664,6 +671,7 @@ out:
 	for (j = 0; g && j < ng; j++)
 		free(g[j].rows);
 	free(g);
+	free(gof);
 	free(kl);
 	free(tmp);
 	return rpt_sheet_done(sh, err, out);
