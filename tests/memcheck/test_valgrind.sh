@@ -33,6 +33,18 @@ for args in "breakdown -i $T --per-stream" "ops -i $T -j" "kernels -i $T --uniqu
 	ok $? "valgrind tlreplay $args"
 	[ $rc -eq 99 ] && diag "$(head -20 "$TMP/err")"
 done
+# the perf report: its unified sheet is built on a second thread, and its rows
+# on two (a trace with more than 128 of them)
+F=$SHARED/traces/TraceLens/tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz
+if [ -f "$F" ]; then
+	$VG "$TLREPLAY" report -i "$F" -o "$TMP/report" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 0 ]
+	ok $? "valgrind tlreplay report (threads)"
+	[ $rc -ne 0 ] && diag "$(head -20 "$TMP/err")"
+else
+	skip "$F absent (../shared is not beside the checkout)"
+fi
 # replay IR and a replay (the worker is a child: valgrind watches tlreplay only)
 R=$ROOT/tests/fixtures/replay.json
 for args in "ir -i $R --launchers --unique --no-torch" "ops -i $R --unique-args -x," \

@@ -41,14 +41,16 @@ static int cmp_group(const void *a, const void *b)
 	return (x->ex_uid > y->ex_uid) - (x->ex_uid < y->ex_uid);
 }
 
-/* The grouping key of launcher @l into @key; false if it recorded no args. */
+/* The grouping key of launcher @l into @key; false if it recorded no args.
+ * The recorded fields are written as cJSON_PrintUnformatted() would, into
+ * the key directly. */
 static int launcher_key(struct tl_trace *tr, const struct tl_launcher *l, bool by_thread,
 			void *keyp, bool *any)
 {
 	TL_VEC(char) *key = keyp;
 	const struct tl_ev *e = &tr->ev[l->uid];
-	const char *parts[KEY_PARTS];
-	char *f[4] = { 0 };
+	const char *head[4];
+	const cJSON *f[4];
 	cJSON *args = NULL;
 	size_t k;
 	int err;
@@ -58,37 +60,37 @@ static int launcher_key(struct tl_trace *tr, const struct tl_launcher *l, bool b
 	if (err)
 		return err == -ENOMEM ? err : 0;	/* unparsable args: no key */
 	for (k = 0; k < 4; k++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, arg_keys[k]);
-
-		*any = *any || v;
-		f[k] = v ? cJSON_PrintUnformatted(v) : strdup("");
-		if (!f[k])
-			err = -ENOMEM;
+		f[k] = cJSON_GetObjectItemCaseSensitive(args, arg_keys[k]);
+		*any = *any || f[k];
 	}
-	cJSON_Delete(args);
-	if (err || !*any)
+	if (!*any)
 		goto out;
-	parts[0] = tl_ev_name(tr, e);
-	parts[1] = l->category ? l->category : "";
-	parts[2] = by_thread ? tl_tok_display(tr, e->pid) : "";
-	parts[3] = by_thread ? tl_tok_display(tr, e->tid) : "";
-	for (k = 0; k < 4; k++)
-		parts[4 + k] = f[k];
+	head[0] = tl_ev_name(tr, e);
+	head[1] = l->category ? l->category : "";
+	head[2] = by_thread ? tl_tok_display(tr, e->pid) : "";
+	head[3] = by_thread ? tl_tok_display(tr, e->tid) : "";
 	key->n = 0;
-	for (k = 0; k < KEY_PARTS; k++) {
-		size_t m = strlen(parts[k]);
+	for (k = 0; k < KEY_PARTS && !err; k++) {
+		size_t m = k < 4 ? strlen(head[k]) : 0;
 
-		if (tl_grow((void **)&key->v, &key->cap, key->n + m + 1, 1)) {
+		if (tl_grow((void **)&key->v, &key->cap, key->n + m + 2, 1)) {
 			err = -ENOMEM;
-			goto out;
+			break;
 		}
-		memcpy(key->v + key->n, parts[k], m);
-		key->n += m;
+		if (k < 4) {
+			memcpy(key->v + key->n, head[k], m);
+			key->n += m;
+		} else {
+			err = tl_json_compact(f[k - 4], &key->v, &key->n, &key->cap);
+			if (err || tl_grow((void **)&key->v, &key->cap, key->n + 2, 1)) {
+				err = -ENOMEM;
+				break;
+			}
+		}
 		key->v[key->n++] = KEY_SEP;
 	}
 out:
-	for (k = 0; k < 4; k++)
-		free(f[k]);
+	cJSON_Delete(args);
 	return err;
 }
 
@@ -145,6 +147,9 @@ int tl_launcher_groups(struct tl_trace *tr, const struct tl_launcher_group_opts 
 	if (opts)
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	lo.include_nccl = o.include_nccl;
+	/* the tree as it is (python functions do not change who launched
+	 * what): rebuilding it would pull it from under other readers */
+	lo.with_python = tr->tree.built && tr->tree.with_python;
 	if (tl_strtab_init(&keys))
 		return tl_err(-ENOMEM, "out of memory grouping launchers");
 	err = tl_launchers(tr, &lo, &ls);

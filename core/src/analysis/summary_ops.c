@@ -131,8 +131,21 @@ static int cmp_rows(const void *a, const void *b)
 	return x->recompute - y->recompute;
 }
 
+/* The table and the strings it made (normalised names, parent modules):
+ * they live in the table, not in the trace's string table, so summarising
+ * never changes the trace another thread may be reading. */
+struct op_table_own {
+	struct tl_op_table pub;	/* first: the public pointer is this */
+	struct tl_strtab strs;
+};
+
+/* Mark ids of the table's own strings apart from the trace's in the keys */
+#define OWN_ID 0x80000000u
+
 int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct tl_op_table **out)
 {
+	struct op_table_own *own = NULL;
+
 	struct tl_ops_opts o = { 0 };
 	struct tl_launcher_opts lo = { .sz = sizeof(lo) };
 	struct tl_launcher_set *ls = NULL;
@@ -152,6 +165,13 @@ int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct t
 	err = tl_launchers(tr, &lo, &ls);
 	if (err)
 		return err;
+	own = calloc(1, sizeof(*own));
+	if (!own || tl_strtab_init(&own->strs)) {
+		free(own);
+		own = NULL;
+		goto nomem;
+	}
+	t = &own->pub;
 	if (tl_kmap_init(&idx, 256))
 		goto nomem;
 	for (i = 0; i < ls->n; i++) {
@@ -165,16 +185,17 @@ int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct t
 		int64_t k2 = rc;
 
 		if (norm != raw) {
-			name_id = tl_strtab_intern(&tr->strs, norm, strlen(norm));
+			name_id = tl_strtab_intern(&own->strs, norm, strlen(norm));
 			if (name_id == UINT32_MAX) {
 				tl_kmap_free(&idx);
 				goto nomem;
 			}
+			name_id |= OWN_ID;
 		}
 
 		if (o.by_module) {
 			stack = module_stack(tr, l->uid, pm, sizeof(pm));
-			pm_id = tl_strtab_intern(&tr->strs, pm, strlen(pm));
+			pm_id = tl_strtab_intern(&own->strs, pm, strlen(pm));
 			if (!stack || pm_id == UINT32_MAX) {
 				free(stack);
 				tl_kmap_free(&idx);
@@ -185,11 +206,13 @@ int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct t
 		if (!tl_kmap_get(&idx, name_id, k2, &gi)) {
 			struct op_group ng = { 0 };
 
-			ng.row.name = tl_strtab_get(&tr->strs, name_id);
+			ng.row.name = name_id & OWN_ID ?
+					      tl_strtab_get(&own->strs, name_id & ~OWN_ID) :
+					      tl_strtab_get(&tr->strs, name_id);
 			ng.row.recompute = rc;
 			ng.row.ex_uid = l->uid;
 			if (o.by_module) {
-				ng.row.parent_module = tl_strtab_get(&tr->strs, pm_id);
+				ng.row.parent_module = tl_strtab_get(&own->strs, pm_id);
 				ng.row.call_stack = stack;
 				stack = NULL;
 			}
@@ -215,8 +238,7 @@ int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct t
 	}
 	tl_kmap_free(&idx);
 
-	t = calloc(1, sizeof(*t));
-	if (!t || (g.n && !(t->v = calloc(g.n, sizeof(*t->v)))))
+	if (g.n && !(t->v = calloc(g.n, sizeof(*t->v))))
 		goto nomem;
 	t->n = g.n;
 	for (i = 0; i < g.n; i++) {
@@ -267,5 +289,6 @@ void tl_op_table_free(struct tl_op_table *t)
 		free((void *)t->v[i].call_stack);
 	}
 	free(t->v);
+	tl_strtab_free(&((struct op_table_own *)t)->strs);
 	free(t);
 }

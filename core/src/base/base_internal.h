@@ -94,6 +94,12 @@ static inline uint64_t tl_mix64(uint64_t x)
 	return x;
 }
 
+/* json_compact.c: @v as cJSON_PrintUnformatted() writes it, appended to the
+ * malloc'ed, NUL-terminated *buf (length *len, capacity *cap); nothing for
+ * NULL. 0 or -ENOMEM. */
+struct cJSON;
+int tl_json_compact(const struct cJSON *v, char **buf, size_t *len, size_t *cap);
+
 /* Hash of a byte string: 8 bytes per step, good enough for interning. */
 uint64_t tl_hash_bytes(const void *p, size_t n);
 

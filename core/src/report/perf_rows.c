@@ -63,6 +63,7 @@ int rpt_kernels_of(const struct tl_trace *tr, struct prow *r, bool direct)
 	}
 	if (!n) {
 		r->kt = 0;
+		free(gpu);
 		return 0;
 	}
 	r->k = calloc((size_t)n, sizeof(*r->k));

@@ -5,6 +5,7 @@
  * such cells by, and Python's repr of a str. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,16 +129,62 @@ int tl_pyrepr_tuple(const struct cJSON *v, char **buf, size_t *len, size_t *cap)
 	return repr(v, true, buf, len, cap);
 }
 
+/* Written into a per-thread scratch buffer, then copied out at its size:
+ * one allocation per repr where growing the result took several (a report
+ * writes one for each recorded field of every op). The scratch is as long
+ * as the longest repr and freed when its thread ends (a pthread key's
+ * destructor: the report's worker threads are short-lived). */
+struct scratch {
+	char *buf;
+	size_t cap;
+};
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static bool scratch_ok;
+
+static void scratch_free(void *p)
+{
+	struct scratch *s = p;
+
+	free(s->buf);
+	free(s);
+}
+
+static void scratch_init(void)
+{
+	scratch_ok = !pthread_key_create(&scratch_key, scratch_free);
+}
+
+static struct scratch *scratch_get(void)
+{
+	struct scratch *s;
+
+	pthread_once(&scratch_once, scratch_init);
+	if (!scratch_ok)
+		return NULL;
+	s = pthread_getspecific(scratch_key);
+	if (!s && (s = calloc(1, sizeof(*s))) && pthread_setspecific(scratch_key, s)) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
 char *rpt_pyrepr(const struct cJSON *v, bool tuples)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	struct scratch *s = scratch_get();
+	char *local = NULL, **buf = s ? &s->buf : &local;
+	size_t len = 0, lcap = 0, *cap = s ? &s->cap : &lcap;
+	char *out = NULL;
 
-	if (put(&buf, &len, &cap, "", 0) || (v && repr(v, tuples, &buf, &len, &cap))) {
-		free(buf);
-		return NULL;
+	if (!put(buf, &len, cap, "", 0) && !(v && repr(v, tuples, buf, &len, cap))) {
+		out = malloc(len + 1);
+		if (out)
+			memcpy(out, *buf, len + 1);
 	}
-	return buf;
+	free(local);
+	return out;
 }
 
 char *rpt_pyrepr_json(const char *json)

@@ -33,6 +33,19 @@ static void progress(const struct tl_report_opts *o, const char *sheet)
 		o->progress(sheet, o->progress_ctx);
 }
 
+/* Whether @tr has a cpu_op: the first is near the start of any trace that
+ * has them, and counting every kind walks all the events (a tenth of a
+ * second on a big trace). */
+static bool has_cpu_ops(const struct tl_trace *tr)
+{
+	size_t i;
+
+	for (i = 0; i < tr->nev; i++)
+		if (tr->ev[i].kind == TL_KIND_CPU_OP)
+			return true;
+	return false;
+}
+
 /* The sheets of the ops: by category, by name, by recorded args. TraceLens
  * leaves out an empty one, and all three for a trace without CPU ops. */
 static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct tl_report *r,
@@ -50,13 +63,11 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 	struct tl_op_table *ot = NULL;
 	struct tl_sheet *sh = NULL;
 	struct rpt_meta *meta = NULL;
-	uint64_t kinds[TL_KIND_COUNT];
 	int err;
 
 	progress(o, "ops_summary");
 	/* no cpu_op at all: a GPU-only trace, which gets none of these */
-	tl_trace_kind_counts(tr, kinds);
-	*gpu_only = !kinds[TL_KIND_CPU_OP];
+	*gpu_only = !has_cpu_ops(tr);
 	if (*gpu_only)
 		return 0;
 	err = tl_launchers(tr, &lo, &ls);
@@ -243,30 +254,30 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		err = jax_sheets(tr, o, r);
 		goto done;
 	}
-	/* the op sheets first, into their own list: the op summary interns
-	 * names into the trace, so it runs before the second thread reads */
+	/* the call tree first, in the one mode every sheet below reads it
+	 * (python functions for the recompute split and the by-module
+	 * grouping): nothing below rebuilds it or changes the trace, so the
+	 * unified sheet is built on a second thread meanwhile */
+	lk.with_python = o->split_recompute || o->by_module;
+	gpu_only = !has_cpu_ops(tr);
+	if (!gpu_only) {
+		err = tl_trace_link(tr, &lk);
+		if (err)
+			goto done;
+		threaded = !pthread_create(&th, NULL, unified_main, &uj);
+	}
+	/* the op sheets into their own list, spliced in their place below */
 	err = op_sheets(tr, o, r, &gpu_only);
-	if (err)
-		goto done;
-	/* then the call tree is fixed: the one the op sheets left, with python
-	 * functions under --recompute (its detection and the breakdown's split
-	 * need them and would each rebuild it otherwise). Nothing below
-	 * rebuilds it, so two threads may read it. */
-	lk.with_python = o->split_recompute || (tr->tree.built && tr->tree.with_python);
-	err = tl_trace_link(tr, &lk);
-	if (err)
-		goto done;
 	ops = r->v;
 	nops = r->n;
 	r->v = NULL;
 	r->n = 0;
-	if (!gpu_only) {
-		threaded = !pthread_create(&th, NULL, unified_main, &uj);
-		if (!threaded)
-			unified_main(&uj);	/* no thread to be had: in turn */
+	if (!err && !gpu_only && !threaded)
+		unified_main(&uj);	/* no thread to be had: in turn */
+	if (!err) {
+		progress(o, "gpu_timeline");
+		err = tl_breakdown(tr, &bo, &bd);
 	}
-	progress(o, "gpu_timeline");
-	err = tl_breakdown(tr, &bo, &bd);
 	if (!err)
 		err = tl_sheet_gpu_timeline(bd, TL_BD_GROUP_NONE, o->split_recompute, &timeline);
 	if (!err && o->perf_models && !gpu_only) {

@@ -7,6 +7,9 @@
  * kernel time descending. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,6 +397,67 @@ static int cmp_ugroup(const void *a, const void *b, void *ctx)
 	return ux < uy ? -1 : ux > uy;
 }
 
+/* One row to fill: the op, the GPU event of a synthetic op (-1: none) and
+ * the UID TraceLens gives it. */
+struct utask {
+	uint64_t uid;
+	int64_t kernel;
+	uint64_t ex_uid;
+};
+
+/* The rows are independent and read the trace only: two threads take them
+ * in chunks, as the report's other thread may be done before this one. */
+struct ufill {
+	struct tl_trace *tr;
+	struct rpt_meta *meta;
+	const uint8_t *rc;
+	struct utask *task;
+	struct urow *rows;
+	size_t n;
+	atomic_size_t next;
+	atomic_int err;
+	char msg[1024];		/* the failing thread's tl_last_error() */
+};
+
+#define FILL_CHUNK 64
+
+static void *fill_main(void *arg)
+{
+	struct ufill *f = arg;
+	size_t i, end;
+	int err = 0;
+
+	while (!err && !atomic_load(&f->err)) {
+		i = atomic_fetch_add(&f->next, FILL_CHUNK);
+		if (i >= f->n)
+			break;
+		end = i + FILL_CHUNK < f->n ? i + FILL_CHUNK : f->n;
+		for (; i < end && !err; i++)
+			err = fill_row(f->tr, f->meta, f->rc, f->task[i].uid, f->task[i].kernel,
+				       f->task[i].ex_uid, &f->rows[i]);
+	}
+	if (err) {
+		int none = 0;
+
+		if (atomic_compare_exchange_strong(&f->err, &none, err))
+			snprintf(f->msg, sizeof(f->msg), "%s", tl_last_error());
+	}
+	return NULL;
+}
+
+static int fill_rows(struct ufill *f)
+{
+	pthread_t th;
+	bool threaded = f->n > 2 * FILL_CHUNK && !pthread_create(&th, NULL, fill_main, f);
+
+	fill_main(f);
+	if (threaded)
+		pthread_join(th, NULL);
+	if (atomic_load(&f->err))
+		return tl_err(atomic_load(&f->err), "%s", f->msg);
+	return 0;
+}
+
 /* Collected ops, then the GPU events none of them covers (TraceLens's
  * synthetic ops: those under no cpu_op by their parent call, then those
  * under one). */
@@ -403,6 +467,7 @@ static int collect_rows(struct tl_trace *tr, struct rpt_meta *meta, const uint8_
 	struct ucoll u = { .tr = tr, .nev = tl_trace_nevents(tr) };
 	uint64_t uid, next = u.nev, *orph = NULL, *withop = NULL, *opof = NULL;
 	size_t norph = 0, nwith = 0, i, j, n = 0;
+	struct ufill f = { 0 };
 	bool *covered = NULL;
 	struct urow *rows = NULL;
 	int err = -ENOMEM;
@@ -457,13 +522,15 @@ static int collect_rows(struct tl_trace *tr, struct rpt_meta *meta, const uint8_
 	}
 	err = -ENOMEM;
 	rows = calloc(u.nsel + norph + nwith + 1, sizeof(*rows));
-	if (!rows)
+	f.task = calloc(u.nsel + norph + nwith + 1, sizeof(*f.task));
+	if (!rows || !f.task)
 		goto out;
 	err = 0;
-	for (i = 0; i < u.nsel && !err; i++, n++)
-		err = fill_row(tr, meta, rc, u.sel[i], -1, u.sel[i], &rows[n]);
+	/* what each row is, in order; filled below, on two threads */
+	for (i = 0; i < u.nsel; i++, n++)
+		f.task[n] = (struct utask){ u.sel[i], -1, u.sel[i] };
 	/* orphans by parent, in order of each parent's first orphan */
-	for (i = 0; i < norph && !err; i++) {
+	for (i = 0; i < norph; i++) {
 		int64_t p = tl_event_parent(tr, orph[i]);
 
 		for (j = 0; j < i; j++)
@@ -471,14 +538,20 @@ static int collect_rows(struct tl_trace *tr, struct rpt_meta *meta, const uint8_
 				break;
 		if (j < i)
 			continue;
-		for (j = i; j < norph && !err; j++)
+		for (j = i; j < norph; j++)
 			if (tl_event_parent(tr, orph[j]) == p)
-				err = fill_row(tr, meta, rc, (uint64_t)p, (int64_t)orph[j], next++,
-					       &rows[n++]);
+				f.task[n++] = (struct utask){ (uint64_t)p, (int64_t)orph[j], next++ };
 	}
-	for (i = 0; i < nwith && !err; i++, n++)
-		err = fill_row(tr, meta, rc, opof[i], (int64_t)withop[i], next++, &rows[n]);
+	for (i = 0; i < nwith; i++, n++)
+		f.task[n] = (struct utask){ opof[i], (int64_t)withop[i], next++ };
+	f.tr = tr;
+	f.meta = meta;
+	f.rc = rc;
+	f.rows = rows;
+	f.n = n;
+	err = fill_rows(&f);
 out:
+	free(f.task);
 	*out = rows;
 	*nout = n;
 	free(opof);

@@ -40,6 +40,9 @@ int tl_trace_prepare_display(struct tl_trace *tr)
 {
 	size_t i, n = tr->strs.n;
 
+	/* current already: leave it, as readers on other threads may use it */
+	if (tr->disp && tr->disp_nstrs == n)
+		return 0;
 	free(tr->disp);
 	tr->disp = malloc(n * sizeof(*tr->disp) + 1);
 	if (!tr->disp)
@@ -69,6 +72,7 @@ int tl_trace_prepare_display(struct tl_trace *tr)
 		/* new ids (the unquoted forms) display as themselves: i < ndisp */
 		tr->disp[i] = id;
 	}
+	tr->disp_nstrs = tr->strs.n;
 	return 0;
 }
 

@@ -93,6 +93,7 @@ struct tl_trace {
 	/* printable form of interned pid/tid tokens, by strtab id (lazily) */
 	uint32_t *disp;
 	size_t ndisp;
+	size_t disp_nstrs;	/* strs.n when disp was made: unchanged, it is current */
 	uint8_t *kind_of_cat;	/* by strtab id of a cat: kind+1, 0 = not computed */
 	size_t nkind_of_cat;
 
