@@ -94,6 +94,10 @@ static inline uint64_t tl_mix64(uint64_t x)
 	return x;
 }
 
+/* util.c: append @n bytes of @s to the malloc'ed text *buf (length *len,
+ * capacity *cap), keeping it NUL-terminated. 0 or -ENOMEM. */
+int tl_text_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n);
+
 /* json_compact.c: @v as cJSON_PrintUnformatted() writes it, appended to the
  * malloc'ed, NUL-terminated *buf (length *len, capacity *cap); nothing for
  * NULL. 0 or -ENOMEM. */

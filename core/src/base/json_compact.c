@@ -13,16 +13,6 @@
 
 #include "base/base_internal.h"
 
-static int put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
-{
-	if (tl_grow((void **)buf, cap, *len + n + 1, 1))
-		return -ENOMEM;
-	memcpy(*buf + *len, s, n);
-	*len += n;
-	(*buf)[*len] = '\0';
-	return 0;
-}
-
 /* cJSON's print_number: an int when the double is one (valueint is the
  * value clamped to int), else %1.15g, or %1.17g where that does not read
  * back as the same double. */
@@ -32,10 +22,10 @@ static int put_number(char **buf, size_t *len, size_t *cap, const cJSON *v)
 	double d = v->valuedouble, back;
 
 	if (isnan(d) || isinf(d))
-		return put(buf, len, cap, "null", 4);
+		return tl_text_put(buf, len, cap, "null", 4);
 	/* Debian's cJSON writes a negative zero as -0 (checked by the unit test) */
 	if (d == 0 && signbit(d))
-		return put(buf, len, cap, "-0", 2);
+		return tl_text_put(buf, len, cap, "-0", 2);
 	if (d == (double)v->valueint) {
 		long long x = v->valueint;
 		unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
@@ -45,20 +35,20 @@ static int put_number(char **buf, size_t *len, size_t *cap, const cJSON *v)
 		while (u /= 10);
 		if (x < 0)
 			*--p = '-';
-		return put(buf, len, cap, p, (size_t)(tmp + sizeof(tmp) - p));
+		return tl_text_put(buf, len, cap, p, (size_t)(tmp + sizeof(tmp) - p));
 	}
 	snprintf(tmp, sizeof(tmp), "%1.15g", d);
 	if (sscanf(tmp, "%lg", &back) != 1 ||
 	    fabs(back - d) > fmax(fabs(back), fabs(d)) * DBL_EPSILON)
 		snprintf(tmp, sizeof(tmp), "%1.17g", d);
-	return put(buf, len, cap, tmp, strlen(tmp));
+	return tl_text_put(buf, len, cap, tmp, strlen(tmp));
 }
 
 /* cJSON's print_string_ptr: ", \ and the C escapes by name, other control
  * characters as \u00XX, everything else (UTF-8 included) as it is. */
 static int put_string(char **buf, size_t *len, size_t *cap, const char *s)
 {
-	int err = put(buf, len, cap, "\"", 1);
+	int err = tl_text_put(buf, len, cap, "\"", 1);
 
 	while (!err && s && *s) {
 		size_t run = 0;
@@ -68,7 +58,7 @@ static int put_string(char **buf, size_t *len, size_t *cap, const char *s)
 		while ((c = (unsigned char)s[run]) && c >= 0x20 && c != '"' && c != '\\')
 			run++;
 		if (run) {
-			err = put(buf, len, cap, s, run);
+			err = tl_text_put(buf, len, cap, s, run);
 			s += run;
 			continue;
 		}
@@ -95,9 +85,9 @@ static int put_string(char **buf, size_t *len, size_t *cap, const char *s)
 		default:
 			snprintf(esc, sizeof(esc), "\\u%04x", c);
 		}
-		err = put(buf, len, cap, esc, strlen(esc));
+		err = tl_text_put(buf, len, cap, esc, strlen(esc));
 	}
-	return err ? err : put(buf, len, cap, "\"", 1);
+	return err ? err : tl_text_put(buf, len, cap, "\"", 1);
 }
 
 int tl_json_compact(const cJSON *v, char **buf, size_t *len, size_t *cap)
@@ -106,40 +96,40 @@ int tl_json_compact(const cJSON *v, char **buf, size_t *len, size_t *cap)
 	int err = 0, n = 0;
 
 	if (!v)
-		return put(buf, len, cap, "", 0);
+		return tl_text_put(buf, len, cap, "", 0);
 	if (cJSON_IsRaw(v))
-		return put(buf, len, cap, v->valuestring ? v->valuestring : "",
+		return tl_text_put(buf, len, cap, v->valuestring ? v->valuestring : "",
 			   v->valuestring ? strlen(v->valuestring) : 0);
 	if (cJSON_IsNull(v))
-		return put(buf, len, cap, "null", 4);
+		return tl_text_put(buf, len, cap, "null", 4);
 	if (cJSON_IsFalse(v))
-		return put(buf, len, cap, "false", 5);
+		return tl_text_put(buf, len, cap, "false", 5);
 	if (cJSON_IsTrue(v))
-		return put(buf, len, cap, "true", 4);
+		return tl_text_put(buf, len, cap, "true", 4);
 	if (cJSON_IsNumber(v))
 		return put_number(buf, len, cap, v);
 	if (cJSON_IsString(v))
 		return put_string(buf, len, cap, v->valuestring);
 	if (cJSON_IsArray(v)) {
-		err = put(buf, len, cap, "[", 1);
+		err = tl_text_put(buf, len, cap, "[", 1);
 		cJSON_ArrayForEach(e, v) {
 			if (!err && n++)
-				err = put(buf, len, cap, ",", 1);
+				err = tl_text_put(buf, len, cap, ",", 1);
 			if (!err)
 				err = tl_json_compact(e, buf, len, cap);
 		}
-		return err ? err : put(buf, len, cap, "]", 1);
+		return err ? err : tl_text_put(buf, len, cap, "]", 1);
 	}
-	err = put(buf, len, cap, "{", 1);
+	err = tl_text_put(buf, len, cap, "{", 1);
 	cJSON_ArrayForEach(e, v) {
 		if (!err && n++)
-			err = put(buf, len, cap, ",", 1);
+			err = tl_text_put(buf, len, cap, ",", 1);
 		if (!err)
 			err = put_string(buf, len, cap, e->string);
 		if (!err)
-			err = put(buf, len, cap, ":", 1);
+			err = tl_text_put(buf, len, cap, ":", 1);
 		if (!err)
 			err = tl_json_compact(e, buf, len, cap);
 	}
-	return err ? err : put(buf, len, cap, "}", 1);
+	return err ? err : tl_text_put(buf, len, cap, "}", 1);
 }

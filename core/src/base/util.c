@@ -108,6 +108,16 @@ int tl_grow(void **ptr, size_t *cap, size_t need, size_t esz)
 	return 0;
 }
 
+int tl_text_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (tl_grow((void **)buf, cap, *len + n + 1, 1))
+		return -ENOMEM;
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
 /* ------------------------------------------------------------------ arena */
 
 struct tl_arena_blk {

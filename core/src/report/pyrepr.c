@@ -15,16 +15,6 @@
 
 #include "report/report_internal.h"
 
-static int put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
-{
-	if (tl_grow((void **)buf, cap, *len + n + 1, 1))
-		return -ENOMEM;
-	memcpy(*buf + *len, s, n);
-	*len += n;
-	(*buf)[*len] = '\0';
-	return 0;
-}
-
 /* Python's str repr: single quotes unless the text has ' and no ". Runs of
  * plain characters are copied at once: shape and type names are most of
  * what a report writes this way. */
@@ -32,7 +22,7 @@ static int put_str(char **buf, size_t *len, size_t *cap, const char *s)
 {
 	char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
 	char esc[8];
-	int err = put(buf, len, cap, &q, 1);
+	int err = tl_text_put(buf, len, cap, &q, 1);
 
 	while (!err && *s) {
 		size_t run = 0;
@@ -42,7 +32,7 @@ static int put_str(char **buf, size_t *len, size_t *cap, const char *s)
 		       c != (unsigned char)q)
 			run++;
 		if (run) {
-			err = put(buf, len, cap, s, run);
+			err = tl_text_put(buf, len, cap, s, run);
 			s += run;
 			continue;
 		}
@@ -57,9 +47,9 @@ static int put_str(char **buf, size_t *len, size_t *cap, const char *s)
 			snprintf(esc, sizeof(esc), "\\t");
 		else
 			snprintf(esc, sizeof(esc), "\\x%02x", c);
-		err = put(buf, len, cap, esc, strlen(esc));
+		err = tl_text_put(buf, len, cap, esc, strlen(esc));
 	}
-	return err ? err : put(buf, len, cap, &q, 1);
+	return err ? err : tl_text_put(buf, len, cap, &q, 1);
 }
 
 static int put_num(char **buf, size_t *len, size_t *cap, double d)
@@ -77,10 +67,10 @@ static int put_num(char **buf, size_t *len, size_t *cap, double d)
 		while (u /= 10);
 		if (v < 0)
 			*--p = '-';
-		return put(buf, len, cap, p, (size_t)(tmp + sizeof(tmp) - p));
+		return tl_text_put(buf, len, cap, p, (size_t)(tmp + sizeof(tmp) - p));
 	}
 	tl_fmt_pyfloat(tmp, sizeof(tmp), d);
-	return put(buf, len, cap, tmp, strlen(tmp));
+	return tl_text_put(buf, len, cap, tmp, strlen(tmp));
 }
 
 static int repr(const struct cJSON *v, bool tuples, char **buf, size_t *len, size_t *cap)
@@ -89,39 +79,39 @@ static int repr(const struct cJSON *v, bool tuples, char **buf, size_t *len, siz
 	int n = 0, err = 0;
 
 	if (!v || cJSON_IsNull(v))
-		return put(buf, len, cap, "None", 4);
+		return tl_text_put(buf, len, cap, "None", 4);
 	if (cJSON_IsBool(v))
-		return cJSON_IsTrue(v) ? put(buf, len, cap, "True", 4) : put(buf, len, cap, "False", 5);
+		return cJSON_IsTrue(v) ? tl_text_put(buf, len, cap, "True", 4) : tl_text_put(buf, len, cap, "False", 5);
 	if (cJSON_IsNumber(v))
 		return put_num(buf, len, cap, v->valuedouble);
 	if (cJSON_IsString(v))
 		return put_str(buf, len, cap, v->valuestring);
 	if (cJSON_IsArray(v)) {
-		err = put(buf, len, cap, tuples ? "(" : "[", 1);
+		err = tl_text_put(buf, len, cap, tuples ? "(" : "[", 1);
 		cJSON_ArrayForEach(e, v) {
 			if (!err && n++)
-				err = put(buf, len, cap, ", ", 2);
+				err = tl_text_put(buf, len, cap, ", ", 2);
 			if (!err)
 				err = repr(e, tuples, buf, len, cap);
 		}
 		/* a one-element tuple keeps its comma */
 		if (!err && tuples && n == 1)
-			err = put(buf, len, cap, ",", 1);
-		return err ? err : put(buf, len, cap, tuples ? ")" : "]", 1);
+			err = tl_text_put(buf, len, cap, ",", 1);
+		return err ? err : tl_text_put(buf, len, cap, tuples ? ")" : "]", 1);
 	}
 	/* an object: a dict with string keys */
-	err = put(buf, len, cap, "{", 1);
+	err = tl_text_put(buf, len, cap, "{", 1);
 	cJSON_ArrayForEach(e, v) {
 		if (!err && n++)
-			err = put(buf, len, cap, ", ", 2);
+			err = tl_text_put(buf, len, cap, ", ", 2);
 		if (!err)
 			err = put_str(buf, len, cap, e->string ? e->string : "");
 		if (!err)
-			err = put(buf, len, cap, ": ", 2);
+			err = tl_text_put(buf, len, cap, ": ", 2);
 		if (!err)
 			err = repr(e, tuples, buf, len, cap);
 	}
-	return err ? err : put(buf, len, cap, "}", 1);
+	return err ? err : tl_text_put(buf, len, cap, "}", 1);
 }
 
 int tl_pyrepr_tuple(const struct cJSON *v, char **buf, size_t *len, size_t *cap)
@@ -178,7 +168,7 @@ char *rpt_pyrepr(const struct cJSON *v, bool tuples)
 	size_t len = 0, lcap = 0, *cap = s ? &s->cap : &lcap;
 	char *out = NULL;
 
-	if (!put(buf, &len, cap, "", 0) && !(v && repr(v, tuples, buf, &len, cap))) {
+	if (!tl_text_put(buf, &len, cap, "", 0) && !(v && repr(v, tuples, buf, &len, cap))) {
 		out = malloc(len + 1);
 		if (out)
 			memcpy(out, *buf, len + 1);
@@ -203,7 +193,7 @@ int rpt_pystr_append(char **buf, size_t *len, size_t *cap, const char *s)
 
 int rpt_str_append(char **buf, size_t *len, size_t *cap, const char *s)
 {
-	return put(buf, len, cap, s, strlen(s));
+	return tl_text_put(buf, len, cap, s, strlen(s));
 }
 
 void rpt_put_pystr(FILE *f, const char *s)
