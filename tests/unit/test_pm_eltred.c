@@ -10,7 +10,7 @@ int main(void)
 	struct pm_shape s = { 2, { 3, 4 } }, one = { 1, { 5 } }, none = { 0, { 0 } };
 	const char *dt[2] = { "c10::BFloat16", NULL };
 
-	plan(36);
+	plan(38);
 
 	ok(pm_class_of("aten::mul") && !strcmp(pm_class_of("aten::mul")->sheet, "BinaryElementwise"),
 	   "aten::mul goes to BinaryElementwise");
@@ -111,6 +111,24 @@ int main(void)
 	   !strcmp(param("num_output_elems"), "1") && !strcmp(param("num_input_elems"), "250880") &&
 	   !strcmp(param("dtype_in_out"), "('c10::BFloat16', None)") && !strcmp(param("reduce_type"), "mean") &&
 	   near(res.bytes, 250880 * 2 + 2), "aten::mean: traces' text dims reduce to one element");
+	{
+		/* the backward row of a reduction (Reduce_bwd): the forward's counts */
+		struct pm_call c = { .name = "aten::mean" };
+		double fwd_gflops = res.gflops, fwd_bytes = res.bytes;
+
+		c.args = cJSON_Parse("{\"Input Dims\":[[10,512,7,7],[],[],[]],"
+				     "\"Input type\":[\"c10::BFloat16\",\"ScalarList\",\"Scalar\",\"\"],"
+				     "\"Concrete Inputs\":[\"\",\"[-1, -2]\",\"True\",\"\"]}");
+		pm_out_init(&res);
+		ok(pm_model_bwd(pm_class_of("aten::mean"), &c, &res) == 0 &&
+		   near(res.gflops, fwd_gflops) && near(res.bytes, fwd_bytes) &&
+		   near(res.gflops, 250880 / 1e9),
+		   "pm_model_bwd: a reduction's backward FLOPs and bytes are the forward's");
+		pm_out_init(&res);
+		ok(pm_model_bwd(pm_class_of("aten::mm"), &c, &res) == -ENOENT,
+		   "pm_model_bwd: no backward model for a GEMM (its sheet covers both passes)");
+		cJSON_Delete((cJSON *)c.args);
+	}
 	ok(run("aten::sum", "{\"Input Dims\":[[4,5,6]],\"Input type\":[\"float\"],"
 			    "\"Concrete Inputs\":[\"\",[-1],true]}") == 0 &&
 	   !strcmp(param("num_output_elems"), "20"), "aten::sum: typed dims and keepdim (4,5,6) -> 20");

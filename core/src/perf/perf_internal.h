@@ -167,6 +167,12 @@ int pm_chunk_stats(const char *ann, struct pm_chunk *st);
  * bwd=True: the forward call's parameters, the backward FLOPs and bytes).
  * -ENOENT when @cls has no backward model (only SDPA classes do). */
 int pm_sdpa_bwd(const struct pm_class *cls, const struct pm_call *c, struct pm_out *out);
+/* pm_registry.c: the backward model of class @cls for a forward call @c
+ * that has backward events (what TraceLens's flops_bwd / bytes_bwd give):
+ * the SDPA classes' and the reductions' (whose backward FLOPs and bytes are
+ * the forward ones). 0, -EINVAL with out->note, or -ENOENT when tlreplay
+ * has no backward model for @cls. */
+int pm_model_bwd(const struct pm_class *cls, const struct pm_call *c, struct pm_out *out);
 /* pm_sdpa_infer.c: the models of TraceLens's InferenceAttention classes
  * (PerfModel/extensions/attention_perf_model_extensions.py) and of
  * sglang_store_cache, listed in pm_sdpa.c's table */

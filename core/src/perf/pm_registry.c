@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Which perf-model class models an op: the family tables, searched in order. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
@@ -107,4 +108,17 @@ size_t pm_class_list(const struct pm_class **v, size_t max)
 				v[n] = c;
 	}
 	return n;
+}
+
+int pm_model_bwd(const struct pm_class *cls, const struct pm_call *c, struct pm_out *out)
+{
+	int err = pm_sdpa_bwd(cls, c, out);
+
+	if (err != -ENOENT)
+		return err;
+	/* Reduce.flops_bwd / bytes_bwd: grad_output read, grad_input written,
+	 * the same counts as the forward's */
+	if (cls && !strcmp(cls->name, "aten_reduce"))
+		return cls->model(c, out);
+	return -ENOENT;
 }

@@ -41,26 +41,14 @@ static int cmp_kernel_ts(const void *a, const void *b)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
-/* The op's GPU events by start time, and the length of their union. */
-int rpt_kernels_of(const struct tl_trace *tr, struct prow *r, bool direct)
+/* GPU events @gpu[0..n) (malloc'ed, freed here) as the row's kernels, by
+ * start time, and the length of their union. */
+static int take_kernels(const struct tl_trace *tr, struct prow *r, uint64_t *gpu, int64_t n)
 {
-	uint64_t *gpu = NULL;
 	struct tl_iv *iv = NULL;
-	int64_t n, i;
+	int64_t i;
 	int err = -ENOMEM;
 
-	n = tl_event_gpu_events(tr, r->uid, &gpu);
-	if (n < 0)
-		return (int)n;
-	if (direct) {
-		int64_t m = 0;
-
-		/* a launcher's own kernels: those of ops below it are theirs */
-		for (i = 0; i < n; i++)
-			if (tl_event_launcher(tr, gpu[i]) == (int64_t)r->uid)
-				gpu[m++] = gpu[i];
-		n = m;
-	}
 	if (!n) {
 		r->kt = 0;
 		free(gpu);
@@ -94,6 +82,50 @@ out:
 	return err;
 }
 
+/* The op's GPU events by start time, and the length of their union. */
+int rpt_kernels_of(const struct tl_trace *tr, struct prow *r, bool direct)
+{
+	uint64_t *gpu = NULL;
+	int64_t n, i, m = 0;
+
+	n = tl_event_gpu_events(tr, r->uid, &gpu);
+	if (n < 0)
+		return (int)n;
+	if (direct) {
+		/* a launcher's own kernels: those of ops below it are theirs */
+		for (i = 0; i < n; i++)
+			if (tl_event_launcher(tr, gpu[i]) == (int64_t)r->uid)
+				gpu[m++] = gpu[i];
+		n = m;
+	}
+	return take_kernels(tr, r, gpu, n);
+}
+
+/* The GPU events below each of @ops[0..nops), one list (TreePerf's
+ * loop_and_aggregate_kernels: an event below two of them is listed twice). */
+static int kernels_of_ops(const struct tl_trace *tr, struct prow *r, const uint64_t *ops,
+			  size_t nops)
+{
+	uint64_t *all = NULL;
+	size_t n = 0, cap = 0, i;
+
+	for (i = 0; i < nops; i++) {
+		uint64_t *g = NULL;
+		int64_t m = tl_event_gpu_events(tr, ops[i], &g);
+
+		if (m < 0 || tl_grow((void **)&all, &cap, n + (size_t)m + 1, sizeof(*all))) {
+			free(g);
+			free(all);
+			return m < 0 ? (int)m : -ENOMEM;
+		}
+		if (m)
+			memcpy(all + n, g, (size_t)m * sizeof(*g));
+		n += (size_t)m;
+		free(g);
+	}
+	return take_kernels(tr, r, all, (int64_t)n);
+}
+
 /* What TraceLens derives from the model's numbers and the kernel time. */
 static void rates(struct prow *r)
 {
@@ -109,7 +141,7 @@ static void rates(struct prow *r)
 
 /* The model's view of the call; a model that cannot read it leaves the row
  * without numbers and says why in the log. */
-static int model_of(const struct tl_trace *tr, struct prow *r)
+static int model_of(const struct tl_trace *tr, struct prow *r, bool bwd)
 {
 	struct pm_call c;
 	struct pm_out out, *o = &out;
@@ -134,7 +166,14 @@ static int model_of(const struct tl_trace *tr, struct prow *r)
 			goto out;
 	}
 	pm_out_init(o);
-	if (r->cls->model(&c, o)) {
+	if (bwd && (err = pm_model_bwd(r->cls, &c, o)) == -ENOENT) {
+		tl_log(TL_LOG_WARN, "perf report: UID %llu (%s, %s): no backward model in tlreplay, "
+		       "no backward row", (unsigned long long)r->uid, r->name, r->cls->name);
+		r->nomodel = true;
+		err = 0;
+		goto out;
+	}
+	if (bwd ? err != 0 : r->cls->model(&c, o) != 0) {
 		tl_log(TL_LOG_WARN, "perf report: UID %llu (%s, %s): %s", (unsigned long long)r->uid,
 		       r->name, r->cls->name, o->note[0] ? o->note : "the model cannot read the call");
 		r->nomodel = true;
@@ -146,6 +185,7 @@ static int model_of(const struct tl_trace *tr, struct prow *r)
 	_Static_assert(sizeof(r->compute_spec) == sizeof(o->compute_spec), "one size");
 	memcpy(r->compute_spec, o->compute_spec, sizeof(r->compute_spec));
 	r->compute_spec[sizeof(r->compute_spec) - 1] = '\0';
+	err = -ENOMEM;
 	for (i = 0; i < o->nparams; i++) {
 		char buf[64];
 		const struct tl_cell *v = &o->params[i];
@@ -169,7 +209,18 @@ int prow_fill(const struct tl_trace *tr, struct prow *r)
 	int err = rpt_kernels_of(tr, r, false);
 
 	if (!err)
-		err = model_of(tr, r);
+		err = model_of(tr, r, false);
+	if (!err)
+		rates(r);
+	return err;
+}
+
+int prow_fill_bwd(const struct tl_trace *tr, struct prow *r, const uint64_t *bwd, size_t nbwd)
+{
+	int err = kernels_of_ops(tr, r, bwd, nbwd);
+
+	if (!err)
+		err = model_of(tr, r, true);
 	if (!err)
 		rates(r);
 	return err;

@@ -85,9 +85,27 @@ struct prow {
 /* Fill @r (uid, name, cls set by the caller). 0 or -ENOMEM / -ERANGE. */
 int prow_fill(const struct tl_trace *tr, struct prow *r);
 void prow_release(struct prow *r);
+/* The backward row of forward op @r (uid, name, cls set): the GPU events
+ * below the backward ops @bwd[0..nbwd) linked to it and its descendants,
+ * and the class's backward model; r->nomodel when there is none.
+ * 0 or -ENOMEM / -ERANGE. */
+int prow_fill_bwd(const struct tl_trace *tr, struct prow *r, const uint64_t *bwd, size_t nbwd);
 /* Only r->k, r->nk and r->kt of @r (uid set): the GPU events below it, or
  * with @direct those it launched itself (a kernel launcher's). */
 int rpt_kernels_of(const struct tl_trace *tr, struct prow *r, bool direct);
+
+/* ------------------------------------------------ perf_bwd.c: forward op
+ * -> the backward ops linked to it (tl_event_fwd's inverse), built once. */
+struct rpt_bwd;
+/* 0 or -ENOMEM; free with rpt_bwd_free(). */
+int rpt_bwd_index(const struct tl_trace *tr, struct rpt_bwd **out);
+void rpt_bwd_free(struct rpt_bwd *b);
+/* How many backward ops are linked to @uid itself. */
+size_t rpt_bwd_direct(const struct rpt_bwd *b, uint64_t uid);
+/* The backward ops linked to @uid and to every op below it (malloc'ed
+ * *out, *nout of them). 0 or -ENOMEM. */
+int rpt_bwd_subtree(const struct rpt_bwd *b, const struct tl_trace *tr, uint64_t uid,
+		    uint64_t **out, size_t *nout);
 
 /* ------------------------------------------------ perf_meta.c: process and
  * thread names from the metadata events ("Unknown" where none). The names

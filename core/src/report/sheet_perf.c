@@ -367,20 +367,44 @@ static const char *sheet_of(const struct pm_class *c, bool inference)
 	return inference ? pm_sheet_inference(c) : c->sheet;
 }
 
+/* The forward ops whose backward rows TraceLens drops again (its
+ * fwd_op_names): the convolutions, whose backward ops have a sheet of
+ * their own; and the one op it leaves out of the backward pass. */
+static bool no_bwd_row(const char *name)
+{
+	static const char *const names[] = { "aten::convolution", "aten::miopen_convolution",
+					     "aten::cudnn_convolution", "ConvBias_", "ConvBiasReLU_",
+					     "vllm::unified_attention_with_output" };
+	size_t i;
+
+	for (i = 0; i < RPT_N(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/* The rows of every class of sheet @name, by UID; with @bwd, the backward
+ * rows of those of its forward ops that have backward ops linked to them
+ * (TraceLens's build_df_perf_metrics with bwd=True), for sheet s->name. */
 static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
-		   const struct pm_class **byuid_cls, struct psheet *s)
+		   const struct pm_class **byuid_cls, const struct rpt_bwd *bwd, struct psheet *s)
 {
 	uint64_t uid, n = tl_trace_nevents(tr);
 	size_t cap = 0;
 	int err = 0;
 
-	s->name = name;
+	if (!bwd)
+		s->name = name;
 	for (uid = 0; uid < n && !err; uid++) {
 		struct tl_event_info e;
 		struct prow *r;
+		uint64_t *ops = NULL;
+		size_t nops = 0;
 		char buf[256];
 
 		if (!byuid_cls[uid] || strcmp(sheet_of(byuid_cls[uid], s->inference), name))
+			continue;
+		if (bwd && !rpt_bwd_direct(bwd, uid))
 			continue;
 		if (s->nrows == cap) {
 			struct prow *v = realloc(s->rows, (cap ? 2 * cap : 64) * sizeof(*v));
@@ -408,7 +432,16 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		r->cls = byuid_cls[uid];
 		rpt_meta_names(meta, e.pid, e.tid, &r->pname, &r->plabel, &r->tname);
 		s->nrows++;
-		err = prow_fill(tr, r);
+		if (bwd && no_bwd_row(r->name)) {
+			prow_release(r);
+			s->nrows--;
+			continue;
+		}
+		if (bwd && !(err = rpt_bwd_subtree(bwd, tr, uid, &ops, &nops)))
+			err = prow_fill_bwd(tr, r, ops, nops);
+		else if (!bwd)
+			err = prow_fill(tr, r);
+		free(ops);
 		/* TraceLens's build_df_perf_metrics skips a call whose model
 		 * raises: its sheets have no row for it */
 		if (!err && r->nomodel) {
@@ -456,7 +489,10 @@ int rpt_perf_sheets(struct tl_trace *tr, bool inference, bool recompute, struct 
 	const struct pm_class *classes[MAX_CLASSES], **byuid = NULL;
 	size_t ncls = pm_class_list(classes, MAX_CLASSES), ncalls, i, j;
 	struct rpt_meta *meta = NULL;
+	struct rpt_bwd *bi = NULL;
 	struct psheet s = { .inference = inference };
+	char bwd_name[64];
+	int pass;
 	uint8_t *rc = NULL;
 	const char *name;
 	int err;
@@ -469,6 +505,8 @@ int rpt_perf_sheets(struct tl_trace *tr, bool inference, bool recompute, struct 
 	err = rpt_meta_load(tr, &meta);
 	if (!err && recompute)
 		err = tl_recompute_flags(tr, &rc);
+	if (!err)
+		err = rpt_bwd_index(tr, &bi);
 	if (err)
 		goto out;
 	s.rc = rc;
@@ -482,27 +520,42 @@ int rpt_perf_sheets(struct tl_trace *tr, bool inference, bool recompute, struct 
 				break;
 		if (j < i)
 			continue;
-		err = collect(tr, meta, name, byuid, &s);
-		if (!err && s.nrows)
-			err = group_rows(&s);
-		if (!err && s.nrows)
-			err = build_sheet(&s, &sh);
-		if (!err && sh) {
-			v = realloc(*list, (*n + 1) * sizeof(*v));
-			if (!v) {
-				tl_sheet_free(sh);
-				err = -ENOMEM;
-			} else {
-				*list = v;
-				v[(*n)++] = sh;
+		/* the sheet, then for an X_fwd sheet its X_bwd (TraceLens splits
+		 * every family but GEMM, elementwise and normalization so) */
+		for (pass = 0; pass < 2 && !err; pass++) {
+			size_t len = strlen(name);
+
+			if (pass && (!bi || len < 4 || strcmp(name + len - 4, "_fwd") ||
+				     len >= sizeof(bwd_name)))
+				break;
+			if (pass) {
+				snprintf(bwd_name, sizeof(bwd_name), "%.*s_bwd", (int)(len - 4), name);
+				s.name = bwd_name;
 			}
+			sh = NULL;
+			err = collect(tr, meta, name, byuid, pass ? bi : NULL, &s);
+			if (!err && s.nrows)
+				err = group_rows(&s);
+			if (!err && s.nrows)
+				err = build_sheet(&s, &sh);
+			if (!err && sh) {
+				v = realloc(*list, (*n + 1) * sizeof(*v));
+				if (!v) {
+					tl_sheet_free(sh);
+					err = -ENOMEM;
+				} else {
+					*list = v;
+					v[(*n)++] = sh;
+				}
+			}
+			psheet_release(&s);
+			for (j = 0; j < s.nrows; j++)
+				prow_release(&s.rows[j]);
+			s.nrows = 0;
 		}
-		psheet_release(&s);
-		for (j = 0; j < s.nrows; j++)
-			prow_release(&s.rows[j]);
-		s.nrows = 0;
 	}
 out:
+	rpt_bwd_free(bi);
 	free(rc);
 	free(s.rows);
 	rpt_meta_free(meta);
