@@ -162,7 +162,9 @@ static int model_of(const struct tl_trace *tr, struct prow *r, bool bwd)
 	for (i = 0; i < 4; i++) {
 		const cJSON *a = pm_arg(&c, arg_fields[i]);
 
-		if (a && !(r->args[i] = rpt_pyrepr(a, false)))
+		if (r->tuple_args && cJSON_IsNull(a))
+			continue;
+		if (a && !(r->args[i] = rpt_pyrepr(a, r->tuple_args)))
 			goto out;
 	}
 	pm_out_init(o);

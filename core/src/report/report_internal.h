@@ -78,6 +78,8 @@ struct prow {
 	const char *pnames[PM_MAX_PARAMS];	/* static, the model's */
 	char *pvals[PM_MAX_PARAMS];	/* str() of each value, malloc'ed */
 	char *args[4];			/* repr of Input Dims/type/Strides/Concrete Inputs; NULL: absent */
+	bool tuple_args;		/* set by the caller: args as the unified sheet writes them
+					 * (lists as tuples, null as absent) */
 	size_t nk;
 	struct pkernel *k;		/* by ts */
 };

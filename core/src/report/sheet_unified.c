@@ -315,8 +315,9 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *r
 	r->dur = e.dur;
 	r->recompute = recompute && recompute[uid];
 	rpt_meta_names(meta, e.pid, e.tid, &r->p.pname, &r->p.plabel, &r->p.tname);
-	err = args_of(tr, uid, r);
-	if (err)
+	r->p.cls = kernel < 0 ? pm_class_of(e.name) : NULL;
+	/* a modelled op's args come with its model, from one parse */
+	if (!r->p.cls && (err = args_of(tr, uid, r)))
 		return err;
 	r->p.gflops = r->p.bytes = r->p.tflops = r->p.tbs = r->p.mb = r->p.fpb = NAN;
 	if (kernel >= 0) {
@@ -344,10 +345,16 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *r
 		r->p.kt = (k.ts + k.dur) - k.ts;
 		return category_of(tr, uid, r->p.name, &r->category);
 	}
-	r->p.cls = pm_class_of(e.name);
 	r->model = r->p.cls != NULL;
 	if (r->model) {
+		size_t i;
+
+		r->p.tuple_args = true;
 		err = prow_fill(tr, &r->p);
+		for (i = 0; i < 4; i++) {
+			r->args[i] = r->p.args[i];
+			r->p.args[i] = NULL;
+		}
 		if (!err)
 			err = params_repr(r);
 	} else {
