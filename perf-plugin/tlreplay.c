@@ -19,6 +19,7 @@
 	CMD(ops)         \
 	CMD(kernels)     \
 	CMD(report)      \
+	CMD(diff)        \
 	CMD(list)        \
 	CMD(show)        \
 	CMD(tree)        \

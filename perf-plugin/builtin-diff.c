@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/* tlreplay diff: what changed between two traces (a baseline and a variant:
+ * two GPUs, before/after a change, two torch versions). The comparison is
+ * TraceLens's compare_perf_reports over the perf report of each trace
+ * (tl_report_compare); the terminal gets its summary, -o DIR its sheets. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tlreplay/compare.h>
+#include <tlreplay/report.h>
+#include <tlreplay/report_sheets.h>
+
+#include "builtin.h"
+#include "sheets-out.h"
+
+struct diff_ctx {
+	struct opt_strings inputs;	/* -i BASE -i VARIANT */
+	const char *names;		/* --names A,B */
+	const char *dir;		/* -o DIR | FILE.xlsx */
+	const char *sep;		/* -x SEP */
+	bool json;			/* -j */
+	unsigned long long top;		/* -n N */
+};
+
+static const struct opt diff_opts[] = {
+	OPT_STRINGS('i', "input", "TRACE", struct diff_ctx, inputs,
+		    "the baseline, then the variant (-i twice)"),
+	OPT_STRING('x', "field-separator", "SEP", struct diff_ctx, sep,
+		   "the summary as separated values (CSV with -x,), a header line first"),
+	OPT_BOOL('j', "json", struct diff_ctx, json, "the summary as one JSON object per line"),
+	OPT_STRING('o', "output", "DIR", struct diff_ctx, dir,
+		   "write TraceLens's comparison sheets into DIR (made if missing),\n"
+		   "one SHEET.csv each; a name ending in .xlsx gets one workbook"),
+	OPT_HELP(),
+	OPT_STRING(0, "names", "A,B", struct diff_ctx, names,
+		   "the two reports' tags in the sheets and the summary (default:\n"
+		   "the file names, or baseline,variant when those are equal)"),
+	OPT_U64('n', "top", "N", struct diff_ctx, top,
+		"how many ops and kernels the summary lists each way (default 10)"),
+	OPT_END(),
+};
+
+TL_CMD(diff, diff_opts, "compare two traces: what changed between runs, GPUs or versions",
+	"usage: tlreplay diff -i BASE -i VARIANT [-x SEP | -j] [-o DIR|FILE.xlsx] [--names A,B]\n"
+	"                     [-n N]\n"
+	"\n"
+	"Compare the perf reports of two traces as TraceLens's compare_perf_reports does.\n"
+	"The summary: the GPU timeline of both with the change, the ops and kernels that\n"
+	"gained and lost the most GPU time, and the ops only one trace has. -o DIR writes\n"
+	"the comparison sheets with TraceLens's names and columns: gpu_timeline,\n"
+	"ops_summary, kernel_summary (every column under its report's tag, with _diff =\n"
+	"variant - baseline and _pct = 100 x diff / baseline), and for ops_unique_args,\n"
+	"unified_perf_summary and the GEMM, SDPA, CONV and elementwise perf sheets three\n"
+	"each: SHEET_intersect_TAG, SHEET_only_baseline_TAG, SHEET_only_variant_TAG.\n"
+	"\n");
+
+/* The tag of a trace: its file name without directories and extensions. */
+static char *tag_of(const char *path)
+{
+	const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *t = strdup(b), *dot;
+
+	if (t && (dot = strstr(t, ".json")))
+		*dot = '\0';
+	if (t && (dot = strstr(t, ".xplane.pb")))
+		*dot = '\0';
+	return t;
+}
+
+/* The two tags: --names A,B, else the file names, else baseline/variant. */
+static int tags_of(const struct diff_ctx *x, char *tag[2])
+{
+	const char *comma;
+
+	tag[0] = tag[1] = NULL;
+	if (x->names) {
+		comma = strchr(x->names, ',');
+		if (!comma || comma == x->names || !comma[1] || strchr(comma + 1, ','))
+			return cli_error("diff: --names takes two tags, A,B: not '%s'", x->names);
+		tag[0] = strndup(x->names, (size_t)(comma - x->names));
+		tag[1] = strdup(comma + 1);
+	} else {
+		tag[0] = tag_of(x->inputs.v[0]);
+		tag[1] = tag_of(x->inputs.v[1]);
+		if (tag[0] && tag[1] && !strcmp(tag[0], tag[1])) {
+			free(tag[0]);
+			free(tag[1]);
+			tag[0] = strdup("baseline");
+			tag[1] = strdup("variant");
+		}
+	}
+	if (!tag[0] || !tag[1])
+		return cli_error("diff: out of memory");
+	if (!strcmp(tag[0], tag[1]))
+		return cli_error("diff: --names: the two tags must differ ('%s')", tag[0]);
+	if (strstr(tag[0], "::") || strstr(tag[1], "::"))
+		return cli_error("diff: --names: a tag cannot hold '::' (it separates tag and column)");
+	return 0;
+}
+
+/* A cell of column "TAG::COL" (or a plain column) as a number; NaN if none. */
+static double num_at(const struct tl_sheet *sh, size_t row, const char *tag, const char *col)
+{
+	char name[256];
+	long c;
+	const struct tl_cell *cell;
+
+	if (tag)
+		snprintf(name, sizeof(name), "%s::%s", tag, col);
+	else
+		snprintf(name, sizeof(name), "%s", col);
+	c = tl_sheet_col_index(sh, name);
+	if (c < 0)
+		return NAN;
+	cell = tl_sheet_cell(sh, row, (size_t)c);
+	switch (cell->kind) {
+	case TL_CELL_INT:
+	case TL_CELL_BOOL:
+		return (double)cell->i;
+	case TL_CELL_NUM:
+		return cell->d;
+	case TL_CELL_STR:
+		return strtod(cell->s, NULL);
+	default:
+		return NAN;
+	}
+}
+
+static const char *str_at(const struct tl_sheet *sh, size_t row, const char *col)
+{
+	long c = tl_sheet_col_index(sh, col);
+	const struct tl_cell *cell = c < 0 ? NULL : tl_sheet_cell(sh, row, (size_t)c);
+
+	return cell && cell->kind == TL_CELL_STR ? cell->s : "";
+}
+
+/* One summary line in the chosen format. */
+static void line(struct out_fmt *o, const char *section, const char *name, double b, double v,
+		 const char *unit)
+{
+	double d = (isnan(b) ? 0 : isnan(v) ? -b : v - b);
+	double pct = !isnan(b) && !isnan(v) && b != 0 ? 100 * (v - b) / b : NAN;
+	char sb[64], sv[64], sd[64], sp[64];
+
+	if (isnan(b) || isnan(v))
+		d = isnan(b) ? v : -b;
+	fmt_pyfloat(sb, sizeof(sb), b);
+	fmt_pyfloat(sv, sizeof(sv), v);
+	fmt_pyfloat(sd, sizeof(sd), d);
+	fmt_pyfloat(sp, sizeof(sp), pct);
+	if (o->json) {
+		fputs("{\"section\":", o->f);
+		json_str(o->f, section);
+		fputs(",\"name\":", o->f);
+		json_str(o->f, name);
+		fprintf(o->f, ",\"baseline\":%s,\"variant\":%s,\"diff\":%s,\"pct\":%s,\"unit\":\"%s\"}\n",
+			isnan(b) ? "null" : sb, isnan(v) ? "null" : sv, sd, isnan(pct) ? "null" : sp,
+			unit);
+	} else if (o->sep) {
+		out_field(o, section, false);
+		out_field(o, name, false);
+		out_field(o, isnan(b) ? "" : sb, false);
+		out_field(o, isnan(v) ? "" : sv, false);
+		out_field(o, sd, false);
+		out_field(o, isnan(pct) ? "" : sp, false);
+		out_field(o, unit, true);
+	} else {
+		char pb[32] = "-", pv[32] = "-", pd[32], pp[16] = "";
+
+		if (!isnan(b))
+			snprintf(pb, sizeof(pb), "%.3f", b);
+		if (!isnan(v))
+			snprintf(pv, sizeof(pv), "%.3f", v);
+		snprintf(pd, sizeof(pd), "%+.3f", d);
+		if (!isnan(pct))
+			snprintf(pp, sizeof(pp), "%+.1f%%", pct);
+		/* a kernel name can run to kilobytes: its head says which */
+		fprintf(o->f, "  %12s %12s %12s %8s  %.100s%s\n", pb, pv, pd, pp, name,
+			strlen(name) > 100 ? "..." : "");
+	}
+}
+
+struct change {
+	size_t row;
+	double b, v, d;
+};
+
+static int cmp_gain(const void *a, const void *b)
+{
+	const struct change *x = a, *y = b;
+
+	if (x->d != y->d)
+		return x->d > y->d ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The rows of a joined summary sheet (ops_summary, kernel_summary) that
+ * changed most, gained then lost, then those only one side has. */
+static int changes(struct out_fmt *o, const struct tl_sheet *sh, const char *key,
+		   const char *col, double scale, const char *what, const char *tag[2], size_t top)
+{
+	size_t n = tl_sheet_nrows(sh), i, m = 0, shown;
+	struct change *c = calloc(n + 1, sizeof(*c));
+	char head[160];
+	int side;
+
+	if (!c)
+		return cli_error("diff: out of memory");
+	for (i = 0; i < n; i++) {
+		double b = num_at(sh, i, tag[0], col) * scale, v = num_at(sh, i, tag[1], col) * scale;
+
+		if (isnan(b) || isnan(v))
+			continue;
+		c[m++] = (struct change){ i, b, v, v - b };
+	}
+	if (m)
+		qsort(c, m, sizeof(*c), cmp_gain);
+	if (!o->json && !o->sep) {
+		snprintf(head, sizeof(head), "%s that gained the most GPU time (ms)", what);
+		fprintf(o->f, "\n%s:\n  %12.12s %12.12s %12s\n", head, tag[0], tag[1], "change");
+	}
+	for (i = 0, shown = 0; i < m && shown < top && c[i].d > 0; i++, shown++)
+		line(o, what, str_at(sh, c[i].row, key), c[i].b, c[i].v, "ms");
+	if (!shown && !o->json && !o->sep)
+		fputs("  (none)\n", o->f);
+	if (!o->json && !o->sep)
+		fprintf(o->f, "\n%s that lost the most GPU time (ms):\n", what);
+	for (i = m, shown = 0; i > 0 && shown < top && c[i - 1].d < 0; i--, shown++)
+		line(o, what, str_at(sh, c[i - 1].row, key), c[i - 1].b, c[i - 1].v, "ms");
+	if (!shown && !o->json && !o->sep)
+		fputs("  (none)\n", o->f);
+	/* those only one side has, the largest first */
+	for (side = 0; side < 2; side++) {
+		for (i = 0, m = 0; i < n; i++) {
+			double b = num_at(sh, i, tag[0], col), v = num_at(sh, i, tag[1], col);
+
+			if (side ? (isnan(b) && !isnan(v)) : (!isnan(b) && isnan(v)))
+				c[m++] = (struct change){ i, b * scale, v * scale, side ? v : b };
+		}
+		if (m)
+			qsort(c, m, sizeof(*c), cmp_gain);
+		if (m && !o->json && !o->sep)
+			fprintf(o->f, "\n%s only in %s (ms):\n", what, tag[side]);
+		for (i = 0; i < m && i < top; i++)
+			line(o, what, str_at(sh, c[i].row, key), c[i].b, c[i].v, "ms");
+		if (m > top && !o->json && !o->sep)
+			fprintf(o->f, "  ... and %zu more\n", m - top);
+	}
+	free(c);
+	return 0;
+}
+
+static int summary(struct out_fmt *o, const struct tl_report *cmp, const char *tag[2],
+		   const char *path[2], size_t top)
+{
+	const struct tl_sheet *tl = tl_report_sheet(cmp, "gpu_timeline");
+	const struct tl_sheet *ops = tl_report_sheet(cmp, "ops_summary");
+	const struct tl_sheet *ks = tl_report_sheet(cmp, "kernel_summary");
+	size_t i;
+	int rc = 0;
+
+	if (o->sep) {
+		const char *h[] = { "section", "name", tag[0], tag[1], "diff", "pct", "unit" };
+
+		for (i = 0; i < 7; i++)
+			out_field(o, h[i], i == 6);
+	}
+	if (!o->json && !o->sep)
+		fprintf(o->f, "baseline %s: %s\nvariant  %s: %s\n\nGPU timeline (ms):\n  %12.12s %12.12s %12s\n",
+			tag[0], path[0], tag[1], path[1], tag[0], tag[1], "change");
+	for (i = 0; tl && i < tl_sheet_nrows(tl); i++)
+		line(o, "gpu_timeline", str_at(tl, i, "type"), num_at(tl, i, tag[0], "time ms"),
+		     num_at(tl, i, tag[1], "time ms"), "ms");
+	if (ops && !tl_sheet_nrows(ops) && !o->json && !o->sep)
+		fputs("\nThe traces have no op with GPU time.\n", o->f);
+	if (ops && tl_sheet_nrows(ops))
+		rc = changes(o, ops, "name", "total_direct_kernel_time_ms", 1, "ops", tag, top);
+	if (!rc && ks && tl_sheet_nrows(ks))
+		rc = changes(o, ks, "Kernel name", "Kernel duration (µs)_sum", 1e-3, "kernels", tag,
+			     top);
+	if (!rc && ops && tl_sheet_nrows(ops) && !o->json && !o->sep) {
+		size_t both = 0;
+
+		for (i = 0; i < tl_sheet_nrows(ops); i++)
+			both += !isnan(num_at(ops, i, tag[0], "total_direct_kernel_time_ms")) &&
+				!isnan(num_at(ops, i, tag[1], "total_direct_kernel_time_ms"));
+		if (!both)
+			fputs("\nThe traces have no op in common: every op is on one side only.\n",
+			      o->f);
+	}
+	return rc;
+}
+
+static int cmd_diff(int argc, char **argv)
+{
+	struct diff_ctx x = { .top = 10 };
+	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = true };
+	struct tl_trace *tr[2] = { NULL, NULL };
+	struct tl_report *rep[2] = { NULL, NULL }, *cmp = NULL;
+	struct out_fmt o = { 0 };
+	char *tag[2] = { NULL, NULL };
+	int rc = 1, err, i;
+
+	if (!opts_parse(&diff_cmd, argc, argv, &x, &rc))
+		goto out;
+	rc = 1;
+	if (cli_no_args("diff", argc, argv))
+		goto out;
+	if (x.inputs.n != 2) {
+		cli_error("diff: give the baseline and the variant: -i BASE -i VARIANT (%zu given)",
+			  x.inputs.n);
+		goto out;
+	}
+	if (x.sep && x.json) {
+		cli_error("diff: -x and -j are exclusive");
+		goto out;
+	}
+	if (tags_of(&x, tag))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		if (cli_load(x.inputs.v[i], &tr[i]))
+			goto out;
+		err = tl_report_build(tr[i], &ro, &rep[i]);
+		if (err) {
+			/* the library's message names the trace */
+			cli_error("diff: %s", tl_last_error());
+			goto out;
+		}
+		/* the report is all a comparison reads: the trace can go */
+		tl_trace_close(tr[i]);
+		tr[i] = NULL;
+	}
+	err = tl_report_compare(rep[0], rep[1], tag[0], tag[1], &cmp);
+	if (err) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	if (x.dir) {
+		if (sheets_is_xlsx(x.dir)) {
+			err = tl_sheets_write_xlsx(cmp->v, cmp->n, x.dir);
+			if (err) {
+				cli_error("diff: %s", tl_last_error());
+				goto out;
+			}
+		} else if (sheets_make_dir("diff", x.dir) || sheets_write_dir("diff", x.dir, cmp)) {
+			goto out;
+		}
+	}
+	o.f = stdout;
+	o.sep = x.sep;
+	o.json = x.json;
+	rc = summary(&o, cmp, (const char *[2]){ tag[0], tag[1] },
+		     (const char *[2]){ x.inputs.v[0], x.inputs.v[1] }, (size_t)x.top);
+	if (!rc && fflush(stdout))
+		rc = cli_error("diff: writing the summary: %s", strerror(errno));
+out:
+	tl_report_free(cmp);
+	for (i = 0; i < 2; i++) {
+		tl_report_free(rep[i]);
+		tl_trace_close(tr[i]);
+		free(tag[i]);
+	}
+	free(x.inputs.v);
+	return rc;
+}
