@@ -13,6 +13,7 @@
 #include <tlreplay/report_sheets.h>
 
 #include "builtin.h"
+#include "diff-chart.h"
 #include "sheets-out.h"
 
 struct diff_ctx {
@@ -20,6 +21,7 @@ struct diff_ctx {
 	const char *names;		/* --names A,B */
 	const char *dir;		/* -o DIR | FILE.xlsx */
 	const char *sep;		/* -x SEP */
+	const char *chart;		/* --chart FILE.svg|png */
 	bool json;			/* -j */
 	unsigned long long top;		/* -n N */
 };
@@ -38,13 +40,17 @@ static const struct opt diff_opts[] = {
 		   "the two reports' tags in the sheets and the summary (default:\n"
 		   "the file names, or baseline,variant when those are equal)"),
 	OPT_U64('n', "top", "N", struct diff_ctx, top,
-		"how many ops and kernels the summary lists each way (default 10)"),
+		"how many ops and kernels the summary lists each way, and the\n"
+		"chart draws (default 10)"),
+	OPT_STRING(0, "chart", "FILE", struct diff_ctx, chart,
+		   "draw the ops whose GPU time changed most, baseline and variant\n"
+		   "bars, into FILE (.svg, or .png through rsvg-convert)"),
 	OPT_END(),
 };
 
 TL_CMD(diff, diff_opts, "compare two traces: what changed between runs, GPUs or versions",
 	"usage: tlreplay diff -i BASE -i VARIANT [-x SEP | -j] [-o DIR|FILE.xlsx] [--names A,B]\n"
-	"                     [-n N]\n"
+	"                     [-n N] [--chart FILE]\n"
 	"\n"
 	"Compare the perf reports of two traces as TraceLens's compare_perf_reports does.\n"
 	"The summary: the GPU timeline of both with the change, the ops and kernels that\n"
@@ -293,6 +299,50 @@ static int summary(struct out_fmt *o, const struct tl_report *cmp, const char *t
 	return rc;
 }
 
+static int cmp_abs_change(const void *a, const void *b)
+{
+	const struct diff_chart_row *x = a, *y = b;
+	double dx = fabs((isnan(x->var_ms) ? 0 : x->var_ms) - (isnan(x->base_ms) ? 0 : x->base_ms));
+	double dy = fabs((isnan(y->var_ms) ? 0 : y->var_ms) - (isnan(y->base_ms) ? 0 : y->base_ms));
+
+	return (dx < dy) - (dx > dy);
+}
+
+/* --chart: the ops of the joined ops_summary by the size of their change. */
+static int chart(const char *path, const struct tl_report *cmp, const char *const tag[2], size_t top)
+{
+	const struct tl_sheet *ops = tl_report_sheet(cmp, "ops_summary");
+	const struct tl_sheet *tl = tl_report_sheet(cmp, "gpu_timeline");
+	size_t n = ops ? tl_sheet_nrows(ops) : 0, i;
+	struct diff_chart_row *rows = calloc(n + 1, sizeof(*rows));
+	double total[2] = { 0, 0 };
+	int rc;
+
+	if (!rows)
+		return cli_error("diff: out of memory");
+	for (i = 0; i < n; i++)
+		rows[i] = (struct diff_chart_row){ str_at(ops, i, "name"),
+						   num_at(ops, i, tag[0], "total_direct_kernel_time_ms"),
+						   num_at(ops, i, tag[1], "total_direct_kernel_time_ms") };
+	/* stable: the ops summary's order breaks ties */
+	for (i = 1; i < n; i++) {
+		struct diff_chart_row r = rows[i];
+		size_t j = i;
+
+		for (; j > 0 && cmp_abs_change(&rows[j - 1], &r) > 0; j--)
+			rows[j] = rows[j - 1];
+		rows[j] = r;
+	}
+	for (i = 0; tl && i < tl_sheet_nrows(tl); i++)
+		if (!strcmp(str_at(tl, i, "type"), "busy_time")) {
+			total[0] = num_at(tl, i, tag[0], "time ms");
+			total[1] = num_at(tl, i, tag[1], "time ms");
+		}
+	rc = diff_chart_write(path, rows, n < top ? n : top, tag, total);
+	free(rows);
+	return rc;
+}
+
 static int cmd_diff(int argc, char **argv)
 {
 	struct diff_ctx x = { .top = 10 };
@@ -348,6 +398,8 @@ static int cmd_diff(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (x.chart && chart(x.chart, cmp, (const char *const[2]){ tag[0], tag[1] }, (size_t)x.top))
+		goto out;
 	o.f = stdout;
 	o.sep = x.sep;
 	o.json = x.json;

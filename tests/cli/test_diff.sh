@@ -59,6 +59,15 @@ assert [r["type"] for r in tl] == sorted(r["type"] for r in tl)
 PY
 ok $? "ops_summary joined (sorted by the baseline's time, empty diff on one-side rows); a split keeps its side's columns; gpu_timeline in key order"
 
+run "$TLREPLAY" diff -i "$B" -i "$V" --chart "$TMP/d.svg"
+[ $RC -eq 0 ] && [ "$(grep -c 'class="bar baseline"' "$TMP/d.svg")" -eq 3 ] &&
+	[ "$(grep -c 'class="bar variant"' "$TMP/d.svg")" -eq 3 ] && grep -q "not in the baseline" "$TMP/d.svg" &&
+	"$PYTHON" -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$TMP/d.svg"
+ok $? "--chart FILE.svg: 4 ops, a bar per side that has it, valid XML"
+run "$TLREPLAY" diff -i "$B" -i "$V" --chart "$TMP/nodir/d.svg"
+[ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "nodir" "$TMP/err"
+ok $? "--chart into a missing directory: one line naming it"
+
 # bad input: one line naming the thing, non-zero exit, nothing written
 run "$TLREPLAY" diff -i "$B"
 [ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "BASE -i VARIANT" "$TMP/err"
