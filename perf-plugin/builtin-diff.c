@@ -7,8 +7,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include <tlreplay/analysis.h>
 #include <tlreplay/compare.h>
+#include <tlreplay/ranks.h>
 #include <tlreplay/report.h>
 #include <tlreplay/report_sheets.h>
 
@@ -143,6 +146,10 @@ static const char *str_at(const struct tl_sheet *sh, size_t row, const char *col
 }
 
 /* One summary line in the chosen format. */
+/* The rank of the pair being summarised when two directories of ranks are
+ * compared (a "rank" field in -x and -j rows); -1 for one pair. */
+static int diff_rank = -1;
+
 static void line(struct out_fmt *o, const char *section, const char *name, double b, double v,
 		 const char *unit)
 {
@@ -157,7 +164,10 @@ static void line(struct out_fmt *o, const char *section, const char *name, doubl
 	fmt_pyfloat(sd, sizeof(sd), d);
 	fmt_pyfloat(sp, sizeof(sp), pct);
 	if (o->json) {
-		fputs("{\"section\":", o->f);
+		fputs("{", o->f);
+		if (diff_rank >= 0)
+			fprintf(o->f, "\"rank\":%d,", diff_rank);
+		fputs("\"section\":", o->f);
 		json_str(o->f, section);
 		fputs(",\"name\":", o->f);
 		json_str(o->f, name);
@@ -165,6 +175,11 @@ static void line(struct out_fmt *o, const char *section, const char *name, doubl
 			isnan(b) ? "null" : sb, isnan(v) ? "null" : sv, sd, isnan(pct) ? "null" : sp,
 			unit);
 	} else if (o->sep) {
+		if (diff_rank >= 0) {
+			snprintf(sb, sizeof(sb), "%d", diff_rank);
+			out_field(o, sb, false);
+			fmt_pyfloat(sb, sizeof(sb), b);
+		}
 		out_field(o, section, false);
 		out_field(o, name, false);
 		out_field(o, isnan(b) ? "" : sb, false);
@@ -267,12 +282,14 @@ static int summary(struct out_fmt *o, const struct tl_report *cmp, const char *t
 	size_t i;
 	int rc = 0;
 
-	if (o->sep) {
-		const char *h[] = { "section", "name", tag[0], tag[1], "diff", "pct", "unit" };
+	if (o->sep && diff_rank <= 0) {
+		const char *h[] = { "rank", "section", "name", tag[0], tag[1], "diff", "pct", "unit" };
 
-		for (i = 0; i < 7; i++)
-			out_field(o, h[i], i == 6);
+		for (i = diff_rank < 0; i < 8; i++)
+			out_field(o, h[i], i == 7);
 	}
+	if (!o->json && !o->sep && diff_rank >= 0)
+		fprintf(o->f, "%s== rank %d ==\n", diff_rank ? "\n" : "", diff_rank);
 	if (!o->json && !o->sep)
 		fprintf(o->f, "baseline %s: %s\nvariant  %s: %s\n\nGPU timeline (ms):\n  %12.12s %12.12s %12s\n",
 			tag[0], path[0], tag[1], path[1], tag[0], tag[1], "change");
@@ -343,15 +360,207 @@ static int chart(const char *path, const struct tl_report *cmp, const char *cons
 	return rc;
 }
 
+/* One pair: both reports, their comparison, its sheets (into @dir when
+ * given), chart and summary; the gpu_timeline changes (ms, the rows in
+ * the comparison's order) into @bd_diff when not NULL. 0, or 1 after
+ * printing why. */
+static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vpath,
+		     const char *const tag[2], const char *dir, struct out_fmt *o,
+		     double bd_diff[TL_BD_NROWS])
+{
+	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = true };
+	const char *path[2] = { bpath, vpath };
+	struct tl_report *rep[2] = { NULL, NULL }, *cmp = NULL;
+	struct tl_trace *tr = NULL;
+	int rc = 1, err, i;
+
+	for (i = 0; i < 2; i++) {
+		if (cli_load(path[i], &tr))
+			goto out;
+		err = tl_report_build(tr, &ro, &rep[i]);
+		/* the report is all a comparison reads: the trace can go */
+		tl_trace_close(tr);
+		tr = NULL;
+		if (err) {
+			/* the library's message names the trace */
+			cli_error("diff: %s", tl_last_error());
+			goto out;
+		}
+	}
+	err = tl_report_compare(rep[0], rep[1], tag[0], tag[1], &cmp);
+	if (err) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	if (dir) {
+		if (sheets_is_xlsx(dir)) {
+			err = tl_sheets_write_xlsx(cmp->v, cmp->n, dir);
+			if (err) {
+				cli_error("diff: %s", tl_last_error());
+				goto out;
+			}
+		} else if (sheets_make_dir("diff", dir) || sheets_write_dir("diff", dir, cmp)) {
+			goto out;
+		}
+	}
+	if (x->chart && chart(x->chart, cmp, tag, (size_t)x->top))
+		goto out;
+	if (bd_diff) {
+		/* the joined timeline's rows are in key order: found by name */
+		const struct tl_sheet *tl = tl_report_sheet(cmp, "gpu_timeline");
+		size_t k;
+
+		for (i = 0; i < TL_BD_NROWS; i++) {
+			bd_diff[i] = NAN;
+			for (k = 0; tl && k < tl_sheet_nrows(tl); k++)
+				if (!strcmp(str_at(tl, k, "type"), tl_bd_row_name(i)))
+					bd_diff[i] = num_at(tl, k, tag[1], "time ms") -
+						     num_at(tl, k, tag[0], "time ms");
+		}
+	}
+	rc = summary(o, cmp, (const char **)tag, path, (size_t)x->top);
+out:
+	tl_report_free(cmp);
+	tl_report_free(rep[0]);
+	tl_report_free(rep[1]);
+	return rc;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The rank of each file of a directory: its name's, else its position. */
+static int rank_at(char **paths, size_t i)
+{
+	int r = tl_rank_from_filename(paths[i]);
+
+	return r >= 0 ? r : (int)i;
+}
+
+/* Two directories of rank traces: each rank both have, as one pair (a
+ * block each, -o DIR/rankN), then each timeline row's change over them. */
+static int diff_ranks(const struct diff_ctx *x, const char *const tag[2], struct out_fmt *o)
+{
+	char **p[2] = { NULL, NULL }, *sub = NULL;
+	size_t n[2] = { 0, 0 }, i, j, npairs = 0;
+	double (*bd)[TL_BD_NROWS] = NULL, *col = NULL;
+	int rc = 1, err, s, r;
+
+	if (x->chart)
+		return cli_error("diff: --chart draws one pair of traces, not two directories");
+	if (x->dir && sheets_is_xlsx(x->dir))
+		return cli_error("diff: two directories of ranks write -o DIR (a directory per rank), not a workbook");
+	for (s = 0; s < 2; s++) {
+		err = tl_ranks_list_dir(x->inputs.v[s], &p[s], &n[s]);
+		if (err) {
+			cli_error("diff: %s: %s", x->inputs.v[s],
+				  err == -ENODATA ? "no trace in the directory" : strerror(-err));
+			goto out;
+		}
+	}
+	bd = calloc(n[0] + 1, sizeof(*bd));
+	col = calloc(n[0] + 1, sizeof(*col));
+	if (!bd || !col || (x->dir && sheets_make_dir("diff", x->dir))) {
+		if (!bd || !col)
+			cli_error("diff: out of memory");
+		goto out;
+	}
+	for (i = 0; i < n[0]; i++) {
+		r = rank_at(p[0], i);
+		for (j = 0; j < n[1] && rank_at(p[1], j) != r; j++)
+			;
+		if (j == n[1]) {
+			fprintf(stderr, "tlreplay diff: rank %d is only in %s (%s)\n", r, tag[0], p[0][i]);
+			continue;
+		}
+		free(sub);
+		sub = NULL;
+		if (x->dir && asprintf(&sub, "%s/rank%d", x->dir, r) < 0) {
+			sub = NULL;
+			cli_error("diff: out of memory");
+			goto out;
+		}
+		diff_rank = r;
+		if (diff_pair(x, p[0][i], p[1][j], tag, sub, o, bd[npairs]))
+			goto out;
+		npairs++;
+	}
+	for (j = 0; j < n[1]; j++) {
+		r = rank_at(p[1], j);
+		for (i = 0; i < n[0] && rank_at(p[0], i) != r; i++)
+			;
+		if (i == n[0])
+			fprintf(stderr, "tlreplay diff: rank %d is only in %s (%s)\n", r, tag[1], p[1][j]);
+	}
+	if (!npairs) {
+		cli_error("diff: no rank is in both %s and %s", x->inputs.v[0], x->inputs.v[1]);
+		goto out;
+	}
+	/* the spread: each row's change (variant - baseline) over the ranks */
+	if (!o->json && !o->sep)
+		fprintf(o->f, "\n== the change over %zu rank%s (ms) ==\n  %12s %12s %12s\n", npairs,
+			npairs == 1 ? "" : "s", "min", "median", "max");
+	for (r = 0; r < TL_BD_NROWS; r++) {
+		const char *name = tl_bd_row_name(r);
+		double med;
+		char a[64], b[64], c[64];
+
+		for (i = 0; i < npairs; i++)
+			col[i] = bd[i][r];
+		qsort(col, npairs, sizeof(*col), cmp_double);	/* NaN: no such row, never here */
+		med = npairs % 2 ? col[npairs / 2] : (col[npairs / 2 - 1] + col[npairs / 2]) / 2;
+		fmt_pyfloat(a, sizeof(a), col[0]);
+		fmt_pyfloat(b, sizeof(b), med);
+		fmt_pyfloat(c, sizeof(c), col[npairs - 1]);
+		if (o->json) {
+			fputs("{\"section\":\"spread\",\"name\":", o->f);
+			json_str(o->f, name);
+			fprintf(o->f, ",\"ranks\":%zu,\"min\":%s,\"median\":%s,\"max\":%s,\"unit\":\"ms\"}\n",
+				npairs, a, b, c);
+		} else if (o->sep) {
+			/* rank column empty: a row over all ranks; baseline/variant/diff/pct
+			 * columns hold min/median/max */
+			out_field(o, "", false);
+			out_field(o, "spread", false);
+			out_field(o, name, false);
+			out_field(o, a, false);
+			out_field(o, b, false);
+			out_field(o, c, false);
+			out_field(o, "", false);
+			out_field(o, "ms", true);
+		} else {
+			fprintf(o->f, "  %+12.3f %+12.3f %+12.3f  %s\n", col[0], med, col[npairs - 1], name);
+		}
+	}
+	rc = 0;
+out:
+	diff_rank = -1;
+	free(sub);
+	free(bd);
+	free(col);
+	for (s = 0; s < 2; s++)
+		tl_ranks_paths_free(p[s], n[s]);
+	return rc;
+}
+
 static int cmd_diff(int argc, char **argv)
 {
 	struct diff_ctx x = { .top = 10 };
-	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = true };
-	struct tl_trace *tr[2] = { NULL, NULL };
-	struct tl_report *rep[2] = { NULL, NULL }, *cmp = NULL;
 	struct out_fmt o = { 0 };
 	char *tag[2] = { NULL, NULL };
-	int rc = 1, err, i;
+	bool dirs;
+	int rc = 1;
 
 	if (!opts_parse(&diff_cmd, argc, argv, &x, &rc))
 		goto out;
@@ -367,53 +576,25 @@ static int cmd_diff(int argc, char **argv)
 		cli_error("diff: -x and -j are exclusive");
 		goto out;
 	}
+	dirs = is_dir(x.inputs.v[0]);
+	if (dirs != is_dir(x.inputs.v[1])) {
+		cli_error("diff: %s is a directory and %s is not: give two traces or two directories of ranks",
+			  dirs ? x.inputs.v[0] : x.inputs.v[1], dirs ? x.inputs.v[1] : x.inputs.v[0]);
+		goto out;
+	}
 	if (tags_of(&x, tag))
-		goto out;
-	for (i = 0; i < 2; i++) {
-		if (cli_load(x.inputs.v[i], &tr[i]))
-			goto out;
-		err = tl_report_build(tr[i], &ro, &rep[i]);
-		if (err) {
-			/* the library's message names the trace */
-			cli_error("diff: %s", tl_last_error());
-			goto out;
-		}
-		/* the report is all a comparison reads: the trace can go */
-		tl_trace_close(tr[i]);
-		tr[i] = NULL;
-	}
-	err = tl_report_compare(rep[0], rep[1], tag[0], tag[1], &cmp);
-	if (err) {
-		rc = cli_lib_error(err);
-		goto out;
-	}
-	if (x.dir) {
-		if (sheets_is_xlsx(x.dir)) {
-			err = tl_sheets_write_xlsx(cmp->v, cmp->n, x.dir);
-			if (err) {
-				cli_error("diff: %s", tl_last_error());
-				goto out;
-			}
-		} else if (sheets_make_dir("diff", x.dir) || sheets_write_dir("diff", x.dir, cmp)) {
-			goto out;
-		}
-	}
-	if (x.chart && chart(x.chart, cmp, (const char *const[2]){ tag[0], tag[1] }, (size_t)x.top))
 		goto out;
 	o.f = stdout;
 	o.sep = x.sep;
 	o.json = x.json;
-	rc = summary(&o, cmp, (const char *[2]){ tag[0], tag[1] },
-		     (const char *[2]){ x.inputs.v[0], x.inputs.v[1] }, (size_t)x.top);
+	rc = dirs ? diff_ranks(&x, (const char *const *)tag, &o)
+		  : diff_pair(&x, x.inputs.v[0], x.inputs.v[1], (const char *const *)tag, x.dir, &o,
+			      NULL);
 	if (!rc && fflush(stdout))
 		rc = cli_error("diff: writing the summary: %s", strerror(errno));
 out:
-	tl_report_free(cmp);
-	for (i = 0; i < 2; i++) {
-		tl_report_free(rep[i]);
-		tl_trace_close(tr[i]);
-		free(tag[i]);
-	}
+	free(tag[0]);
+	free(tag[1]);
 	free(x.inputs.v);
 	return rc;
 }

@@ -68,6 +68,28 @@ run "$TLREPLAY" diff -i "$B" -i "$V" --chart "$TMP/nodir/d.svg"
 [ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "nodir" "$TMP/err"
 ok $? "--chart into a missing directory: one line naming it"
 
+# two directories of ranks: rank 0 changed, rank 1 did not, rank 2 only in the baseline
+mkdir -p "$TMP/rb" "$TMP/rv"
+cp "$B" "$TMP/rb/rank0.json"; cp "$B" "$TMP/rb/rank1.json"; cp "$B" "$TMP/rb/rank2.json"
+cp "$V" "$TMP/rv/rank0.json"; cp "$B" "$TMP/rv/rank1.json"
+run "$TLREPLAY" diff -i "$TMP/rb" -i "$TMP/rv" -o "$TMP/rankcmp"
+[ $RC -eq 0 ] && grep -q "^== rank 0 ==" "$TMP/out" && grep -q "^== rank 1 ==" "$TMP/out" &&
+	! grep -q "^== rank 2 ==" "$TMP/out" && grep -q "rank 2 is only in rb" "$TMP/err" &&
+	grep -Eq "^ +\+0\.000 +\+0\.003 +\+0\.006  total_time$" "$TMP/out" &&
+	[ -f "$TMP/rankcmp/rank0/ops_summary.csv" ] && [ -f "$TMP/rankcmp/rank1/gpu_timeline.csv" ]
+ok $? "two directories of ranks: a block per rank both have, the spread of the change (0 / 0.003 / 0.006 ms), -o DIR/rankN"
+run "$TLREPLAY" diff -i "$TMP/rb" -i "$TMP/rv" -x,
+[ $RC -eq 0 ] && [ "$(head -1 "$TMP/out")" = "rank,section,name,rb,rv,diff,pct,unit" ] &&
+	grep -q "^0,ops,aten::mm," "$TMP/out" && grep -q "^1,gpu_timeline,total_time," "$TMP/out" && grep -q "^,spread,total_time,0.0,0.00" "$TMP/out"
+ok $? "ranks with -x,: a rank column, the spread rows last"
+run "$TLREPLAY" diff -i "$TMP/rb" -i "$B"
+[ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "is a directory and" "$TMP/err"
+ok $? "a directory against a trace: one line"
+mkdir -p "$TMP/other"; cp "$B" "$TMP/other/rank5.json"
+run "$TLREPLAY" diff -i "$TMP/rb" -i "$TMP/other"
+[ $RC -ne 0 ] && grep -q "no rank is in both" "$TMP/err"
+ok $? "two directories with no rank in common: said, non-zero exit"
+
 # bad input: one line naming the thing, non-zero exit, nothing written
 run "$TLREPLAY" diff -i "$B"
 [ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "BASE -i VARIANT" "$TMP/err"
