@@ -130,6 +130,18 @@ run tl idle -i "$F"
 	grep -q '^1 sync calls and 2 pageable-copy calls in the trace$' "$TMP/out"
 ok $? "human output: a block per device and per stream, causes beside their category"
 
+# no leak nor bad read, gaps kept and filters used (valgrind, unless a sanitizer build)
+if command -v valgrind >/dev/null 2>&1 && ! echo "${TLREPLAY_CFLAGS:-}" | grep -q sanitize; then
+	valgrind -q --leak-check=full --error-exitcode=9 "$TLREPLAY" idle -i "$F" --gaps --include-unlinked \
+		--micro-idle-thresh-us 25 >/dev/null 2>"$TMP/vg" &&
+		valgrind -q --leak-check=full --error-exitcode=9 "$TLREPLAY" idle -i "$F" --device 0 --stream 7 -j \
+			>/dev/null 2>>"$TMP/vg"
+	ok $? "valgrind: clean with --gaps, --include-unlinked and the filters"
+	[ -s "$TMP/vg" ] && diag "$(head -20 "$TMP/vg")"
+else
+	skip "valgrind not installed, or a sanitizer build"
+fi
+
 # ---------------------------------------------------------------- bad input
 bad() { # bad DESCRIPTION PATTERN ARGS...: exit 1 and one line on stderr matching PATTERN
 	d=$1 p=$2
