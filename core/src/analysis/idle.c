@@ -52,7 +52,7 @@ struct winset {
 typedef TL_VEC(struct item) item_vec;
 
 struct grp {
-	uint32_t pid, tid;	/* tokens; tid 0 for a device */
+	uint32_t pid, tid;	/* tokens (0: absent); tid 0 for a device */
 	size_t n;
 };
 
@@ -269,7 +269,8 @@ static int rows_of(const struct ctx *c, const struct item *it, size_t nit, const
 		size_t start = first[i] - g[i].n;
 
 		rows[i].device = tl_tok_display_c(c->tr, g[i].pid);
-		rows[i].stream = g[i].tid ? tl_tok_display_c(c->tr, g[i].tid) : NULL;
+		/* a stream row always has a stream ("" for events without a tid) */
+		rows[i].stream = off == offsetof(struct item, sg) ? tl_tok_display_c(c->tr, g[i].tid) : NULL;
 		err = sweep(c, it, idx + start, g[i].n, &rows[i]);
 		if (err)
 			goto out;
