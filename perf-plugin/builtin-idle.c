@@ -45,13 +45,17 @@ static const struct opt idle_opts[] = {
 	OPT_BOOL(0, "include-unlinked", struct idle_args, io.include_unlinked,
 		 "also count GPU events no CPU launch links to"),
 	OPT_BOOL(0, "gaps", struct idle_args, gaps, "list every gap instead of the totals"),
+	OPT_BOOL(0, "hta", struct idle_args, io.hta,
+		 "per-stream rows only, computed exactly as HTA does: the last\n"
+		 "ProfilerStep left out, timestamps rounded to whole us, gaps\n"
+		 "from the previous event of the stream"),
 	OPT_END(),
 };
 
 TL_CMD(idle, idle_opts, "GPU idle time by cause (HTA's host/kernel wait), per device and stream",
 	"usage: tlreplay idle [-i TRACE] [-x SEP | -j] [-o FILE] [--device D] [--stream S]\n"
 	"                     [--kernel-wait-thresh-us N] [--micro-idle-thresh-us N]\n"
-	"                     [--include-unlinked] [--gaps]\n"
+	"                     [--include-unlinked] [--gaps] [--hta]\n"
 	"\n"
 	"Every idle gap between GPU events (kernel, gpu_memcpy, gpu_memset), per device (the\n"
 	"gaps of the union of its events, which add up to `breakdown --per-device`'s\n"
@@ -245,7 +249,7 @@ static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct idle_
 			print_header(o, tot_cols, TL_ARRAY_N(tot_cols));
 	} else if (!o->json) {
 		fprintf(o->f, "GPU idle time of %s (%s GPU events; kernel wait: queued gaps < %g us; ",
-			tl_trace_path(tr), a->io.include_unlinked ? "all" : "linked",
+			tl_trace_path(tr), a->io.include_unlinked || a->io.hta ? "all" : "linked",
 			set->kernel_wait_us > 0 ? set->kernel_wait_us : 0);
 		if (set->micro_idle_us > 0)
 			fprintf(o->f, "micro idle: host-wait gaps < %g us)\n", set->micro_idle_us);
@@ -253,6 +257,11 @@ static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct idle_
 			fputs("micro idle: off)\n", o->f);
 		fprintf(o->f, "%llu sync calls and %llu pageable-copy calls in the trace\n",
 			(unsigned long long)set->nsync, (unsigned long long)set->npageable);
+		if (a->io.hta)
+			fprintf(o->f, "--hta: HTA's arithmetic%s%s\n",
+				set->hta_rounded ? ", timestamps rounded to whole us" : "",
+				isinf(set->hta_before_us) ? "" : ", the GPU events launched before the last "
+								 "ProfilerStep only");
 		if (a->gaps)
 			fprintf(o->f, "%-6s %-8s %-8s %20s %12s  %-11s %-15s %10s %10s\n", "view", "device",
 				"stream", "start us", "dur us", "category", "cause", "next uid",

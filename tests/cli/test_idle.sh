@@ -130,6 +130,27 @@ run tl idle -i "$F"
 	grep -q '^1 sync calls and 2 pageable-copy calls in the trace$' "$TMP/out"
 ok $? "human output: a block per device and per stream, causes beside their category"
 
+# --hta: HTA's own arithmetic. On the fixture: every GPU event (the unlinked one too: no
+# launch, so other before it; k6 was launched during it, so other after it), no device rows.
+run tl idle -i "$F" --hta --gaps -x,
+[ "$RC" -eq 0 ] && ! grep -q '^device,' "$TMP/out" && [ "$(grep -c '^stream,0,7,' "$TMP/out")" -eq 9 ] &&
+	grep -q '^stream,0,7,1165.0,35.0,other,none,28,$' "$TMP/out" && grep -q '^stream,0,7,1210.0,90.0,other,none,31,$' "$TMP/out"
+ok $? "--hta: all GPU events, per stream only"
+# idle_hta.json: two ProfilerSteps (100, 200), fractional timestamps; k1 110.4+10.2,
+# k2 125.3+5 (launched 103.2), k3 150.2+4.9 (launched 140.7), k4 210+5 (launched 205, in
+# the last step). Plain: 4.7 kernel wait, 19.9 and 54.9 host wait. HTA: k4 left out,
+# [111,120] [126,130] [151,155]: kernel wait 6, host wait 21 (launch 140.7 up to 141 > 130).
+run tl idle -i "$ROOT/tests/fixtures/idle_hta.json" --gaps -x,
+[ "$(grep -c '^stream,' "$TMP/out")" -eq 3 ] && grep -q '^stream,0,7,155.1,54.900000000000006,host_wait,none,9,$' "$TMP/out"
+ok $? "idle_hta.json without --hta: three gaps, as the timestamps are"
+run tl idle -i "$ROOT/tests/fixtures/idle_hta.json" --gaps -x, --hta
+[ "$(grep -c '^stream,' "$TMP/out")" -eq 2 ] && grep -q '^stream,0,7,120.0,6.0,kernel_wait,none,5,$' "$TMP/out" &&
+	grep -q '^stream,0,7,130.0,21.0,host_wait,none,7,$' "$TMP/out"
+ok $? "--hta: the last step's kernel left out, starts rounded up and ends down"
+run tl idle -i "$ROOT/tests/fixtures/idle_hta.json" --hta
+grep -q -- "--hta: HTA's arithmetic, timestamps rounded to whole us, the GPU events launched before the last ProfilerStep only" "$TMP/out"
+ok $? "--hta human output says what HTA's arithmetic did"
+
 # no leak nor bad read, gaps kept and filters used (valgrind, unless a sanitizer build)
 if command -v valgrind >/dev/null 2>&1 && ! echo "${TLREPLAY_CFLAGS:-}" | grep -q sanitize; then
 	valgrind -q --leak-check=full --error-exitcode=9 "$TLREPLAY" idle -i "$F" --gaps --include-unlinked \
@@ -189,6 +210,44 @@ for t in "$TL/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz" \
 		echo "not ok - idle $(basename "$t"): $(head -3 "$TMP/err")" >"$TMP/ref"
 	tap_relay "$TMP/ref"
 done
+
+# --hta against HTA itself: HolisticTraceAnalysis f4d0062, get_idle_time_breakdown(visualize=False)
+# run on each trace alone here (its plotting imports stubbed), idle_time per stream and category
+# in us as it prints them (rounded to 2 decimals). HTA's own test answers are for traces that
+# are not in ../shared.
+hta_check() { # TRACE "stream category us ..."
+	t=$1
+	shift
+	if [ ! -r "$t" ]; then
+		skip "$(basename "$t") not in $SHARED/traces"
+		return
+	fi
+	tl idle -i "$t" --hta -x, >"$TMP/hta.csv" 2>"$TMP/err"
+	"$PYTHON" - "$TMP/hta.csv" "$@" <<'PY' >"$TMP/hta.diff"
+import csv, sys
+got = {(r["stream"], r["category"]): round(float(r["time ms"]) * 1e3, 2)
+       for r in csv.DictReader(open(sys.argv[1])) if r["view"] == "stream" and r["cause"] == "all"}
+want = sys.argv[2].split()
+bad = [(s, c, float(v), got.get((s, c))) for s, c, v in zip(want[::3], want[1::3], want[2::3])
+       if got.get((s, c)) != float(v)]
+if bad:
+    print(bad)
+sys.exit(1 if bad else 0)
+PY
+	ok $? "--hta $(basename "$t"): HTA's per-stream idle times"
+	[ -s "$TMP/hta.diff" ] && diag "$(cat "$TMP/hta.diff" "$TMP/err")"
+}
+hta_check "$TL/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz" \
+	"7 host_wait 504953.0 7 kernel_wait 11727.0 7 other 0.0"
+hta_check "$HTA/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz" \
+	"7 host_wait 12855007.0 7 kernel_wait 104.0 7 other 0.0 20 host_wait 12011718.0 20 kernel_wait 3.0 20 other 0.0"
+hta_check "$HTA/trace_filter/sampled_rank-0.json.gz" \
+	"23 host_wait 596037.0 23 kernel_wait 70.0 23 other 34.0 84 host_wait 148934.0 84 kernel_wait 6.0 84 other 0.0
+	 25 kernel_wait 9.0 25 other 47865.0 7 host_wait 213825.0 7 kernel_wait 1985.0 7 other 261740.0 203 other 0.0"
+hta_check "$HTA/nccl_parser_config/nccl_data.json.gz" \
+	"7 host_wait 357247.0 7 kernel_wait 2155.0 7 other 0.0 40 host_wait 381499.0 40 other 0.0"
+hta_check "$TL/mi300/resnet_act_checkpoint.json.gz" \
+	"0 kernel_wait 5000.0 0 other 32982.0 4 kernel_wait 116.0 4 other 8906.0"
 
 # The reference again with both thresholds moved, on the trace with syncs and pageable copies.
 t=$TL/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz

@@ -148,6 +148,24 @@ int main(void)
 	}
 	tl_trace_close(tr);
 
+	/* opts.hta: overlapping events on a stream give HTA a negative gap,
+	 * which counts (kernel wait); no device rows */
+	tr = LOAD(RT(0, 1, 1), K(0, 7, 10, 20, 1), RT(1, 1, 2), K(0, 7, 20, 5, 2), RT(2, 1, 3),
+		  K(0, 7, 40, 10, 3));
+	o.hta = true;
+	set = run(tr, &o);
+	ok(set && set->ndev == 0 && set->nstream == 1 && set->stream[0].ngaps == 2 &&
+		   set->stream[0].us[TL_IDLE_KERNEL_WAIT][0] == -10 + 15 && set->stream[0].idle_us == 5 &&
+		   isinf(set->hta_before_us) && !set->hta_rounded,
+	   "hta: gaps from the previous event in start order (-10, then 15), per stream only");
+	tl_idle_set_free(set);
+	o.hta = false;
+	set = run(tr, &o);
+	ok(set && set->ndev == 1 && set->stream[0].ngaps == 1 && set->stream[0].idle_us == 10,
+	   "without hta: the gap of the union (30-40)");
+	tl_idle_set_free(set);
+	tl_trace_close(tr);
+
 	/* devices sort numerically */
 	tr = LOAD(RT(0, 1, 1), K(10, 7, 10, 10, 1), RT(1, 1, 2), K(2, 7, 20, 10, 2));
 	set = run(tr, NULL);

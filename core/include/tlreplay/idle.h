@@ -93,6 +93,15 @@ struct tl_idle_opts {
 	const char *device;	/**< only this device (as printed: GPU pid), NULL = all */
 	const char *stream;	/**< only the rows of this stream (GPU tid), NULL = all */
 	bool keep_gaps;		/**< fill tl_idle_row.gaps */
+	/**
+	 * Per-stream rows exactly as HTA computes them, and no device rows: the
+	 * GPU events launched before the last ProfilerStep only (when the trace
+	 * has several), timestamps rounded to whole microseconds as HTA's parser
+	 * does (start up, end down) when they have fractions, and each gap taken
+	 * from the previous event of the stream in start order (a gap may be
+	 * zero or negative then, and counts).
+	 */
+	bool hta;
 };
 
 /** One idle gap. */
@@ -125,6 +134,9 @@ struct tl_idle_set {
 	struct tl_idle_row *stream;	/**< by device, then stream */
 	double kernel_wait_us, micro_idle_us;	/**< the thresholds used */
 	uint64_t nsync, npageable;	/**< sync and pageable-copy calls found */
+	/* with opts.hta: */
+	bool hta_rounded;	/**< timestamps were rounded to whole us */
+	double hta_before_us;	/**< events launched before this ts only (the last step's start), else INFINITY */
 };
 
 /**

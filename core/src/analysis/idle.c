@@ -61,7 +61,7 @@ typedef TL_VEC(struct grp) grp_vec;
 struct ctx {
 	const struct tl_trace *tr;
 	double kw, micro;
-	bool keep;
+	bool keep, hta;
 	struct winset sync, pageable;
 	struct tl_iv *merged;	/* scratch of n + 1 */
 };
@@ -225,6 +225,33 @@ static int sweep(const struct ctx *c, const struct item *it, const uint32_t *idx
 	return 0;
 }
 
+/* A stream's row as HTA computes it (opts.hta): the gap before each event
+ * is from the end of the event before it in start order, whatever it is. */
+static int sweep_hta(const struct ctx *c, const struct item *it, const uint32_t *idx, size_t n,
+		     struct tl_idle_row *r)
+{
+	double end = it[idx[0]].e;
+	size_t i;
+	int k, l;
+
+	r->nevents = n;
+	if (c->keep && n > 1 && !(r->gaps = malloc((n - 1) * sizeof(*r->gaps))))
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		const struct item *p = &it[idx[i - 1]], *x = &it[idx[i]];
+
+		classify(c, r, p->e, x->s, x->launch, x);
+		if (x->e > end)
+			end = x->e;
+	}
+	r->span_us = end - it[idx[0]].s;
+	for (k = 0; k < TL_IDLE_NCATS; k++)
+		for (l = 0; l < TL_IDLE_NCAUSES; l++)
+			r->idle_us += r->us[k][l];
+	r->busy_us = r->span_us - r->idle_us;
+	return 0;
+}
+
 static int cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
@@ -244,14 +271,14 @@ static int cmp_row(const void *a, const void *b)
 	return strverscmp(x->stream, y->stream);
 }
 
-/* The rows of the groups @g (@ng of them) whose events are the items with
- * that group (member @off of struct item): a stable counting sort keeps the
- * start order. */
+/* The rows (*nout) of the groups @g (@ng of them, those with events) whose
+ * events are the items with that group (member @off of struct item): a
+ * stable counting sort keeps the start order. */
 static int rows_of(const struct ctx *c, const struct item *it, size_t nit, const struct grp *g,
-		   size_t ng, size_t off, struct tl_idle_row **out)
+		   size_t ng, size_t off, struct tl_idle_row **out, size_t *nout)
 {
 	struct tl_idle_row *rows = calloc(ng + 1, sizeof(*rows));
-	size_t *first = calloc(ng + 1, sizeof(*first)), i;
+	size_t *first = calloc(ng + 1, sizeof(*first)), i, nr = 0;
 	uint32_t *idx = malloc(nit * sizeof(*idx) + 1);
 	int err = -ENOMEM;
 
@@ -267,21 +294,26 @@ static int rows_of(const struct ctx *c, const struct item *it, size_t nit, const
 	}
 	for (i = 0; i < ng; i++) {
 		size_t start = first[i] - g[i].n;
+		bool stream = off == offsetof(struct item, sg);
 
-		rows[i].device = tl_tok_display_c(c->tr, g[i].pid);
+		if (!g[i].n)	/* every event left out (opts.hta) */
+			continue;
+		rows[nr].device = tl_tok_display_c(c->tr, g[i].pid);
 		/* a stream row always has a stream ("" for events without a tid) */
-		rows[i].stream = off == offsetof(struct item, sg) ? tl_tok_display_c(c->tr, g[i].tid) : NULL;
-		err = sweep(c, it, idx + start, g[i].n, &rows[i]);
+		rows[nr].stream = stream ? tl_tok_display_c(c->tr, g[i].tid) : NULL;
+		err = (stream && c->hta ? sweep_hta : sweep)(c, it, idx + start, g[i].n, &rows[nr]);
+		nr++;
 		if (err)
 			goto out;
 	}
-	qsort(rows, ng, sizeof(*rows), cmp_row);
+	qsort(rows, nr, sizeof(*rows), cmp_row);
+	*nout = nr;
 	*out = rows;
 	rows = NULL;
 	err = 0;
 out:
 	if (rows)
-		for (i = 0; i < ng; i++)
+		for (i = 0; i < nr; i++)
 			free(rows[i].gaps);
 	free(rows);
 	free(first);
@@ -418,6 +450,84 @@ out:
 	return err;
 }
 
+/* "ProfilerStep#<digits>...", HTA's ProfilerStepGroupingPattern. */
+static bool is_step_name(const char *s)
+{
+	return !strncmp(s, "ProfilerStep#", 13) && s[13] >= '0' && s[13] <= '9';
+}
+
+/* opts.hta: the items as HTA's Trace has them. With several ProfilerStep
+ * names, HTA keeps the GPU events whose CPU correlation starts before the
+ * last step (the latest start of an event so named); with fractional
+ * timestamps it rounds every start up and every end down; the launch of a
+ * GPU event is the call with its correlation id. Then re-sorted and
+ * re-counted per stream. */
+static int hta_items(const struct tl_trace *tr, item_vec *items, grp_vec *sg, struct tl_idle_set *set)
+{
+	uint8_t *seen = calloc(tr->strs.n + 1, 1);	/* 0 unknown, 1 step, 2 not */
+	size_t i, k = 0, nnames = 0;
+	double last = -INFINITY;
+	bool frac = false;
+	struct tl_kmap corr;	/* correlation -> its runtime or driver call */
+
+	if (!seen || tl_kmap_init(&corr, 1024)) {
+		free(seen);
+		return -ENOMEM;
+	}
+	for (i = 0; i < tr->nev; i++) {
+		const struct tl_ev *e = &tr->ev[i];
+
+		if ((e->kind == TL_KIND_RUNTIME || e->kind == TL_KIND_DRIVER) && (e->flags & EV_HAS_CORR) &&
+		    tl_kmap_put(&corr, 0, e->corr, (uint32_t)i)) {
+			tl_kmap_free(&corr);
+			free(seen);
+			return -ENOMEM;
+		}
+		if (!(e->flags & EV_HAS_TS))
+			continue;
+		if (!frac && e->ts != floor(e->ts))
+			frac = true;
+		if (!seen[e->name]) {
+			seen[e->name] = is_step_name(tl_strtab_get(&tr->strs, e->name)) ? 1 : 2;
+			nnames += seen[e->name] == 1;
+		}
+		if (seen[e->name] == 1 && !tl_kind_is_gpu(e->kind) && e->ts > last)
+			last = e->ts;
+	}
+	free(seen);
+	if (nnames > 1)
+		set->hta_before_us = last;
+	set->hta_rounded = frac;
+	for (i = 0; i < sg->n; i++)
+		sg->v[i].n = 0;
+	for (i = 0; i < items->n; i++) {
+		struct item x = items->v[i];
+		const struct tl_ev *e = &tr->ev[x.uid];
+		uint32_t r;
+
+		/* HTA's launch is the call with the GPU event's correlation id */
+		x.launch = x.launch_end = NAN;
+		if ((e->flags & EV_HAS_CORR) && tl_kmap_get(&corr, 0, e->corr, &r)) {
+			x.launch = tr->ev[r].ts;
+			x.launch_end = tl_ev_end(&tr->ev[r]);
+		}
+		/* HTA compares rounded times; unlinked events go too (it joins) */
+		if (nnames > 1 && !(frac ? ceil(x.launch) < ceil(last) : x.launch < last))
+			continue;
+		if (frac) {
+			x.s = ceil(x.s);
+			x.e = floor(x.e);
+			x.launch = ceil(x.launch);
+		}
+		sg->v[x.sg].n++;
+		items->v[k++] = x;
+	}
+	items->n = k;
+	qsort(items->v, items->n, sizeof(*items->v), cmp_item);
+	tl_kmap_free(&corr);
+	return 0;
+}
+
 int tl_idle_breakdown(struct tl_trace *tr, const struct tl_idle_opts *opts, struct tl_idle_set **out)
 {
 	struct tl_idle_opts o = { 0 };
@@ -441,7 +551,9 @@ int tl_idle_breakdown(struct tl_trace *tr, const struct tl_idle_opts *opts, stru
 	c.kw = o.kernel_wait_us == 0 ? TL_IDLE_KERNEL_WAIT_US : o.kernel_wait_us;
 	c.micro = o.micro_idle_us;
 	c.keep = o.keep_gaps;
-	err = collect(tr, o.include_unlinked, &c, &items, &dg, &sg, &considered);
+	c.hta = o.hta;
+	/* HTA takes every GPU event, launched from the host or not */
+	err = collect(tr, o.include_unlinked || o.hta, &c, &items, &dg, &sg, &considered);
 	if (err)
 		goto nomem;
 	if (!items.n) {
@@ -466,17 +578,25 @@ int tl_idle_breakdown(struct tl_trace *tr, const struct tl_idle_opts *opts, stru
 	set->micro_idle_us = c.micro;
 	set->nsync = c.sync.w.n;
 	set->npageable = c.pageable.w.n;
-	set->ndev = dg.n;
-	set->nstream = sg.n;
-	if (rows_of(&c, items.v, items.n, dg.v, dg.n, offsetof(struct item, dg), &set->dev))
+	set->hta_before_us = INFINITY;
+	if (!o.hta && rows_of(&c, items.v, items.n, dg.v, dg.n, offsetof(struct item, dg), &set->dev,
+			      &set->ndev))
 		goto nomem;
-	if (rows_of(&c, items.v, items.n, sg.v, sg.n, offsetof(struct item, sg), &set->stream))
+	if (o.hta && hta_items(tr, &items, &sg, set))
 		goto nomem;
+	if (rows_of(&c, items.v, items.n, sg.v, sg.n, offsetof(struct item, sg), &set->stream,
+		    &set->nstream))
+		goto nomem;
+	if (!set->ndev && !set->nstream) {
+		err = tl_err(-ENODATA, "%s: no GPU event was launched before the last ProfilerStep "
+			     "(HTA leaves out the last step's)", tr->path);
+		goto out;
+	}
 	if (o.device) {
 		list_names(set->dev, set->ndev, false, names, sizeof(names));
 		filter_rows(set->dev, &set->ndev, o.device, NULL);
 		filter_rows(set->stream, &set->nstream, o.device, NULL);
-		if (!set->ndev) {
+		if (!set->ndev && !set->nstream) {
 			err = tl_err(-ENOENT, "%s: no device '%s' with GPU events (devices: %s)", tr->path,
 				     o.device, names);
 			goto out;
