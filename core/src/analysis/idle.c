@@ -42,8 +42,8 @@ struct win {
 };
 
 /* Such calls sorted by start; pmax[k]: the index of the call that ends last
- * among the first k + 1, so "does a call overlap (gs, ge)" is one binary
- * search. */
+ * among the first k + 1, so "was the host in such a call at time t" is one
+ * binary search (the calls may overlap: several host threads). */
 struct winset {
 	TL_VEC(struct win) w;
 	uint32_t *pmax;
