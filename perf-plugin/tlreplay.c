@@ -14,6 +14,7 @@
 	CMD(open)        \
 	CMD(info)        \
 	CMD(breakdown)   \
+	CMD(idle)        \
 	CMD(collectives) \
 	CMD(summarize)   \
 	CMD(ops)         \
