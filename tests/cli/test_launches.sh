@@ -146,6 +146,19 @@ else
 	skip "bert-small trace not in $SHARED/traces"
 fi
 
+# --capture: the graph kernels get the ops that captured them; the times stay the replay's.
+V=$TL/inference/vllm_decode_full
+if [ -r "$V/graph_execution.json.gz" ] && [ -d "$V/capture_traces" ]; then
+	tl launches -i "$V/graph_execution.json.gz" -x, >"$TMP/plain.csv" 2>"$TMP/err"
+	run tl launches -i "$V/graph_execution.json.gz" --capture "$V/capture_traces" -x,
+	[ "$RC" -eq 0 ] && [ "$(col "$TMP/plain.csv" op hipGraphLaunch count)" = 421 ] &&
+		[ "$(col "$TMP/out" op aten::addmm count)" = 72 ] && ! grep -q '^op,hipGraphLaunch,' "$TMP/out" &&
+		[ "$(sed -n 2p "$TMP/out")" = "$(sed -n 2p "$TMP/plain.csv")" ]
+	ok $? "vllm graph replay: 421 kernels of hipGraphLaunch; with --capture their ops (72 aten::addmm), same times"
+else
+	skip "vllm_decode_full traces not in $SHARED/traces"
+fi
+
 # Bad input.
 run tl launches -i "$TMP/nope.json"
 [ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q nope.json "$TMP/err"
