@@ -146,6 +146,19 @@ else
 	skip "bert-small trace not in $SHARED/traces"
 fi
 
+t=$HTA/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz
+if [ -r "$t" ]; then
+	run tl launches -i "$t" --by kernel -x,
+	"$PYTHON" -c '
+import csv, sys
+r = list(csv.reader(open(sys.argv[1])))
+assert len(r) == 15 and {len(x) for x in r} == {31} and sum("," in x[1] for x in r) == 10, r[:2]
+' "$TMP/out"
+	ok $? "mi250: -x, quotes kernel names with commas (14 rows of 31 fields, 10 names with commas)"
+else
+	skip "mi250 trace not in $SHARED/traces"
+fi
+
 # --capture: the graph kernels get the ops that captured them; the times stay the replay's.
 V=$TL/inference/vllm_decode_full
 if [ -r "$V/graph_execution.json.gz" ] && [ -d "$V/capture_traces" ]; then
