@@ -4,8 +4,8 @@
  * and kernels summaries (summary_ops.c, summary_kernels.c) with TraceLens's
  * op categories (op_category.c), kernel launchers and their groups
  * (launchers.c, launcher_groups.c), activation recompute (recompute.c), the
- * vLLM/SGLang iteration around an op (batch_context.c) and the health check
- * (health.c). It depends on trace and base. */
+ * vLLM/SGLang iteration around an op (batch_context.c), the health check
+ * (health.c) and launch statistics (launch_stats.c). It depends on trace and base. */
 #ifndef TL_ANALYSIS_INTERNAL_H
 #define TL_ANALYSIS_INTERNAL_H
 
