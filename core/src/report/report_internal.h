@@ -146,6 +146,13 @@ int rpt_sheet_unique_args_recompute(const struct tl_launcher_group_set *set,
 				    const struct tl_launcher_set *ls, const struct tl_trace *tr,
 				    struct rpt_meta *meta, struct tl_sheet **out);
 
+/* sheet_unique_args_infer.c: the inference report's form (--by-module):
+ * each group of @set split by parent module and kernel count (of the
+ * launchers in @ls), with parent_module, num_kernels and call_stack. */
+int rpt_sheet_unique_args_infer(const struct tl_launcher_group_set *set,
+				const struct tl_launcher_set *ls, const struct tl_trace *tr,
+				struct rpt_meta *meta, struct tl_sheet **out);
+
 /* sheet_ops.c: ops_summary_by_category of the inference report, by (op
  * category, parent module), from the by-module ops table @t. */
 int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **out);
