@@ -98,7 +98,7 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 		err = rpt_meta_load(tr, &meta);
 	if (!err && gs->n) {
 		err = o->split_recompute ? rpt_sheet_unique_args_recompute(gs, ls, tr, meta, &sh)
-		      : o->by_module	 ? rpt_sheet_unique_args_infer(gs, ls, tr, meta, &sh)
+		      : o->by_module	 ? rpt_sheet_unique_args_infer(ls, tr, meta, &sh)
 					 : rpt_sheet_unique_args(gs, NULL, tr, meta, &sh);
 		if (!err)
 			err = rpt_report_push(r, sh);

@@ -1,44 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /* ops_unique_args of the inference report (--by-module): TraceLens groups
  * the kernel launchers by their parent nn.Module and by how many kernels each
- * launched too, and shows the first launcher's module call stack. Each group
- * of launchers that recorded the same args is split here by (parent module,
- * kernel count), in launch order, and the plain sheet gets the three columns
- * inserted where TraceLens puts them. */
+ * launched too, shows the first launcher's module call stack, keeps the
+ * launchers that recorded no args (pandas groups their "None"s) and names an
+ * op as the summaries do (sglang_profiler's call counters dropped). The groups
+ * are made here, in launch order, handed to the plain builder, and its sheet
+ * gets the three columns inserted where TraceLens puts them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "analysis/analysis_internal.h"
 #include "report/report_internal.h"
+#include "trace/trace_internal.h"
 
 #define PM_LEN 320
 
-/* One launcher's split key and call stack. */
-struct lkey {
-	char pm[PM_LEN];
-	char *stack;		/* malloc'ed Python list repr */
-	size_t nk;		/* the kernels it launched itself */
-	double direct, subtree;
-};
+#define KEY_SEP '\x1f'	/* never in JSON text or event names */
+#define KEY_PARTS 8
 
-/* A split group: the plain group's fields, its own members and aggregates. */
+static const char *const arg_keys[4] = { "Input Dims", "Input type", "Input Strides",
+					 "Concrete Inputs" };
+
+/* One group: its fields (pointing into @text) and members. */
 struct part {
 	struct tl_launcher_group g;	/* uids malloc'ed */
-	const struct lkey *first;	/* key of its first launcher */
+	char *text;			/* the key, split at KEY_SEP */
+	char pm[PM_LEN];
+	char *stack;			/* of its first launcher, malloc'ed */
+	size_t nk;
 };
-
-struct uid_ix {
-	uint64_t uid;
-	size_t ix;
-};
-
-static int cmp_uid(const void *a, const void *b)
-{
-	const struct uid_ix *x = a, *y = b;
-
-	return x->uid < y->uid ? -1 : x->uid > y->uid;
-}
 
 static int cmp_part(const void *a, const void *b)
 {
@@ -58,67 +51,57 @@ static void agg(double *v, size_t n, struct tl_time_agg *a)
 				   .min = t.min, .max = t.max };
 }
 
-/* The key of launcher @uid into @k (its times from @ls via @by). */
-static int key_of(const struct tl_trace *tr, const struct tl_launcher_set *ls,
-		  const struct uid_ix *by, uint64_t uid, struct lkey *k)
+static int put(char **b, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	struct uid_ix q = { uid, 0 }, *hit = bsearch(&q, by, ls->n, sizeof(*by), cmp_uid);
-	struct prow r = { .uid = uid };
-	int err;
-
-	k->stack = tl_op_module_stack(tr, uid, k->pm, sizeof(k->pm));
-	if (!k->stack)
+	if (tl_grow((void **)b, cap, *len + n + 2, 1))
 		return -ENOMEM;
-	err = rpt_kernels_of(tr, &r, true);
-	k->nk = r.nk;
-	prow_release(&r);
-	if (err)
+	memcpy(*b + *len, s, n);
+	*len += n;
+	(*b)[(*len)++] = KEY_SEP;
+	(*b)[*len] = 0;
+	return 0;
+}
+
+/* The grouping key of launcher @l into *b (length *len), the module fields
+ * into @pm and *stack (malloc'ed). */
+static int launcher_key(struct tl_trace *tr, const struct tl_launcher *l, char **b, size_t *len,
+			size_t *cap, char *pm, char **stack)
+{
+	const struct tl_ev *e = &tr->ev[l->uid];
+	const char *head[4];
+	char nbuf[512], nk[24];
+	cJSON *args = NULL;
+	size_t k;
+	int err = 0;
+
+	*len = 0;
+	*stack = tl_op_module_stack(tr, l->uid, pm, PM_LEN);
+	if (!*stack)
+		return -ENOMEM;
+	err = tl_trace_event_args(tr, l->uid, &args);
+	if (err == -ENOMEM)
 		return err;
-	k->direct = hit ? ls->v[hit->ix].direct_us : 0;
-	k->subtree = hit ? ls->v[hit->ix].subtree_us : 0;
-	return 0;
-}
+	head[0] = tl_op_norm_name(tl_ev_name(tr, e), nbuf, sizeof(nbuf));
+	head[1] = l->category ? l->category : "";
+	head[2] = tl_tok_display(tr, e->pid);
+	head[3] = tl_tok_display(tr, e->tid);
+	for (k = 0; k < 4 && !err; k++)
+		err = put(b, len, cap, head[k], strlen(head[k]));
+	for (k = 0; k < 4 && !err; k++) {
+		const cJSON *f = args ? cJSON_GetObjectItemCaseSensitive(args, arg_keys[k]) : NULL;
 
-static bool same_key(const struct lkey *a, const struct lkey *b)
-{
-	return a->nk == b->nk && !strcmp(a->pm, b->pm);
-}
-
-/* Split group @g into parts appended to @v (*n of them, room for g->count
- * more): one per distinct key, in the order each first appears. */
-static int split(const struct tl_launcher_group *g, struct lkey *keys, struct part *v, size_t *n,
-		 double *tmp)
-{
-	size_t i, j, start = *n, m;
-
-	for (i = 0; i < g->count; i++) {
-		for (j = start; j < *n && !same_key(v[j].first, &keys[i]); j++)
-			;
-		if (j == *n) {
-			v[j].g = *g;
-			v[j].g.count = 0;
-			v[j].g.uids = malloc(g->count * sizeof(*v[j].g.uids));
-			if (!v[j].g.uids)
-				return -ENOMEM;
-			v[j].first = &keys[i];
-			(*n)++;
-		}
-		v[j].g.uids[v[j].g.count++] = g->uids[i];
+		if (f)
+			err = tl_json_compact(f, b, len, cap);
+		if (!err)
+			err = put(b, len, cap, "", 0);
 	}
-	for (j = start; j < *n; j++) {
-		struct tl_launcher_group *h = &v[j].g;
-
-		h->ex_uid = h->uids[0];
-		for (m = 0, i = 0; i < g->count; i++)
-			if (same_key(&keys[i], v[j].first))
-				tmp[m++] = keys[i].direct;
-		agg(tmp, m, &h->direct);
-		for (m = 0, i = 0; i < g->count; i++)
-			if (same_key(&keys[i], v[j].first))
-				tmp[m++] = keys[i].subtree;
-		agg(tmp, m, &h->subtree);
-	}
-	return 0;
+	snprintf(nk, sizeof(nk), "%u", l->nkernels);
+	if (!err)
+		err = put(b, len, cap, pm, strlen(pm));
+	if (!err)
+		err = put(b, len, cap, nk, strlen(nk));
+	cJSON_Delete(args);
+	return err ? -ENOMEM : 0;
 }
 
 /* @plain's rows with parent_module after "op category", num_kernels after
@@ -151,11 +134,11 @@ static int widen(const struct tl_sheet *plain, const struct part *v, struct tl_s
 
 			row[c++] = *tl_sheet_cell(plain, i, j);
 			if (!strcmp(name, "op category"))
-				row[c++] = tl_cell_str(v[i].first->pm);
+				row[c++] = tl_cell_str(v[i].pm);
 			else if (!strcmp(name, "Concrete Inputs"))
-				row[c++] = tl_cell_int((long long)v[i].first->nk);
+				row[c++] = tl_cell_int((long long)v[i].nk);
 			else if (!strcmp(name, "ex_UID"))
-				row[c++] = tl_cell_str(v[i].first->stack);
+				row[c++] = tl_cell_str(v[i].stack);
 		}
 		err = tl_sheet_add_row(sh, row);
 	}
@@ -165,77 +148,129 @@ out:
 	return rpt_sheet_done(sh, err, out);
 }
 
-int rpt_sheet_unique_args_infer(const struct tl_launcher_group_set *set,
-				const struct tl_launcher_set *ls, const struct tl_trace *tr,
+/* Group @p's fields from its key text; its members' aggregates. */
+static int fill(struct part *p, const struct tl_launcher_set *ls, const uint32_t *members,
+		size_t n, double *tmp)
+{
+	const char **dst[KEY_PARTS] = { &p->g.name, &p->g.category, &p->g.pid, &p->g.tid,
+				       &p->g.input_dims, &p->g.input_type, &p->g.input_strides,
+				       &p->g.concrete_inputs };
+	char *s = p->text;
+	size_t k;
+
+	for (k = 0; k < KEY_PARTS; k++) {
+		char *sep = strchr(s, KEY_SEP);
+
+		*dst[k] = s;
+		if (sep) {
+			*sep = 0;
+			s = sep + 1;
+		}
+	}
+	p->g.uids = malloc(n * sizeof(*p->g.uids));
+	if (!p->g.uids)
+		return -ENOMEM;
+	p->g.count = n;
+	for (k = 0; k < n; k++)
+		p->g.uids[k] = ls->v[members[k]].uid;
+	p->g.ex_uid = p->g.uids[0];
+	p->nk = ls->v[members[0]].nkernels;
+	for (k = 0; k < n; k++)
+		tmp[k] = ls->v[members[k]].direct_us;
+	agg(tmp, n, &p->g.direct);
+	for (k = 0; k < n; k++)
+		tmp[k] = ls->v[members[k]].subtree_us;
+	agg(tmp, n, &p->g.subtree);
+	return 0;
+}
+
+int rpt_sheet_unique_args_infer(const struct tl_launcher_set *ls, struct tl_trace *tr,
 				struct rpt_meta *meta, struct tl_sheet **out)
 {
 	struct tl_launcher_group_set plain_set = { 0 };
-	struct uid_ix *by = calloc(ls->n ? ls->n : 1, sizeof(*by));
-	struct lkey **keys = calloc(set->n ? set->n : 1, sizeof(*keys));
-	struct part *v = NULL;
+	struct tl_launcher_group *gv = NULL;
 	struct tl_sheet *plain = NULL;
-	double *tmp = NULL;
-	size_t i, j, n = 0, most = 1, total = 0;
+	struct tl_strtab keys;
+	struct part *v = NULL;
+	uint32_t *gid = calloc(ls->n + 1, sizeof(*gid)), *members = NULL;
+	size_t *start = NULL, *pos = NULL, i, ng = 0, len = 0, cap = 0;
+	double *tmp = malloc((ls->n + 1) * sizeof(*tmp));
+	char *key = NULL;
 	int err = -ENOMEM;
 
-	for (i = 0; i < set->n; i++) {
-		most = set->v[i].count > most ? set->v[i].count : most;
-		total += set->v[i].count;
+	if (tl_strtab_init(&keys)) {
+		free(gid);
+		free(tmp);
+		return -ENOMEM;
 	}
-	tmp = malloc(most * sizeof(*tmp));
-	v = calloc(total ? total : 1, sizeof(*v));
-	if (!by || !keys || !tmp || !v)
+	members = malloc((ls->n + 1) * sizeof(*members));
+	v = calloc(ls->n + 1, sizeof(*v));
+	if (!gid || !tmp || !members || !v)
+		goto out;
+	err = tl_trace_prepare_display(tr);
+	for (i = 0; !err && i < ls->n; i++) {
+		char pm[PM_LEN], *stack = NULL;
+
+		err = launcher_key(tr, &ls->v[i], &key, &len, &cap, pm, &stack);
+		if (!err) {
+			gid[i] = tl_strtab_intern(&keys, key, len);
+			err = gid[i] == UINT32_MAX ? -ENOMEM : 0;
+		}
+		/* a new key: the group's module fields are its first launcher's */
+		if (!err && gid[i] > ng) {
+			struct part *p = &v[ng++];
+
+			p->text = strndup(key, len);
+			memcpy(p->pm, pm, sizeof(pm));
+			p->stack = stack;
+			stack = NULL;
+			err = p->text ? 0 : -ENOMEM;
+		}
+		free(stack);
+	}
+	if (err)
+		goto out;
+	/* members of each group in launch order: counting sort on group id */
+	err = -ENOMEM;
+	start = calloc(ng + 2, sizeof(*start));
+	pos = malloc((ng + 2) * sizeof(*pos));
+	gv = calloc(ng + 1, sizeof(*gv));
+	if (!start || !pos || !gv)
 		goto out;
 	for (i = 0; i < ls->n; i++)
-		by[i] = (struct uid_ix){ ls->v[i].uid, i };
-	tl_qsort(by, ls->n, sizeof(*by), cmp_uid);
-	for (i = 0; i < set->n; i++) {
-		const struct tl_launcher_group *g = &set->v[i];
-
-		keys[i] = calloc(g->count ? g->count : 1, sizeof(**keys));
-		if (!keys[i]) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (j = 0; j < g->count; j++) {
-			err = key_of(tr, ls, by, g->uids[j], &keys[i][j]);
-			if (err)
-				goto out;
-		}
-		err = split(g, keys[i], v, &n, tmp);
-		if (err)
-			goto out;
-	}
-	tl_qsort(v, n, sizeof(*v), cmp_part);
-	/* the plain builder reads the groups as a set; the parts are in order */
-	{
-		struct tl_launcher_group *gv = calloc(n ? n : 1, sizeof(*gv));
-
-		if (!gv) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < n; i++)
-			gv[i] = v[i].g;
-		plain_set.n = n;
-		plain_set.v = gv;
-		err = rpt_sheet_unique_args(&plain_set, NULL, tr, meta, &plain);
-		free(gv);
-	}
+		start[gid[i]]++;
+	for (i = 1; i <= ng + 1; i++)
+		start[i] += start[i - 1];
+	memcpy(pos, start, (ng + 2) * sizeof(*pos));
+	for (i = 0; i < ls->n; i++)
+		members[pos[gid[i] - 1]++] = (uint32_t)i;
+	for (i = 0, err = 0; i < ng && !err; i++)
+		err = fill(&v[i], ls, members + start[i], start[i + 1] - start[i], tmp);
+	if (err)
+		goto out;
+	tl_qsort(v, ng, sizeof(*v), cmp_part);
+	for (i = 0; i < ng; i++)
+		gv[i] = v[i].g;
+	plain_set.n = ng;
+	plain_set.v = gv;
+	err = rpt_sheet_unique_args(&plain_set, NULL, tr, meta, &plain);
 	if (!err)
 		err = widen(plain, v, out);
 out:
 	tl_sheet_free(plain);
-	for (i = 0; v && i < n; i++)
+	for (i = 0; v && i < ng; i++) {
 		free(v[i].g.uids);
-	for (i = 0; keys && i < set->n; i++) {
-		for (j = 0; keys[i] && j < set->v[i].count; j++)
-			free(keys[i][j].stack);
-		free(keys[i]);
+		free(v[i].text);
+		free(v[i].stack);
 	}
-	free(keys);
+	tl_strtab_free(&keys);
+	free(key);
+	free(gv);
 	free(v);
+	free(start);
+	free(pos);
+	free(members);
+	free(gid);
 	free(tmp);
-	free(by);
 	return err;
 }
