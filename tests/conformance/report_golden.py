@@ -55,8 +55,6 @@ def options(trace, gdir):
 # that starts to match is a plain pass. A sheet not listed here that differs
 # fails. Keys: a regex on "GOLDEN_DIR/SHEET.csv" under tests/traces/.
 KNOWN_GAPS = [
-    (r"^inference/.*/ops_unique_args\.csv$",
-     "the inference form (grouped by parent module, num_kernels, call_stack) is not written yet"),
     (r"^inference/.*/unified_perf_summary\.csv$",
      "the inference form (entry_point, call_stack_full, graph kernels under their captured ops, "
      "pseudo-ops) is not written yet"),
