@@ -87,6 +87,7 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 {
 	const struct rpt_klist *t = NULL;
 	double *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *var = NULL;
+	double *dev = malloc((n ? n : 1) * sizeof(*dev));
 	struct tl_agg *agg = NULL;
 	size_t *cnt = NULL, *ord = NULL;
 	char *buf = NULL;
@@ -96,9 +97,12 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 	for (i = 0; i < n && !t; i++)
 		if (v[i].nk)
 			t = &v[i];
-	if (!tmp || (!t && trunc)) {
+	if (!tmp || !dev || (!t && trunc)) {
+		bool ok = tmp && dev;
+
 		free(tmp);
-		return tmp ? strdup("") : NULL;
+		free(dev);
+		return ok ? strdup("") : NULL;
 	}
 	if (t) {
 		agg = calloc(t->nk, sizeof(*agg));
@@ -115,15 +119,17 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 		for (i = 0; i < n; i++)
 			if (v[i].nk == t->nk)
 				tmp[m++] = v[i].k[k].dur;
-		/* before tl_aggregate, which sorts tmp */
+		/* np.mean and np.std's way, in the calls' order: before
+		 * tl_aggregate, which sorts tmp */
 		sum = np_sum(tmp, m);
+		for (i = 0; i < m; i++)
+			dev[i] = (tmp[i] - sum / (double)m) * (tmp[i] - sum / (double)m);
+		var[k] = np_sum(dev, m);
 		tl_aggregate(tmp, m, &agg[k]);
 		if (m) {
 			agg[k].sum = sum;
 			agg[k].mean = sum / (double)m;
 		}
-		for (i = 0; i < m; i++)
-			var[k] += (tmp[i] - agg[k].mean) * (tmp[i] - agg[k].mean);
 		cnt[k] = m;
 	}
 	if (t)
@@ -171,5 +177,6 @@ out:
 	free(var);
 	free(agg);
 	free(tmp);
+	free(dev);
 	return buf;
 }
