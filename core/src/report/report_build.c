@@ -93,12 +93,20 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 	if (err)
 		goto out;
 	progress(o, "ops_unique_args");
+	/* the inference form groups the launchers itself, those without args too */
+	if (o->by_module && !o->split_recompute) {
+		err = rpt_meta_load(tr, &meta);
+		if (!err)
+			err = rpt_sheet_unique_args_infer(ls, tr, meta, &sh);
+		if (!err)
+			err = rpt_report_push(r, sh);
+		goto out;
+	}
 	err = tl_launcher_groups(tr, &go, &gs);
 	if (!err && gs->n)
 		err = rpt_meta_load(tr, &meta);
 	if (!err && gs->n) {
 		err = o->split_recompute ? rpt_sheet_unique_args_recompute(gs, ls, tr, meta, &sh)
-		      : o->by_module	 ? rpt_sheet_unique_args_infer(ls, tr, meta, &sh)
 					 : rpt_sheet_unique_args(gs, NULL, tr, meta, &sh);
 		if (!err)
 			err = rpt_report_push(r, sh);
