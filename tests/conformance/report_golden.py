@@ -55,11 +55,11 @@ def options(trace, gdir):
 # that starts to match is a plain pass. A sheet not listed here that differs
 # fails. Keys: a regex on "GOLDEN_DIR/SHEET.csv" under tests/traces/.
 KNOWN_GAPS = [
-    (r"^inference/.*/ops_unique_args\.csv$",
-     "the inference form (grouped by parent module, num_kernels, call_stack) is not written yet"),
     (r"^inference/.*/unified_perf_summary\.csv$",
-     "the inference form (entry_point, call_stack_full, graph kernels under their captured ops, "
-     "pseudo-ops) is not written yet"),
+     "the inference form is not written yet: no entry_point and call_stack_full columns, "
+     "no categories/names from the inference extensions (aiter::gemm_a16w16 as GEMM, "
+     "sglang_profiler ops without their call counter, their perf models and the triton "
+     "fused-op models), no MoE pseudo-ops"),
     (r"^inference/.*/MoE_unfused_fwd\.csv$",
      "its rows are pseudo-ops TraceLens inserts into the tree (pseudo_op::moe_*); tlreplay inserts none yet"),
     (r"^mi210/gpu_only_trace/.*/kernel_summary\.csv$",

@@ -23,6 +23,11 @@ const char *tl_op_category_by_name(const char *name, const char *first_kernel);
 /* Op name as the summaries group it (sglang_profiler call counters dropped):
  * @name itself, or @buf filled. */
 const char *tl_op_norm_name(const char *name, char *buf, size_t n);
+/* summary_ops.c: TraceLens's nn.Module call stack of op @uid (the op, then
+ * its "nn.Module" ancestors, innermost first) as a Python list repr,
+ * malloc'ed (NULL when out of memory); @parent_module gets its second frame
+ * without "_<digits>", or "NA". Reads the trace only. */
+char *tl_op_module_stack(const struct tl_trace *tr, uint64_t uid, char *parent_module, size_t pmn);
 /* For the unit tests: the registry must be sorted for bsearch. */
 bool tl_op_category_registry_sorted(void);
 

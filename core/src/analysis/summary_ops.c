@@ -51,7 +51,7 @@ static void pyrepr_str(char **b, size_t *len, size_t *cap, const char *s)
  * then every ancestor whose name holds "nn.Module" (cut at 256 chars + ".."),
  * innermost first; as a Python list repr. @parent_module gets the second frame
  * with every "_<digits>" removed, or "NA". */
-static char *module_stack(const struct tl_trace *tr, uint64_t uid, char *parent_module, size_t pmn)
+char *tl_op_module_stack(const struct tl_trace *tr, uint64_t uid, char *parent_module, size_t pmn)
 {
 	char *b = NULL, frame[300];
 	size_t len = 0, cap = 0;
@@ -194,7 +194,7 @@ int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct t
 		}
 
 		if (o.by_module) {
-			stack = module_stack(tr, l->uid, pm, sizeof(pm));
+			stack = tl_op_module_stack(tr, l->uid, pm, sizeof(pm));
 			pm_id = tl_strtab_intern(&own->strs, pm, strlen(pm));
 			if (!stack || pm_id == UINT32_MAX) {
 				free(stack);

@@ -32,6 +32,36 @@ static double round2(double v)
 	return rint(v * 100) / 100;
 }
 
+/* numpy's pairwise sum of doubles (what np.sum and np.mean add up): 8
+ * running sums over blocks of up to 128, halves (at a multiple of 8) above;
+ * a plain loop under 8. Sums of many kernels differ from a plain loop's in
+ * the last bits, which the rounded means show. */
+static double np_sum(const double *a, size_t n)
+{
+	double r[8], res = 0;
+	size_t i, j, n2;
+
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			res += a[i];
+		return res;
+	}
+	if (n > 128) {
+		n2 = n / 2;
+		n2 -= n2 % 8;
+		return np_sum(a, n2) + np_sum(a + n2, n - n2);
+	}
+	for (j = 0; j < 8; j++)
+		r[j] = a[j];
+	for (i = 8; i < n - n % 8; i += 8)
+		for (j = 0; j < 8; j++)
+			r[j] += a[i + j];
+	res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+	for (; i < n; i++)
+		res += a[i];
+	return res;
+}
+
 /* TraceLens's summary lists the positions by total duration, then name
  * (a stable sort: ties keep the template's order). */
 static void order_positions(const struct rpt_klist *t, const struct tl_agg *a, size_t *ord)
@@ -57,6 +87,7 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 {
 	const struct rpt_klist *t = NULL;
 	double *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *var = NULL;
+	double *dev = malloc((n ? n : 1) * sizeof(*dev));
 	struct tl_agg *agg = NULL;
 	size_t *cnt = NULL, *ord = NULL;
 	char *buf = NULL;
@@ -66,9 +97,12 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 	for (i = 0; i < n && !t; i++)
 		if (v[i].nk)
 			t = &v[i];
-	if (!tmp || (!t && trunc)) {
+	if (!tmp || !dev || (!t && trunc)) {
+		bool ok = tmp && dev;
+
 		free(tmp);
-		return tmp ? strdup("") : NULL;
+		free(dev);
+		return ok ? strdup("") : NULL;
 	}
 	if (t) {
 		agg = calloc(t->nk, sizeof(*agg));
@@ -80,13 +114,22 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 	}
 	for (k = 0; t && k < t->nk; k++) {
 		size_t m = 0;
+		double sum;
 
 		for (i = 0; i < n; i++)
 			if (v[i].nk == t->nk)
 				tmp[m++] = v[i].k[k].dur;
-		tl_aggregate(tmp, m, &agg[k]);
+		/* np.mean and np.std's way, in the calls' order: before
+		 * tl_aggregate, which sorts tmp */
+		sum = np_sum(tmp, m);
 		for (i = 0; i < m; i++)
-			var[k] += (tmp[i] - agg[k].mean) * (tmp[i] - agg[k].mean);
+			dev[i] = (tmp[i] - sum / (double)m) * (tmp[i] - sum / (double)m);
+		var[k] = np_sum(dev, m);
+		tl_aggregate(tmp, m, &agg[k]);
+		if (m) {
+			agg[k].sum = sum;
+			agg[k].mean = sum / (double)m;
+		}
 		cnt[k] = m;
 	}
 	if (t)
@@ -134,5 +177,6 @@ out:
 	free(var);
 	free(agg);
 	free(tmp);
+	free(dev);
 	return buf;
 }

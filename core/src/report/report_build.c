@@ -93,6 +93,15 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 	if (err)
 		goto out;
 	progress(o, "ops_unique_args");
+	/* the inference form groups the launchers itself, those without args too */
+	if (o->by_module && !o->split_recompute) {
+		err = rpt_meta_load(tr, &meta);
+		if (!err)
+			err = rpt_sheet_unique_args_infer(ls, tr, meta, &sh);
+		if (!err)
+			err = rpt_report_push(r, sh);
+		goto out;
+	}
 	err = tl_launcher_groups(tr, &go, &gs);
 	if (!err && gs->n)
 		err = rpt_meta_load(tr, &meta);

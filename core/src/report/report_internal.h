@@ -146,6 +146,13 @@ int rpt_sheet_unique_args_recompute(const struct tl_launcher_group_set *set,
 				    const struct tl_launcher_set *ls, const struct tl_trace *tr,
 				    struct rpt_meta *meta, struct tl_sheet **out);
 
+/* sheet_unique_args_infer.c: the inference report's form (--by-module):
+ * the launchers @ls grouped by parent module and kernel count too, those
+ * without recorded args kept, with parent_module, num_kernels, call_stack.
+ * 0 or -ENOMEM. */
+int rpt_sheet_unique_args_infer(const struct tl_launcher_set *ls, struct tl_trace *tr,
+				struct rpt_meta *meta, struct tl_sheet **out);
+
 /* sheet_ops.c: ops_summary_by_category of the inference report, by (op
  * category, parent module), from the by-module ops table @t. */
 int rpt_sheet_by_category_module(const struct tl_op_table *t, struct tl_sheet **out);
