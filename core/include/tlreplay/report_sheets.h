@@ -79,6 +79,10 @@ TL_API int tl_sheet_coll_analysis(struct tl_trace *tr, struct tl_sheet **out);
  * process gives no rows. Each returns 0, -ENOMEM or -EBADMSG (args).
  */
 
+/** @brief kernel_launchers: one row a GPU kernel, with the shapes and types
+ *  of its HLO op's operands (the trace's "hloOps", read from an XSpace). */
+TL_API int tl_sheet_jax_kernel_launchers(struct tl_trace *tr, struct tl_sheet **out);
+
 /** @brief kernel_launchers_summary: by kernel name, summed time, count, ms,
  *  percent, cumulative percent and ms per GPU; by time, descending. */
 TL_API int tl_sheet_jax_kernel_launchers_summary(struct tl_trace *tr, struct tl_sheet **out);
