@@ -35,6 +35,7 @@ struct hrow {
 	double dur, latency;
 	long long pid, tid;
 	char *dims, *types, *concrete, *details;
+	long long in_bytes;	/* df_xla_perf's total_input_bytes */
 };
 
 static void hrows_free(struct hrow *v, size_t n)
@@ -279,6 +280,60 @@ static bool any_of(const char *s, const char *const *keys)
 	return false;
 }
 
+/* bytes a dtype's element takes in TraceLens's get_df_xla_perf; 0: unknown */
+static int dtype_bytes(const char *t, size_t n)
+{
+	static const struct {
+		const char *name;
+		int bytes;
+	} tab[] = {
+		{ "f32", 4 }, { "bf16", 2 }, { "s32", 4 }, { "fp16", 2 }, { "u32", 4 }, { "f16", 2 },
+		{ "u64", 8 }, { "f8e4m3fn", 1 }, { "f8e4m3fnuz", 1 }, { "f8e5m2", 1 }, { "f8e5m2fnuz", 1 },
+		{ "pred", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < TL_ARRAY_SIZE(tab); i++)
+		if (strlen(tab[i].name) == n && !strncmp(tab[i].name, t, n))
+			return tab[i].bytes;
+	return n >= 2 && (!strncmp(t, "f8", 2) || !strncmp(t, "s8", 2)) ? 1 : 0;
+}
+
+/* total_input_bytes: each operand that starts (\w+)[dims], a non-empty
+ * shape and a known dtype, as elements times element size */
+static long long input_bytes(const struct strv *ops)
+{
+	long long total = 0;
+	size_t i;
+
+	for (i = 0; i < ops->n; i++) {
+		const char *s = ops->v[i], *p = s, *q;
+		long long elems = 1;
+		bool any = false;
+		int nb;
+
+		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		       *p == '_')
+			p++;
+		if (p == s || *p != '[')
+			continue;
+		for (q = p + 1; (*q >= '0' && *q <= '9') || *q == ','; q++)
+			;
+		if (*q != ']')
+			continue;
+		for (q = p + 1; *q != ']'; q++)
+			if (*q >= '0' && *q <= '9') {
+				elems *= strtoll(q, (char **)&q, 10);
+				q--;
+				any = true;
+			}
+		nb = dtype_bytes(s, (size_t)(p - s));
+		if (any && nb)
+			total += elems * nb;
+	}
+	return total;
+}
+
 /* kernel_details, dims, types, concrete of one kernel */
 static int hlo_cells(struct hrow *r, const cJSON *op)
 {
@@ -301,6 +356,8 @@ static int hlo_cells(struct hrow *r, const cJSON *op)
 	if (!err && cJSON_IsString(c) && !(cct = attr_regex(c->valuestring, "custom_call_target=\"",
 							      "_=\"()/ @.$-")))
 		err = -ENOMEM;
+	if (!err && op)
+		r->in_bytes = input_bytes(&ops);
 	/* kernel_details */
 	if (!err)
 		err = put(&b, &bl, &bc, "[{'name': ");
@@ -436,12 +493,14 @@ static int hlo_rows(struct tl_trace *tr, struct hrow **out, size_t *nout)
 	return 0;
 }
 
-int tl_sheet_jax_kernel_launchers(struct tl_trace *tr, struct tl_sheet **out)
+/* kernel_launchers, or with @xla df_xla_perf: the uncategorised (XLA)
+ * kernels with their total_input_bytes */
+static int launchers(struct tl_trace *tr, bool xla, struct tl_sheet **out)
 {
 	static const char *const cols[] = {
 		"name", "UID", "op category", "total_direct_kernel_time", "direct_kernel_count", "pid", "tid",
 		"Input Dims", "Input type", "Input Strides", "Concrete Inputs", "kernel_details",
-		"GPU_kernel_launch_latency",
+		"GPU_kernel_launch_latency", "total_input_bytes",
 	};
 	struct tl_sheet *sh = NULL;
 	struct hrow *v = NULL;
@@ -449,15 +508,18 @@ int tl_sheet_jax_kernel_launchers(struct tl_trace *tr, struct tl_sheet **out)
 	int err;
 
 	*out = NULL;
-	err = tl_sheet_new("kernel_launchers", TL_ARRAY_SIZE(cols), cols, &sh);
+	err = tl_sheet_new(xla ? "df_xla_perf" : "kernel_launchers", TL_ARRAY_SIZE(cols) - !xla, cols, &sh);
 	if (!err)
 		err = hlo_rows(tr, &v, &n);
 	for (i = 0; i < n && !err; i++) {
+		if (xla && strcmp(v[i].cat, RPT_JAX_XLA_CAT))
+			continue;
 		struct tl_cell row[TL_ARRAY_SIZE(cols)] = {
 			tl_cell_str(v[i].name), tl_cell_int((long long)v[i].uid), tl_cell_str(v[i].cat),
 			tl_cell_num(v[i].dur), tl_cell_int(1), tl_cell_int(v[i].pid), tl_cell_int(v[i].tid),
 			tl_cell_str(v[i].dims), tl_cell_str(v[i].types), tl_cell_str("()"),
 			tl_cell_str(v[i].concrete), tl_cell_str(v[i].details), tl_cell_num(v[i].latency),
+			tl_cell_int(v[i].in_bytes),
 		};
 
 		err = tl_sheet_add_row(sh, row);
@@ -469,4 +531,14 @@ int tl_sheet_jax_kernel_launchers(struct tl_trace *tr, struct tl_sheet **out)
 	}
 	*out = sh;
 	return 0;
+}
+
+int tl_sheet_jax_kernel_launchers(struct tl_trace *tr, struct tl_sheet **out)
+{
+	return launchers(tr, false, out);
+}
+
+int tl_sheet_jax_xla_perf(struct tl_trace *tr, struct tl_sheet **out)
+{
+	return launchers(tr, true, out);
 }
