@@ -185,6 +185,7 @@ static int jax_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struc
 		tl_sheet_jax_kernel_launchers,
 		tl_sheet_jax_kernel_launchers_summary,
 		tl_sheet_jax_kernel_launchers_summary_by_category,
+		tl_sheet_jax_kernel_launchers_unique_args,
 		tl_sheet_jax_xla_perf,
 		tl_sheet_jax_xla_summary,
 	};

@@ -35,6 +35,7 @@ struct hrow {
 	double dur, latency;
 	long long pid, tid;
 	char *dims, *types, *concrete, *details;
+	size_t tail;		/* where details' keys after 'dur' start */
 	long long in_bytes;	/* df_xla_perf's total_input_bytes */
 };
 
@@ -368,6 +369,7 @@ static int hlo_cells(struct hrow *r, const cJSON *op)
 		err = put(&b, &bl, &bc, ", 'dur': ");
 	if (!err)
 		err = put(&b, &bl, &bc, num);
+	r->tail = bl;
 	if (!err)
 		err = put(&b, &bl, &bc, ", 'custom_call_target': ");
 	if (!err)
@@ -541,4 +543,203 @@ int tl_sheet_jax_kernel_launchers(struct tl_trace *tr, struct tl_sheet **out)
 int tl_sheet_jax_xla_perf(struct tl_trace *tr, struct tl_sheet **out)
 {
 	return launchers(tr, true, out);
+}
+
+/* numpy's pairwise sum (8 accumulators from 8 values on, halves past 128) */
+static double np_sum(const double *v, size_t n)
+{
+	double r[8], res;
+	size_t i, j, n2;
+
+	if (n < 8) {
+		res = 0.;
+		for (i = 0; i < n; i++)
+			res += v[i];
+		return res;
+	}
+	if (n <= 128) {
+		for (j = 0; j < 8; j++)
+			r[j] = v[j];
+		for (i = 8; i < n - n % 8; i += 8)
+			for (j = 0; j < 8; j++)
+				r[j] += v[i + j];
+		res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+		for (; i < n; i++)
+			res += v[i];
+		return res;
+	}
+	n2 = n / 2;
+	n2 -= n2 % 8;
+	return np_sum(v, n2) + np_sum(v + n2, n - n2);
+}
+
+struct ugroup {
+	size_t first, count;	/* index of its first row; rows */
+	size_t *rows;
+	struct tl_agg agg;
+};
+
+static bool same_args(const struct hrow *a, const struct hrow *b)
+{
+	return !strcmp(a->name, b->name) && !strcmp(a->cat, b->cat) && !strcmp(a->dims, b->dims) &&
+	       !strcmp(a->types, b->types) && !strcmp(a->concrete, b->concrete);
+}
+
+static int cmp_ugroup(const void *pa, const void *pb)
+{
+	const struct ugroup *a = pa, *b = pb;
+
+	if (a->agg.sum != b->agg.sum)
+		return a->agg.sum > b->agg.sum ? -1 : 1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* TraceLens's _summarize_kernel_stats of a JAX group: its first kernel's
+ * details less 'dur', with numpy's count, sum, mean, median, std, min, max */
+static char *kernel_summary(const struct hrow *v, const struct ugroup *g)
+{
+	double *d = malloc(g->count * sizeof(*d)), sum, mean, *sq = NULL;
+	const struct hrow *t = &v[g->rows[0]];
+	char *b = NULL, num[64];
+	size_t bl = 0, bc = 0, i, n = g->count;
+	int err;
+
+	if (!d)
+		return NULL;
+	sq = malloc(n * sizeof(*sq));
+	for (i = 0; i < n; i++)
+		d[i] = v[g->rows[i]].dur;
+	sum = np_sum(d, n);
+	mean = sum / (double)n;
+	for (i = 0; sq && i < n; i++)
+		sq[i] = (d[i] - mean) * (d[i] - mean);
+	err = sq ? 0 : -ENOMEM;
+	/* "[{'name': NAME" then what follows 'dur' */
+	if (!err) {
+		const char *dur = strstr(t->details, ", 'dur': ");
+
+		err = tl_text_put(&b, &bl, &bc, t->details, dur ? (size_t)(dur - t->details) : 0);
+	}
+	if (!err)
+		err = tl_text_put(&b, &bl, &bc, t->details + t->tail, strlen(t->details + t->tail) - 2);
+	if (!err) {
+		snprintf(num, sizeof(num), ", 'count': %zu", n);
+		err = put(&b, &bl, &bc, num);
+	}
+	tl_sort_doubles(d, n);
+	{
+		const char *keys[] = { "total_duration_us", "mean_duration_us", "median_duration_us",
+				       "std_dev_duration_us", "min_duration_us", "max_duration_us" };
+		double vals[6];
+
+		vals[0] = sum;
+		vals[1] = mean;
+		vals[2] = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+		vals[3] = sq ? sqrt(np_sum(sq, n) / (double)n) : NAN;
+		vals[4] = d[0];
+		vals[5] = d[n - 1];
+		for (i = 0; i < 6 && !err; i++) {
+			char f[64];
+
+			tl_fmt_pyfloat(f, sizeof(f), vals[i]);
+			snprintf(num, sizeof(num), ", '%s': np.float64(", keys[i]);
+			err = put(&b, &bl, &bc, num);
+			if (!err)
+				err = put(&b, &bl, &bc, f);
+			if (!err)
+				err = put(&b, &bl, &bc, ")");
+		}
+	}
+	if (!err)
+		err = put(&b, &bl, &bc, "}]");
+	free(d);
+	free(sq);
+	if (err) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+int tl_sheet_jax_kernel_launchers_unique_args(struct tl_trace *tr, struct tl_sheet **out)
+{
+	static const char *const cols[] = {
+		"name", "Input Dims", "Input type", "Input Strides", "Concrete Inputs", "operation_count",
+		"total_direct_kernel_time_mean", "total_direct_kernel_time_median",
+		"total_direct_kernel_time_std", "total_direct_kernel_time_min",
+		"total_direct_kernel_time_max", "total_direct_kernel_time_sum", "ex_UID",
+		"kernel_details_summary", "Percentage (%)", "Cumulative Percentage (%)",
+	};
+	struct tl_sheet *sh = NULL;
+	struct hrow *v = NULL;
+	struct ugroup *g = NULL;
+	size_t n = 0, ng = 0, i, j;
+	double total = 0, cum = 0, *tmp = NULL;
+	int err;
+
+	*out = NULL;
+	err = tl_sheet_new("kernel_launchers_unique_args", TL_ARRAY_SIZE(cols), cols, &sh);
+	if (!err)
+		err = hlo_rows(tr, &v, &n);
+	if (!err && n) {
+		g = calloc(n, sizeof(*g));
+		tmp = malloc(n * sizeof(*tmp));
+		if (!g || !tmp)
+			err = -ENOMEM;
+	}
+	/* groups in order of first appearance (pandas' sort=False) */
+	for (i = 0; i < n && !err; i++) {
+		for (j = 0; j < ng && !same_args(&v[g[j].first], &v[i]); j++)
+			;
+		if (j == ng) {
+			g[ng].first = i;
+			g[ng].rows = malloc(n * sizeof(size_t));
+			if (!g[ng++].rows)
+				err = -ENOMEM;
+		}
+		if (!err)
+			g[j].rows[g[j].count++] = i;
+	}
+	for (j = 0; j < ng && !err; j++) {
+		for (i = 0; i < g[j].count; i++)
+			tmp[i] = v[g[j].rows[i]].dur;
+		tl_aggregate(tmp, g[j].count, &g[j].agg);
+	}
+	if (!err)
+		tl_qsort(g, ng, sizeof(*g), cmp_ugroup);
+	for (j = 0; j < ng; j++)
+		tmp[j] = g[j].agg.sum;
+	if (ng)
+		total = np_sum(tmp, ng);
+	for (j = 0; j < ng && !err; j++) {
+		const struct hrow *r = &v[g[j].first];
+		char *ks = kernel_summary(v, &g[j]);
+		double pct = g[j].agg.sum / total * 100;
+
+		cum += pct;
+		if (!ks) {
+			err = -ENOMEM;
+			break;
+		}
+		struct tl_cell row[TL_ARRAY_SIZE(cols)] = {
+			tl_cell_str(r->name), tl_cell_str(r->dims), tl_cell_str(r->types), tl_cell_str("()"),
+			tl_cell_str(r->concrete), tl_cell_int((long long)g[j].count),
+			tl_cell_num(g[j].agg.mean), tl_cell_num(g[j].agg.median), tl_cell_num(g[j].agg.std),
+			tl_cell_num(g[j].agg.min), tl_cell_num(g[j].agg.max), tl_cell_num(g[j].agg.sum),
+			tl_cell_int((long long)r->uid), tl_cell_str(ks), tl_cell_num(pct), tl_cell_num(cum),
+		};
+		err = tl_sheet_add_row(sh, row);
+		free(ks);
+	}
+	for (j = 0; j < ng; j++)
+		free(g[j].rows);
+	free(g);
+	free(tmp);
+	hrows_free(v, n);
+	if (err) {
+		tl_sheet_free(sh);
+		return err;
+	}
+	*out = sh;
+	return 0;
 }
