@@ -378,9 +378,11 @@ static int hlo_cells(struct hrow *r, const cJSON *op)
 		err = put(&b, &bl, &bc, ", 'operands': ");
 	if (!err && !op)
 		err = put(&b, &bl, &bc, "'NA'");
-	for (i = 0; !err && op && i <= ops.n; i++) {
-		err = put(&b, &bl, &bc, i ? ", " : "[");
-		if (!err && i < ops.n)
+	if (!err && op)
+		err = put(&b, &bl, &bc, "[");
+	for (i = 0; !err && op && i < ops.n; i++) {
+		err = i ? put(&b, &bl, &bc, ", ") : 0;
+		if (!err)
 			err = rpt_pystr_append(&b, &bl, &bc, ops.v[i]);
 	}
 	if (!err && op)
