@@ -773,6 +773,130 @@ static void test_metadata_last(void)
 	tl_trace_close(tr);
 }
 
+/* ---- the HLO of the "/host:metadata" plane (xplane_hlo.c) */
+
+struct pbuf {
+	uint8_t b[512];
+	size_t n;
+};
+
+static void pb_varint(struct pbuf *p, uint64_t v)
+{
+	do {
+		p->b[p->n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
+static void pb_int(struct pbuf *p, unsigned num, uint64_t v)
+{
+	pb_varint(p, (uint64_t)num << 3);
+	pb_varint(p, v);
+}
+
+static void pb_bytes(struct pbuf *p, unsigned num, const void *d, size_t n)
+{
+	pb_varint(p, (uint64_t)num << 3 | 2);
+	pb_varint(p, n);
+	memcpy(p->b + p->n, d, n);
+	p->n += n;
+}
+
+static void pb_str(struct pbuf *p, unsigned num, const char *s)
+{
+	pb_bytes(p, num, s, strlen(s));
+}
+
+static void pb_msg(struct pbuf *p, unsigned num, const struct pbuf *m)
+{
+	pb_bytes(p, num, m->b, m->n);
+}
+
+/* A module "m": parameter p bf16[2,3]{1,0}, a custom-call cc on (p, p)
+ * with metadata and a target, and the root r (left out). */
+static void test_hlo(void)
+{
+	struct pbuf shp = { 0 }, lay = { 0 }, dims = { 0 }, scal = { 0 }, md = { 0 }, ids = { 0 };
+	struct pbuf a = { 0 }, c = { 0 }, r = { 0 }, comp = { 0 }, mod = { 0 }, hlo = { 0 };
+	struct pbuf stat = { 0 }, em = { 0 }, entry = { 0 }, plane = { 0 };
+	const char *want = "\"hloOps\":{\"m\":{\"p\":{\"output\":\"bf16[2,3]{1,0}\",\"operands\":\"\"},"
+			   "\"cc\":{\"output\":\"f32[]\",\"operands\":\"bf16[2,3]{1,0}%p,bf16[2,3]{1,0}%p\","
+			   "\"metadata\":\"metadata={op_name=\\\"op/x\\\" source_line=7}\","
+			   "\"custom_call_target\":\"custom_call_target=\\\"__cublas$gemm\\\"\"}}},";
+	char *out = NULL;
+	size_t n = 0;
+	int err;
+
+	pb_varint(&dims, 2);
+	pb_varint(&dims, 3);
+	pb_varint(&lay, 1);
+	pb_varint(&lay, 0);
+	{
+		struct pbuf l = { 0 };
+
+		pb_msg(&l, 1, &lay);
+		pb_int(&shp, 2, 16);	/* BF16 */
+		pb_msg(&shp, 3, &dims);
+		pb_msg(&shp, 5, &l);
+	}
+	pb_int(&scal, 2, 11);	/* F32, rank 0 */
+	pb_str(&md, 2, "op/x");
+	pb_int(&md, 4, 7);
+	pb_varint(&ids, 1);
+	pb_varint(&ids, 1);
+	pb_str(&a, 1, "p");
+	pb_str(&a, 2, "parameter");
+	pb_msg(&a, 3, &shp);
+	pb_int(&a, 35, 1);
+	pb_str(&c, 1, "cc");
+	pb_str(&c, 2, "custom-call");
+	pb_msg(&c, 3, &scal);
+	pb_msg(&c, 7, &md);
+	pb_str(&c, 28, "__cublas$gemm");
+	pb_int(&c, 35, 2);
+	pb_msg(&c, 36, &ids);
+	pb_str(&r, 1, "r");
+	pb_msg(&r, 3, &scal);
+	pb_int(&r, 35, 3);
+	pb_str(&comp, 1, "main");
+	pb_msg(&comp, 2, &a);
+	pb_msg(&comp, 2, &c);
+	pb_msg(&comp, 2, &r);
+	pb_int(&comp, 6, 3);
+	pb_str(&mod, 1, "m");
+	pb_msg(&mod, 3, &comp);
+	pb_msg(&hlo, 1, &mod);
+	pb_int(&stat, 1, 1);
+	pb_msg(&stat, 6, &hlo);
+	pb_int(&em, 1, 1);
+	pb_str(&em, 2, "m(1)");
+	pb_msg(&em, 5, &stat);
+	pb_int(&entry, 1, 1);
+	pb_msg(&entry, 2, &em);
+	pb_int(&plane, 1, 99);
+	pb_str(&plane, 2, "/host:metadata");
+	pb_msg(&plane, 4, &entry);
+	err = tl_xplane_hlo_json(plane.b, plane.n, &out, &n);
+	ok(!err && out && n == strlen(out), "HLO of a metadata plane read (%d)", err);
+	ok(out && !strcmp(out, want), "HLO ops: operand shapes with layouts, metadata, target, no root");
+	if (out && strcmp(out, want))
+		diag("got  %s\nwant %s", out, want);
+	free(out);
+	/* a plane without HLO: an empty object; a cut one: -EBADMSG */
+	{
+		struct pbuf e = { 0 };
+
+		pb_str(&e, 2, "/host:metadata");
+		err = tl_xplane_hlo_json(e.b, e.n, &out, &n);
+		ok(!err && out && !strcmp(out, "\"hloOps\":{},"), "no HLO: an empty hloOps");
+		free(out);
+	}
+	err = tl_xplane_hlo_json(plane.b, plane.n - 3, &out, &n);
+	ok(err == -EBADMSG || (!err && out), "a cut plane is an error or skipped, never a crash (%d)", err);
+	if (!err)
+		free(out);
+}
+
 int main(int argc, char **argv)
 {
 	const char *src = __FILE__, *slash = strrchr(src, '/');
@@ -787,5 +911,6 @@ int main(int argc, char **argv)
 	test_damage();
 	test_packed();
 	test_metadata_last();
+	test_hlo();
 	return done_testing();
 }

@@ -79,6 +79,19 @@ TL_API int tl_sheet_coll_analysis(struct tl_trace *tr, struct tl_sheet **out);
  * process gives no rows. Each returns 0, -ENOMEM or -EBADMSG (args).
  */
 
+/** @brief kernel_launchers: one row a GPU kernel, with the shapes and types
+ *  of its HLO op's operands (the trace's "hloOps", read from an XSpace). */
+TL_API int tl_sheet_jax_kernel_launchers(struct tl_trace *tr, struct tl_sheet **out);
+
+/** @brief kernel_launchers_unique_args: kernel_launchers grouped by name,
+ *  category and operand shapes/types, with time statistics and numpy's
+ *  summary of the group's kernel; by summed time, descending. */
+TL_API int tl_sheet_jax_kernel_launchers_unique_args(struct tl_trace *tr, struct tl_sheet **out);
+
+/** @brief df_xla_perf: kernel_launchers' uncategorised (XLA) rows with the
+ *  bytes of their operands (total_input_bytes). */
+TL_API int tl_sheet_jax_xla_perf(struct tl_trace *tr, struct tl_sheet **out);
+
 /** @brief kernel_launchers_summary: by kernel name, summed time, count, ms,
  *  percent, cumulative percent and ms per GPU; by time, descending. */
 TL_API int tl_sheet_jax_kernel_launchers_summary(struct tl_trace *tr, struct tl_sheet **out);

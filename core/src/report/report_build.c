@@ -191,8 +191,11 @@ static int jax_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struc
 {
 	static int (*const build[])(struct tl_trace *, struct tl_sheet **) = {
 		tl_sheet_jax_gpu_events_averages,
+		tl_sheet_jax_kernel_launchers,
 		tl_sheet_jax_kernel_launchers_summary,
 		tl_sheet_jax_kernel_launchers_summary_by_category,
+		tl_sheet_jax_kernel_launchers_unique_args,
+		tl_sheet_jax_xla_perf,
 		tl_sheet_jax_xla_summary,
 	};
 	struct tl_breakdown_opts bo = { .sz = sizeof(bo), .group = TL_BD_GROUP_DEVICE };

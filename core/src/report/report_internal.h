@@ -37,6 +37,10 @@ int rpt_str_append(char **buf, size_t *len, size_t *cap, const char *s);
 
 /* report_build.c: @sh appended to @r (freed when out of memory).
  * 0 or -ENOMEM. */
+#define RPT_JAX_XLA_CAT "Uncategorized Events/XLA"
+/* TraceLens's JAX category of a kernel from its name and HLO op (sheet_jax.c) */
+const char *rpt_jax_kernel_cat(const char *name, const char *hlo_op);
+
 int rpt_report_push(struct tl_report *r, struct tl_sheet *sh);
 
 /* sheet.c: the end of a builder: @sh into @out, or freed when @err;

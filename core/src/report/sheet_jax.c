@@ -45,7 +45,7 @@ static int match_cat(const char *s)
 	return -1;
 }
 
-static const char *kernel_cat(const char *name, const char *hlo_op)
+const char *rpt_jax_kernel_cat(const char *name, const char *hlo_op)
 {
 	int c = match_cat(name), h;
 
@@ -101,7 +101,7 @@ static int jax_kernels(struct tl_trace *tr, bool xla_only, struct jk **out, size
 		if (err)
 			break;
 		h = args ? cJSON_GetObjectItemCaseSensitive(args, "hlo_op") : NULL;
-		k.cat = kernel_cat(e.name, cJSON_IsString(h) ? h->valuestring : NULL);
+		k.cat = rpt_jax_kernel_cat(e.name, cJSON_IsString(h) ? h->valuestring : NULL);
 		cJSON_Delete(args);
 		args = NULL;
 		if (xla_only && strcmp(k.cat, XLA_CAT))

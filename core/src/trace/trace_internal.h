@@ -338,6 +338,11 @@ bool tl_xplane_sniff(const char *p, size_t len);
  * Returns 0, -EBADMSG (truncated or corrupt protobuf: tl_last_error() says
  * where), -ENODATA (no events to show) or -ENOMEM. */
 int tl_xplane_to_json(const char *label, const char *p, size_t len, struct tl_text *out);
+/* The HLO ops of an XSpace's "/host:metadata" plane (@plane, @len: its bytes)
+ * as the JSON member "hloOps":{module:{op:{output, operands, metadata,
+ * custom_call_target}}}, with a trailing comma (xplane_hlo.c). *out is
+ * malloc'd, the caller's to free. 0 or -ENOMEM / -EBADMSG. */
+int tl_xplane_hlo_json(const uint8_t *plane, size_t len, char **out, size_t *out_len);
 
 /* If @tr is an XProf trace (from an XSpace or XProf's JSON export), give its
  * events their kinds, correlation ids, devices and streams the way TraceLens

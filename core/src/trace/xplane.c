@@ -1330,6 +1330,19 @@ static int write_json(struct conv *c)
 	jb_reserve(&c->out, c->nrecs * 256 + (1 << 16));
 	jb_lit(&c->out, "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},");
 	write_devices(c);
+	for (i = 0; i < c->nplanes; i++) {
+		char *hlo;
+		size_t n;
+
+		if (strcmp(c->planes[i].name, "/host:metadata"))
+			continue;
+		err = tl_xplane_hlo_json(c->planes[i].p, c->planes[i].len, &hlo, &n);
+		if (err)
+			return tl_err(err, "%s: cannot read the HLO of XSpace plane \"/host:metadata\": %s",
+				      c->label, strerror(-err));
+		jb_put(&c->out, hlo, n);
+		free(hlo);
+	}
 	jb_lit(&c->out, "\"xspace\":{");
 	write_strings(&c->out, "hostnames", s->hostnames, s->n_hostnames, false);
 	write_strings(&c->out, "errors", s->errors, s->n_errors, true);
