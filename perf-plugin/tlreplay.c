@@ -15,6 +15,8 @@
 	CMD(info)        \
 	CMD(breakdown)   \
 	CMD(idle)        \
+	CMD(steps)       \
+	CMD(annotations) \
 	CMD(collectives) \
 	CMD(summarize)   \
 	CMD(ops)         \

@@ -11,6 +11,8 @@
 #include <tlreplay/tree.h>
 #include <tlreplay/analysis.h>
 #include <tlreplay/idle.h>
+#include <tlreplay/steps.h>
+#include <tlreplay/annotations.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
 #include <tlreplay/energy.h>

@@ -42,6 +42,10 @@ int tl_recompute_flags(struct tl_trace *tr, uint8_t **out);
 enum tl_gpu_class tl_classify_gpu(const struct tl_trace *tr, const struct tl_ev *e);
 /* Per-name GPU class table (malloc'ed, indexed by strtab id). */
 int tl_gpu_classes(const struct tl_trace *tr, uint8_t **out);
+/* The eight rows of @bd for the GPU events @uids (all zero when n is 0);
+ * @cls from tl_gpu_classes(). 0 or -ENOMEM. */
+int tl_breakdown_uids(const struct tl_trace *tr, const uint32_t *uids, size_t n, const uint8_t *cls,
+		      struct tl_breakdown *bd);
 
 /* ========================================================= batch_context.c */
 
