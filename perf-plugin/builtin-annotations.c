@@ -21,7 +21,7 @@ static const struct opt ann_opts[] = {
 };
 
 TL_CMD(annotations, ann_opts, "user annotations (record_function, NVTX-style ranges) projected onto the GPU",
-	"usage: tlreplay annotations [-i TRACE] [-x SEP | -j] [-o FILE] [--name REGEX]\n"
+	"usage: tlreplay annotations [-i TRACE] [-x SEP | -j] [-o FILE] [--name REGEX] [--step N]\n"
 	"\n"
 	"Per range name: how many ranges, their CPU time, the GPU events launched from\n"
 	"inside them (by a runtime call on the same thread that starts inside the\n"

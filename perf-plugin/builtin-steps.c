@@ -20,7 +20,7 @@ static const struct opt steps_opts[] = {
 };
 
 TL_CMD(steps, steps_opts, "per iteration (ProfilerStep#N): wall time, GPU busy time, breakdown",
-	"usage: tlreplay steps [-i TRACE] [-x SEP | -j] [-o FILE]\n"
+	"usage: tlreplay steps [-i TRACE] [-x SEP | -j] [-o FILE] [--step N]\n"
 	"\n"
 	"One row per iteration: the ProfilerStep#N ranges, else vLLM/SGLang iteration\n"
 	"annotations (execute_..., step[...], prefill[...], decode[...]). A GPU event\n"
