@@ -5,7 +5,8 @@
  * op categories (op_category.c), kernel launchers and their groups
  * (launchers.c, launcher_groups.c), activation recompute (recompute.c), the
  * vLLM/SGLang iteration around an op (batch_context.c) and the health check
- * (health.c). It depends on trace and base. */
+ * (health.c), iterations (steps.c) and user annotations on the GPU
+ * (annotations.c). It depends on trace and base. */
 #ifndef TL_ANALYSIS_INTERNAL_H
 #define TL_ANALYSIS_INTERNAL_H
 
