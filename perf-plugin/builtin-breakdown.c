@@ -55,6 +55,7 @@ static const struct opt breakdown_opts[] = {
 	OPT_INCLUDE(opts_output_format, offsetof(struct bd_args, co)),
 	OPT_HELP(),
 	OPT_USE(opts_trace_input, offsetof(struct bd_args, co), "capture", CAPTURE_HELP_LONG),
+	OPT_USE(opts_trace_input, offsetof(struct bd_args, co), "step", NULL),
 	OPT_BOOL(0, "per-device", struct bd_args, per_dev,
 		 "one breakdown per device (TraceLens's JAX gpu_timeline;\n"
 		 "for PyTorch traces TraceLens pools all devices)"),

@@ -14,6 +14,8 @@
 #include <cjson/cJSON.h>
 #include <zlib.h>
 
+#include <tlreplay/steps.h>
+
 #include "cli.h"
 
 int cli_error(const char *fmt, ...)
@@ -267,6 +269,23 @@ int cli_merge_capture(struct tl_trace *tr, const char *dir)
 	return 0;
 }
 
+/* --step N: keep that iteration only (no-op if NULL). 0, or 1 after printing why. */
+static int cli_keep_step(struct tl_trace *tr, const char *step)
+{
+	char *end;
+	long long n;
+	int err;
+
+	if (!step)
+		return 0;
+	errno = 0;
+	n = strtoll(step, &end, 10);
+	if (end == step || *end || errno || n < 0)
+		return cli_error("bad --step '%s' (an iteration number, as `tlreplay steps` lists them)", step);
+	err = tl_trace_keep_step(tr, n);
+	return err ? cli_lib_error(err) : 0;
+}
+
 int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 {
 	const char *path = cli_trace_path(co->input);
@@ -274,7 +293,7 @@ int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 	*tr = NULL;
 	if (!path || cli_load(path, tr))
 		return 1;
-	if (cli_merge_capture(*tr, co->capture)) {
+	if (cli_merge_capture(*tr, co->capture) || cli_keep_step(*tr, co->step)) {
 		tl_trace_close(*tr);
 		*tr = NULL;
 		return 1;

@@ -81,6 +81,7 @@ struct common_opts {
 	bool json;		/* -j */
 	const char *output;	/* -o FILE */
 	const char *capture;	/* --capture DIR */
+	const char *step;	/* --step N: one iteration only (tl_trace_keep_step()) */
 };
 
 /* Option groups over struct common_opts (common-opts.c). */

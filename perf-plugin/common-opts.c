@@ -7,6 +7,8 @@ const struct opt opts_trace_input[] = {
 	OPT_STRING('i', "input", "TRACE", struct common_opts, input, TRACE_INPUT_HELP),
 	OPT_STRING(0, "capture", "DIR", struct common_opts, capture,
 		   "merge the CUDA/HIP-graph capture traces in DIR first"),
+	OPT_STRING(0, "step", "N", struct common_opts, step,
+		   "iteration N only (ProfilerStep#N; `tlreplay steps` lists them)"),
 	OPT_END(),
 };
 
@@ -24,6 +26,7 @@ const struct opt opts_analysis[] = {
 	OPT_INCLUDE(opts_output_format, 0),
 	OPT_HELP(),
 	OPT_USE(opts_trace_input, 0, "capture", CAPTURE_HELP_LONG),
+	OPT_USE(opts_trace_input, 0, "step", NULL),
 	OPT_END(),
 };
 

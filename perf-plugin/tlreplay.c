@@ -16,6 +16,8 @@
 	CMD(breakdown)   \
 	CMD(idle)        \
 	CMD(launches)    \
+	CMD(steps)       \
+	CMD(annotations) \
 	CMD(collectives) \
 	CMD(summarize)   \
 	CMD(ops)         \

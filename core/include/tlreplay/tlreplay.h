@@ -12,6 +12,8 @@
 #include <tlreplay/analysis.h>
 #include <tlreplay/idle.h>
 #include <tlreplay/launch.h>
+#include <tlreplay/steps.h>
+#include <tlreplay/annotations.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
 #include <tlreplay/energy.h>

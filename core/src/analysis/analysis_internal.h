@@ -5,7 +5,8 @@
  * op categories (op_category.c), kernel launchers and their groups
  * (launchers.c, launcher_groups.c), activation recompute (recompute.c), the
  * vLLM/SGLang iteration around an op (batch_context.c), the health check
- * (health.c) and launch statistics (launch_stats.c). It depends on trace and base. */
+ * (health.c), launch statistics (launch_stats.c), iterations (steps.c) and
+ * user annotations on the GPU (annotations.c). It depends on trace and base. */
 #ifndef TL_ANALYSIS_INTERNAL_H
 #define TL_ANALYSIS_INTERNAL_H
 
@@ -47,6 +48,10 @@ int tl_recompute_flags(struct tl_trace *tr, uint8_t **out);
 enum tl_gpu_class tl_classify_gpu(const struct tl_trace *tr, const struct tl_ev *e);
 /* Per-name GPU class table (malloc'ed, indexed by strtab id). */
 int tl_gpu_classes(const struct tl_trace *tr, uint8_t **out);
+/* The eight rows of @bd for the GPU events @uids (all zero when n is 0);
+ * @cls from tl_gpu_classes(). 0 or -ENOMEM. */
+int tl_breakdown_uids(const struct tl_trace *tr, const uint32_t *uids, size_t n, const uint8_t *cls,
+		      struct tl_breakdown *bd);
 
 /* ========================================================= batch_context.c */
 

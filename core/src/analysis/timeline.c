@@ -144,6 +144,17 @@ out:
 	return err;
 }
 
+int tl_breakdown_uids(const struct tl_trace *tr, const uint32_t *uids, size_t n, const uint8_t *cls,
+		      struct tl_breakdown *bd)
+{
+	if (!n) {
+		memset(bd->us, 0, sizeof(bd->us));
+		bd->nevents = 0;
+		return 0;
+	}
+	return breakdown_of(tr, uids, n, cls, bd);
+}
+
 /* Class of every interned name used by a GPU event, as a kernel (there are
  * far fewer names than events); gpu_memcpy events are memcpy whatever their
  * name, which the callers check first. */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file steps.h
+ * @brief Iterations of a trace: per step its wall time, GPU busy time and
+ *        the TraceLens breakdown of the GPU events it launched.
+ *
+ * The steps are the ProfilerStep#N ranges of torch.profiler (a user_annotation
+ * or, in older traces, a cpu_op; the GPU copies, gpu_user_annotation, are not
+ * steps). A trace with none falls back to vLLM / SGLang iteration
+ * annotations (user_annotation named execute_..._context_..._generation_...,
+ * step[EXTEND|DECODE|MIXED...], prefill[...], decode[...]), numbered 0, 1, ...
+ * in time order.
+ *
+ * Events are assigned to steps with HTA's rule (hta/common/trace.py,
+ * add_iteration): a host event belongs to step s when s.ts <= ts < s.ts +
+ * s.dur; a GPU event (kernel, gpu_memcpy, gpu_memset) belongs to the step of
+ * the runtime call that launched it, so a kernel that runs after its step
+ * ended still counts in it, and a GPU event no runtime call launched belongs
+ * to none. Where ranges overlap the later one wins, as in HTA.
+ *
+ * A step's breakdown is tl_breakdown()'s eight rows over its GPU events,
+ * all devices pooled: total_time is its GPU span (first start to last end),
+ * busy_time the union, idle_time the difference.
+ *
+ * Times are microseconds. Results are owned by the caller (tl_step_set_free());
+ * their strings are owned by the trace.
+ */
+#ifndef TLREPLAY_STEPS_H
+#define TLREPLAY_STEPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tlreplay/analysis.h>
+#include <tlreplay/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tl_trace;
+
+struct tl_step {
+	const char *name;	/**< the annotation's name ("ProfilerStep#3") */
+	long long number;	/**< N of ProfilerStep#N; the index for vLLM/SGLang */
+	uint64_t uid;		/**< the annotation event */
+	double ts, dur;		/**< its CPU range: the wall time is dur */
+	uint64_t ngpu;		/**< GPU events launched from inside it */
+	double gpu_start, gpu_end;	/**< first start, last end of those (0 when none) */
+	double us[TL_BD_NROWS];	/**< their breakdown (enum tl_bd_row) */
+};
+
+struct tl_step_set {
+	size_t n;
+	struct tl_step *v;	/**< in time order */
+	bool profiler_steps;	/**< ProfilerStep#N (else vLLM/SGLang annotations) */
+	size_t slowest;		/**< index of the longest wall time */
+	/** Wall time over the steps: min, median, max, mean, std (sample; NaN for one). */
+	double min_us, median_us, max_us, mean_us, std_us;
+};
+
+/**
+ * @brief The steps of @p tr and their breakdowns (see the file comment).
+ * @return 0; -ENODATA when the trace has no step annotation; -ENOMEM.
+ */
+TL_API int tl_steps(struct tl_trace *tr, struct tl_step_set **out);
+/** Free a result of tl_steps() (NULL is fine). */
+TL_API void tl_step_set_free(struct tl_step_set *set);
+
+/**
+ * @brief Keep step @p number only: every host event (cpu_op, runtime,
+ *        driver, python_function, user_annotation, sync, instant) outside
+ *        the step's range and every GPU event launched outside it becomes an
+ *        event of kind TL_KIND_OTHER, and the call tree is rebuilt on next
+ *        use, so that every later analysis sees that iteration alone.
+ * @return 0; -ENODATA (no steps), -ENOENT (no step @p number:
+ *         tl_last_error() lists those there are), -EBUSY (graph captures
+ *         were merged already), -ENOMEM.
+ */
+TL_API int tl_trace_keep_step(struct tl_trace *tr, long long number);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

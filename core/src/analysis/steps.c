@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/* Iterations (include/tlreplay/steps.h): the ProfilerStep#N ranges, else the
+ * vLLM/SGLang iteration annotations, each with the breakdown of the GPU
+ * events launched inside it (HTA's add_iteration rule), and --step, which
+ * keeps one of them. */
+#include <stdio.h>
+
+#include "analysis/analysis_internal.h"
+#include "trace/trace_internal.h"
+
+#include <tlreplay/steps.h>
+
+/* "ProfilerStep#12" (HTA: ProfilerStep\s*#\s*(\d+)): its number, else -1. */
+static long long profiler_step_number(const char *name)
+{
+	const char *p;
+
+	if (strncmp(name, "ProfilerStep", 12))
+		return -1;
+	for (p = name + 12; *p == ' ' || *p == '\t'; p++)
+		;
+	if (*p++ != '#')
+		return -1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -1;
+	return strtoll(p, NULL, 10);
+}
+
+/* The iteration annotations of vLLM and SGLang (capture_merge.c's tiers). */
+static bool is_serving_iteration(const char *name)
+{
+	if (!strncmp(name, "execute_", 8))
+		return (strstr(name, "context_") && strstr(name, "_generation_")) ||
+		       !strncmp(name, "execute_diffusion_", 18);
+	if (!strncmp(name, "step[", 5))
+		return !strncmp(name + 5, "EXTEND", 6) || !strncmp(name + 5, "DECODE", 6) ||
+		       !strncmp(name + 5, "MIXED", 5);
+	return !strncmp(name, "prefill[", 8) || !strncmp(name, "decode[", 7);
+}
+
+static bool has_time(const struct tl_ev *e)
+{
+	return (e->flags & (EV_HAS_TS | EV_HAS_DUR)) == (EV_HAS_TS | EV_HAS_DUR);
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const struct tl_step *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* The steps in time order, without their GPU numbers. */
+static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
+{
+	TL_VEC(struct tl_step) v = { 0 };
+	int pass;
+	size_t i;
+
+	for (pass = 0; pass < 2 && !v.n; pass++) {
+		for (i = 0; i < tr->nev; i++) {
+			const struct tl_ev *e = &tr->ev[i];
+			const char *name;
+			struct tl_step s = { 0 };
+
+			if (e->kind != TL_KIND_USER_ANNOTATION && (pass || e->kind != TL_KIND_CPU_OP))
+				continue;
+			if (!has_time(e))
+				continue;
+			name = tl_ev_name(tr, e);
+			s.number = pass ? 0 : profiler_step_number(name);
+			if (pass ? !is_serving_iteration(name) : s.number < 0)
+				continue;
+			s.name = name;
+			s.uid = i;
+			s.ts = e->ts;
+			s.dur = e->dur;
+			if (tl_vec_push(&v, s)) {
+				tl_vec_free(&v);
+				return -ENOMEM;
+			}
+		}
+		set->profiler_steps = !pass;
+	}
+	if (v.n)
+		qsort(v.v, v.n, sizeof(*v.v), cmp_step);
+	if (!set->profiler_steps)
+		for (i = 0; i < v.n; i++)
+			v.v[i].number = (long long)i;
+	set->n = v.n;
+	set->v = v.v;
+	return 0;
+}
+
+/* The step whose range holds @ts (the last one in time order, as HTA's
+ * loop keeps the last match), else -1. */
+static int64_t step_at(const struct tl_step_set *set, double ts)
+{
+	size_t lo = 0, hi = set->n;
+
+	/* first step starting after ts */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (set->v[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo--) {
+		const struct tl_step *s = &set->v[lo];
+
+		if (ts < s->ts + s->dur)
+			return (int64_t)lo;
+		/* an earlier, longer step may still hold ts (nested ranges) */
+	}
+	return -1;
+}
+
+/* The step of every linked GPU event (-1: none), by UID. */
+static int gpu_steps(struct tl_trace *tr, const struct tl_step_set *set, int32_t **out)
+{
+	int32_t *st = malloc(tr->nev * sizeof(*st) + 1);
+	size_t i;
+
+	if (!st)
+		return -ENOMEM;
+	for (i = 0; i < tr->nev; i++) {
+		const struct tl_ev *e = &tr->ev[i];
+		int32_t p;
+
+		st[i] = -1;
+		if (!tl_kind_is_gpu(e->kind) || tr->tree.in_tree[i] != 2 || !has_time(e))
+			continue;
+		p = tr->tree.parent[i];
+		if (p >= 0)
+			st[i] = (int32_t)step_at(set, tr->ev[p].ts);
+	}
+	*out = st;
+	return 0;
+}
+
+static int load_steps(struct tl_trace *tr, struct tl_step_set *set)
+{
+	int err = tl_links_ensure(tr);
+
+	if (err)
+		return err;
+	if (find_steps(tr, set))
+		return tl_err(-ENOMEM, "out of memory finding the steps");
+	if (!set->n)
+		return tl_err(-ENODATA,
+			      "%s: no steps in the trace (no ProfilerStep#N, vLLM or SGLang iteration annotation)",
+			      tr->path);
+	return 0;
+}
+
+int tl_steps(struct tl_trace *tr, struct tl_step_set **out)
+{
+	struct tl_step_set *set = calloc(1, sizeof(*set));
+	TL_VEC(uint32_t) *per = NULL;
+	int32_t *st = NULL;
+	uint8_t *cls = NULL;
+	double *walls = NULL;
+	struct tl_agg agg;
+	size_t i, nper = 0;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!set)
+		goto nomem;
+	err = load_steps(tr, set);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	per = calloc(set->n, sizeof(*per));
+	nper = per ? set->n : 0;
+	walls = malloc(set->n * sizeof(*walls));
+	if (!per || !walls || gpu_steps(tr, set, &st) || tl_gpu_classes(tr, &cls))
+		goto nomem;
+	for (i = 0; i < tr->nev; i++)
+		if (st[i] >= 0 && tl_vec_push(&per[st[i]], (uint32_t)i))
+			goto nomem;
+	for (i = 0; i < set->n; i++) {
+		struct tl_step *s = &set->v[i];
+		struct tl_breakdown bd = { 0 };
+		size_t k;
+
+		if (tl_breakdown_uids(tr, per[i].v, per[i].n, cls, &bd))
+			goto nomem;
+		memcpy(s->us, bd.us, sizeof(s->us));
+		s->ngpu = per[i].n;
+		for (k = 0; k < per[i].n; k++) {
+			const struct tl_ev *e = &tr->ev[per[i].v[k]];
+
+			if (!k || e->ts < s->gpu_start)
+				s->gpu_start = e->ts;
+			if (!k || tl_ev_end(e) > s->gpu_end)
+				s->gpu_end = tl_ev_end(e);
+		}
+		walls[i] = s->dur;
+		if (s->dur > set->v[set->slowest].dur)
+			set->slowest = i;
+	}
+	tl_aggregate(walls, set->n, &agg);
+	set->min_us = agg.min;
+	set->median_us = agg.median;
+	set->max_us = agg.max;
+	set->mean_us = agg.mean;
+	set->std_us = agg.std;
+	*out = set;
+	set = NULL;
+	err = 0;
+	goto out;
+nomem:
+	err = tl_err(-ENOMEM, "out of memory computing the steps");
+out:
+	for (i = 0; per && i < nper; i++)
+		tl_vec_free(&per[i]);
+	free(per);
+	free(st);
+	free(cls);
+	free(walls);
+	tl_step_set_free(set);
+	return err;
+}
+
+void tl_step_set_free(struct tl_step_set *set)
+{
+	if (!set)
+		return;
+	free(set->v);
+	free(set);
+}
+
+static bool is_host_kind(int k)
+{
+	return k == TL_KIND_CPU_OP || k == TL_KIND_RUNTIME || k == TL_KIND_DRIVER || k == TL_KIND_PYTHON ||
+	       k == TL_KIND_USER_ANNOTATION || k == TL_KIND_SYNC || k == TL_KIND_INSTANT;
+}
+
+/* "0, 1, 2 ... 9" into @buf: the step numbers there are. */
+static void list_numbers(const struct tl_step_set *set, char *buf, size_t n)
+{
+	size_t i, o = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < set->n && o + 24 < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%lld", i ? ", " : "", set->v[i].number);
+	if (i < set->n)
+		snprintf(buf + o, n - o, ", ...");
+}
+
+int tl_trace_keep_step(struct tl_trace *tr, long long number)
+{
+	struct tl_step_set set = { 0 };
+	int32_t *st = NULL;
+	int64_t idx = -1;
+	size_t i;
+	int err;
+
+	if (tr->merged)
+		return tl_err(-EBUSY, "%s: a step cannot be chosen once graph captures are merged", tr->path);
+	err = load_steps(tr, &set);
+	if (err)
+		goto out;
+	for (i = 0; i < set.n; i++)
+		if (set.v[i].number == number)
+			idx = (int64_t)i;	/* the last, as HTA's iteration column */
+	if (idx < 0) {
+		char list[512];
+
+		list_numbers(&set, list, sizeof(list));
+		err = tl_err(-ENOENT, "%s: no step %lld; the steps are %s", tr->path, number, list);
+		goto out;
+	}
+	if (gpu_steps(tr, &set, &st)) {
+		err = tl_err(-ENOMEM, "out of memory choosing a step");
+		goto out;
+	}
+	{
+		const struct tl_step *s = &set.v[idx];
+
+		for (i = 0; i < tr->nev; i++) {
+			struct tl_ev *e = &tr->ev[i];
+
+			if (tl_kind_is_gpu(e->kind)) {
+				if (st[i] != idx)
+					e->kind = TL_KIND_OTHER;
+			} else if (is_host_kind(e->kind) && (e->flags & EV_HAS_TS) &&
+				   !(s->ts <= e->ts && e->ts < s->ts + s->dur)) {
+				e->kind = TL_KIND_OTHER;
+			}
+		}
+	}
+	/* the links were made with every event: made again on next use */
+	tl_tree_free(&tr->tree);
+	err = 0;
+out:
+	free(st);
+	free(set.v);
+	return err;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* tlreplay steps: per iteration (ProfilerStep#N, else vLLM/SGLang iteration
+ * annotations) the wall time, GPU busy time and breakdown, then the slowest
+ * step and the spread (tl_steps(), include/tlreplay/steps.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tlreplay/steps.h>
+
+#include "builtin.h"
+
+struct steps_args {
+	struct common_opts co;
+};
+
+static const struct opt steps_opts[] = {
+	OPT_INCLUDE(opts_analysis, offsetof(struct steps_args, co)),
+	OPT_END(),
+};
+
+TL_CMD(steps, steps_opts, "per iteration (ProfilerStep#N): wall time, GPU busy time, breakdown",
+	"usage: tlreplay steps [-i TRACE] [-x SEP | -j] [-o FILE] [--step N]\n"
+	"\n"
+	"One row per iteration: the ProfilerStep#N ranges, else vLLM/SGLang iteration\n"
+	"annotations (execute_..., step[...], prefill[...], decode[...]). A GPU event\n"
+	"belongs to the step of the runtime call that launched it (HTA's rule), so its\n"
+	"wall time (the CPU range) and its GPU time may differ. Per step: the wall time,\n"
+	"the GPU span and busy time, and the breakdown of `tlreplay breakdown` over its\n"
+	"GPU events (computation, exposed comm, exposed memcpy, idle); then the slowest\n"
+	"step and the spread of wall times (min, median, max, mean, stdev). docs/analyses.md,\n"
+	"\"Iterations\", has the details.\n"
+	"\n");
+
+static void num(struct out_fmt *o, double us, bool last)
+{
+	char b[64];
+
+	fmt_pyfloat(b, sizeof(b), us / 1e3);
+	if (o->json)
+		fputs(b, o->f);
+	else
+		out_field(o, b, last);
+}
+
+static void print_step(struct out_fmt *o, const struct tl_step *s)
+{
+	double span = s->ngpu ? s->gpu_end - s->gpu_start : 0;
+	const double v[] = { s->dur, span, s->us[TL_BD_BUSY], s->us[TL_BD_COMPUTATION],
+			     s->us[TL_BD_EXPOSED_COMM], s->us[TL_BD_EXPOSED_MEMCPY], s->us[TL_BD_IDLE] };
+	static const char *const keys[] = { "wall_ms", "gpu_span_ms", "busy_ms", "computation_ms",
+					    "exposed_comm_ms", "exposed_memcpy_ms", "idle_ms" };
+	char b[32];
+	size_t i;
+
+	if (!o->sep && !o->json) {
+		fprintf(o->f, "%6lld %-22.22s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %8llu\n",
+			s->number, s->name, v[0] / 1e3, v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3,
+			v[5] / 1e3, v[6] / 1e3, (unsigned long long)s->ngpu);
+		return;
+	}
+	snprintf(b, sizeof(b), "%lld", s->number);
+	if (o->json) {
+		fprintf(o->f, "{\"step\":%s,\"name\":", b);
+		json_str(o->f, s->name);
+		fprintf(o->f, ",\"uid\":%llu", (unsigned long long)s->uid);
+		for (i = 0; i < TL_ARRAY_N(v); i++) {
+			fprintf(o->f, ",\"%s\":", keys[i]);
+			num(o, v[i], false);
+		}
+		fprintf(o->f, ",\"gpu_events\":%llu}\n", (unsigned long long)s->ngpu);
+		return;
+	}
+	out_field(o, b, false);
+	out_field(o, s->name, false);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)s->uid);
+	out_field(o, b, false);
+	for (i = 0; i < TL_ARRAY_N(v); i++)
+		num(o, v[i], false);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)s->ngpu);
+	out_field(o, b, true);
+}
+
+static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_step_set *set)
+{
+	static const char *const cols[] = { "step", "name", "uid", "wall ms", "gpu span ms", "busy ms",
+					    "computation ms", "exposed comm ms", "exposed memcpy ms",
+					    "idle ms", "gpu events" };
+	const struct tl_step *slow = &set->v[set->slowest];
+	size_t i;
+
+	if (o->sep)
+		for (i = 0; i < TL_ARRAY_N(cols); i++)
+			out_field(o, cols[i], i + 1 == TL_ARRAY_N(cols));
+	else if (!o->json)
+		fprintf(o->f,
+			"Steps of %s (%s; GPU events in the step of the call that launched them)\n"
+			"%6s %-22s %10s %10s %10s %10s %10s %10s %10s %8s\n",
+			tl_trace_path(tr), set->profiler_steps ? "ProfilerStep#N" : "vLLM/SGLang iterations",
+			"step", "name", "wall ms", "span ms", "busy ms", "compute ms", "x-comm ms",
+			"x-memcpy ms", "idle ms", "gpu evs");
+	for (i = 0; i < set->n; i++)
+		print_step(o, &set->v[i]);
+	if (o->sep)
+		return;
+	if (o->json) {
+		fprintf(o->f, "{\"summary\":\"wall\",\"steps\":%zu,\"slowest_step\":%lld,\"min_ms\":", set->n,
+			slow->number);
+		num(o, set->min_us, false);
+		fputs(",\"median_ms\":", o->f);
+		num(o, set->median_us, false);
+		fputs(",\"max_ms\":", o->f);
+		num(o, set->max_us, false);
+		fputs(",\"mean_ms\":", o->f);
+		num(o, set->mean_us, false);
+		fputs(",\"stdev_ms\":", o->f);
+		if (isnan(set->std_us))
+			fputs("null", o->f);
+		else
+			num(o, set->std_us, false);
+		fputs("}\n", o->f);
+		return;
+	}
+	fprintf(o->f, "\nslowest: step %lld (%s), %.3f ms wall, %.3f ms GPU busy\n", slow->number, slow->name,
+		slow->dur / 1e3, slow->us[TL_BD_BUSY] / 1e3);
+	fprintf(o->f, "wall time over %zu steps: min %.3f, median %.3f, max %.3f, mean %.3f, stdev ", set->n,
+		set->min_us / 1e3, set->median_us / 1e3, set->max_us / 1e3, set->mean_us / 1e3);
+	if (isnan(set->std_us))
+		fputs("- ms (one step)\n", o->f);
+	else
+		fprintf(o->f, "%.3f ms\n", set->std_us / 1e3);
+}
+
+static int cmd_steps(int argc, char **argv)
+{
+	struct steps_args a = { 0 };
+	struct out_fmt o = { 0 };
+	struct tl_trace *tr = NULL;
+	struct tl_step_set *set = NULL;
+	int rc = 1, err;
+
+	if (!opts_parse(&steps_cmd, argc, argv, &a, &rc))
+		goto out;
+	if (cli_no_args("steps", argc, argv) || cli_check_format("steps", &a.co))
+		goto out;
+	if (cli_open_trace(&a.co, &tr))
+		goto out;
+	err = tl_steps(tr, &set);
+	if (err) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	if (out_open_opts(&o, &a.co))
+		goto out;
+	print_all(&o, tr, set);
+	rc = out_close(&o, false);
+out:
+	tl_step_set_free(set);
+	tl_trace_close(tr);
+	return rc;
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# tlreplay steps and --step: a hand-written trace whose answers were worked
+# out by hand (tests/fixtures/steps_basic.json, timeline below), a real
+# trace checked against an independent Python reference (steps_ref.py:
+# plain json, links by correlation id), and bad input.
+. "$(dirname "$0")/../taplib.sh"
+
+F=$ROOT/tests/fixtures/steps_basic.json
+tl() { "$TLREPLAY" "$@"; }
+# field FILE STEP COL: column COL of step STEP's -x, row
+field() { awk -F, -v s="$2" -v c="$3" '$1 == s { print $c }' "$1"; }
+
+# The fixture (us; host pid 100, thread 100 unless said):
+#   ProfilerStep#1 1000-1100: launches at 1012 (k1 1050-1070, stream 7), 1035 (k2 1070-1080),
+#     1060 (ncclKernel 1075-1100, stream 9), 1090 (memcpy 1110-1120), and on thread 200 at
+#     1040 (k5 1080-1085): 5 GPU events, span 1050-1120 = 70, busy 50 + 10 = 60,
+#     compute |1050-1085| = 35, exposed comm 1085-1100 = 15, exposed memcpy 10, idle 10
+#   ProfilerStep#2 1100-1150: launches at 1101 (k3 1130-1150), 1110 (k4 1150-1160):
+#     span 30 = busy = compute, idle 0
+#   wall 100 and 50: min 50, median 75, max 100, mean 75, stdev sqrt(2 * 25^2) = 35.355
+run tl steps -i "$F" -x,
+[ "$RC" -eq 0 ] && [ "$(head -1 "$TMP/out")" = "step,name,uid,wall ms,gpu span ms,busy ms,computation ms,exposed comm ms,exposed memcpy ms,idle ms,gpu events" ] &&
+	[ "$(grep -c . "$TMP/out")" -eq 3 ]
+ok $? "steps -x,: header and one row per step"
+[ "$(sed -n 2p "$TMP/out")" = "1,ProfilerStep#1,2,0.1,0.07,0.06,0.035,0.015,0.01,0.01,5" ]
+ok $? "step 1: wall 0.1, span 0.07, busy 0.06, compute 0.035, exposed comm 0.015, memcpy 0.01, idle 0.01 ms, 5 GPU events (one launched from another thread)"
+[ "$(sed -n 3p "$TMP/out")" = "2,ProfilerStep#2,26,0.05,0.03,0.03,0.03,0.0,0.0,0.0,2" ]
+ok $? "step 2: the kernels launched inside it, though they run after it ended"
+
+run tl steps -i "$F" -j
+[ "$RC" -eq 0 ] && "$PYTHON" -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+s = rows[-1]
+assert len(rows) == 3 and s["summary"] == "wall" and s["steps"] == 2 and s["slowest_step"] == 1
+assert (s["min_ms"], s["median_ms"], s["max_ms"], s["mean_ms"]) == (0.05, 0.075, 0.1, 0.075)
+assert abs(s["stdev_ms"] - 0.0353553390593) < 1e-9
+' "$TMP/out"
+ok $? "steps -j: slowest step 1, min/median/max/mean 0.05/0.075/0.1/0.075 ms, stdev 0.0354"
+
+run tl steps -i "$F"
+[ "$RC" -eq 0 ] && grep -q "^slowest: step 1 (ProfilerStep#1), 0.100 ms wall, 0.060 ms GPU busy" "$TMP/out" &&
+	grep -q "min 0.050, median 0.075, max 0.100, mean 0.075, stdev 0.035 ms" "$TMP/out"
+ok $? "steps: the human table ends with the slowest step and the spread"
+
+run tl breakdown -i "$F" --step 1 -x,
+[ "$RC" -eq 0 ] && grep -qx "busy_time,0.06,85.71428571428571" "$TMP/out" &&
+	grep -qx "exposed_comm_time,0.015,21.428571428571427" "$TMP/out" && grep -q "^total_time,0.07," "$TMP/out"
+ok $? "breakdown --step 1: the numbers of step 1's row"
+run tl breakdown -i "$F" --step 2 -x,
+[ "$RC" -eq 0 ] && grep -qx "busy_time,0.03,100.0" "$TMP/out" && grep -q "^total_comm_time,0.0," "$TMP/out"
+ok $? "breakdown --step 2: no comm, no idle"
+run tl ops -i "$F" --step 1 -x,
+[ "$RC" -eq 0 ] && grep -q "^aten::mm," "$TMP/out"
+r1=$?
+run tl ops -i "$F" --step 2 -x,
+[ "$r1" -eq 0 ] && ! grep -q "^aten::mm," "$TMP/out"
+ok $? "ops --step: aten::mm in step 1 only"
+run tl kernels -i "$F" --step 2 -x,
+[ "$RC" -eq 0 ] && grep -q k3_add "$TMP/out" && grep -q k4_mul "$TMP/out" && ! grep -q k1_gemm "$TMP/out"
+ok $? "kernels --step 2: its kernels only"
+
+# bad input
+run tl breakdown -i "$F" --step 99
+[ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "no step 99; the steps are 1, 2" "$TMP/err"
+ok $? "--step 99: one line that lists the steps there are"
+run tl ops -i "$F" --step x
+[ "$RC" -ne 0 ] && grep -q "bad --step 'x'" "$TMP/err"
+ok $? "--step x: bad value"
+sed 's/ProfilerStep#/Step /g' "$F" >"$TMP/nosteps.json"
+run tl steps -i "$TMP/nosteps.json"
+[ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "no steps in the trace" "$TMP/err"
+ok $? "steps on a trace without steps: one-line error"
+run tl breakdown -i "$TMP/nosteps.json" --step 1
+[ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "no steps in the trace" "$TMP/err"
+ok $? "--step on a trace without steps: one-line error"
+
+# vLLM iteration annotations stand for the steps when there is no ProfilerStep
+sed -e 's/ProfilerStep#1/execute_context_1(10)_generation_2(2)/g' \
+	-e 's/ProfilerStep#2/execute_context_0(0)_generation_4(4)/g' "$F" >"$TMP/vllm.json"
+run tl steps -i "$TMP/vllm.json" -x,
+[ "$RC" -eq 0 ] && [ "$(sed -n 2p "$TMP/out")" = "0,execute_context_1(10)_generation_2(2),2,0.1,0.07,0.06,0.035,0.015,0.01,0.01,5" ] &&
+	[ "$(sed -n 3p "$TMP/out" | cut -d, -f1,4-)" = "1,0.05,0.03,0.03,0.03,0.0,0.0,0.0,2" ]
+ok $? "vLLM iteration annotations: steps 0 and 1, the same numbers"
+run tl steps -i "$TMP/missing.json"
+[ "$RC" -ne 0 ] && [ -s "$TMP/err" ]
+ok $? "steps: missing trace is an error"
+
+# a real trace: HTA's test rank (ProfilerStep#550..554, NCCL, a backward thread)
+T=$SHARED/traces/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz
+if [ -r "$T" ]; then
+	"$PYTHON" "$ROOT/tests/cli/steps_ref.py" "$T" | grep '^step ' >"$TMP/ref"
+	run tl steps -i "$T" -j
+	"$PYTHON" -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if "step" in r:
+        print("step %d %.3f %.3f %.3f %d" % (r["step"], r["wall_ms"], r["busy_ms"], r["computation_ms"], r["gpu_events"]))
+' "$TMP/out" >"$TMP/mine"
+	[ "$RC" -eq 0 ] && [ "$(wc -l <"$TMP/ref")" -eq 5 ] && diff "$TMP/ref" "$TMP/mine" >&2
+	ok $? "HTA rank0: 5 steps, wall/busy/compute/GPU events as the Python reference"
+	run tl steps -i "$T" -x,
+	b=$(awk -F, '$1 == 553 { print $6 "," $7 "," $8 "," $9 "," $10 }' "$TMP/out")
+	run tl breakdown -i "$T" --step 553 -x,
+	[ "$RC" -eq 0 ] && [ "$b" = "80.96,36.029,37.302,7.629,294.174" ] &&
+		[ "$(awk -F, '$1 == "busy_time" { print $2 }' "$TMP/out")" = 80.96 ] &&
+		[ "$(awk -F, '$1 == "exposed_comm_time" { print $2 }' "$TMP/out")" = 37.302 ]
+	ok $? "HTA rank0: breakdown --step 553 = steps' row for 553 (busy 80.96, exposed comm 37.302 ms)"
+else
+	skip "$T not found"
+	skip "$T not found"
+fi
+
+done_testing
