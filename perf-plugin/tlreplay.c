@@ -15,6 +15,7 @@
 	CMD(info)        \
 	CMD(breakdown)   \
 	CMD(idle)        \
+	CMD(critpath)    \
 	CMD(collectives) \
 	CMD(summarize)   \
 	CMD(ops)         \
