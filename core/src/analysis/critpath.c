@@ -506,6 +506,21 @@ static int cat_of(const struct graph *g, const struct edge *e)
 	}
 }
 
+/* Paths of equal length (weights are spans of time, so a wait and what it
+ * waited for often tie): the one that says why wins, a GPU dependency over
+ * the CPU's time inside the call that waited for it. */
+#define TIE_US 1e-6
+static int prio(const struct graph *g, const struct edge *e)
+{
+	switch (e->type) {
+	case TL_CP_SYNC: return 5;
+	case TL_CP_KERNEL_GAP: return 4;
+	case TL_CP_LAUNCH: return 3;
+	case TL_CP_OP: return tl_kind_is_gpu(g->ev[e->from / 2].kind) ? 2 : 0;
+	default: return 1;
+	}
+}
+
 /* Longest path of the DAG: Kahn's order, then the best incoming edge of each node. */
 static int longest(struct graph *g)
 {
@@ -548,8 +563,11 @@ static int longest(struct graph *g)
 		for (k = off[v]; k < off[v + 1]; k++) {
 			const struct edge *ed = &g->ed[adj[k]];
 
-			if (via[ed->to] < 0 || dist[v] + ed->w > dist[ed->to]) {
-				dist[ed->to] = dist[v] + ed->w;
+			double d = dist[v] + ed->w;
+
+			if (via[ed->to] < 0 || d > dist[ed->to] + TIE_US ||
+			    (d >= dist[ed->to] - TIE_US && prio(g, ed) > prio(g, &g->ed[via[ed->to]]))) {
+				dist[ed->to] = d;
 				via[ed->to] = adj[k];
 			}
 			if (!--indeg[ed->to])
