@@ -44,6 +44,7 @@ struct edge {
 	double w;
 	uint64_t attr;
 	uint8_t type;
+	uint8_t pr;		/* which wins a tie (prio()) */
 };
 
 struct graph {
@@ -74,8 +75,15 @@ static int add_edge(struct graph *g, size_t from, size_t to, double w, uint64_t 
 	e->w = w > 0 ? w : 0;
 	e->attr = attr;
 	e->type = (uint8_t)type;
+	e->pr = type == TL_CP_DEPENDENCY ? 1 : 0;
 	g->cp->ntype[type]++;
 	return 0;
+}
+
+/* The priority of the edge just added (see prio()). */
+static void set_pr(struct graph *g, int pr)
+{
+	g->ed[g->ned - 1].pr = (uint8_t)pr;
 }
 
 static bool is_host(enum tl_kind k)
@@ -301,8 +309,13 @@ static int sync_edge(struct graph *g, int64_t gpu, int64_t rt)
 {
 	if (gpu < 0 || rt < 0)
 		return 0;
-	return add_edge(g, 2 * (size_t)gpu + 1, 2 * (size_t)rt + 1, g->ev[rt].e - g->ev[gpu].e,
-			g->ev[rt].uid, TL_CP_SYNC);
+	int err = add_edge(g, 2 * (size_t)gpu + 1, 2 * (size_t)rt + 1, g->ev[rt].e - g->ev[gpu].e,
+			   g->ev[rt].uid, TL_CP_SYNC);
+
+	/* the call waited for the GPU only if the work ended after it began */
+	if (!err)
+		set_pr(g, g->ev[gpu].e > g->ev[rt].s ? 5 : 0);
+	return err;
 }
 
 /* A sync call @rt drains every stream (tid NULL) or stream @tid. */
@@ -390,13 +403,23 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 		} else {
 			gs.st[gs.nst - 1].e = i + 1;
 		}
+		/* queued: launched before the stream's previous event ended, so the
+		 * GPU, not the launch, held it back */
+		bool queued = p && rt >= 0 && g->ev[rt].s < p->e;
+
 		if ((err = add_edge(g, 2 * gs.v[i], 2 * gs.v[i] + 1, c->e - c->s, c->uid, TL_CP_OP)))
 			goto out;
-		if (rt >= 0 && (err = add_edge(g, 2 * (size_t)rt, 2 * gs.v[i], c->s - g->ev[rt].s, c->uid,
-					       TL_CP_LAUNCH)))
-			goto out;
-		if (p && (err = add_edge(g, 2 * gs.v[i - 1] + 1, 2 * gs.v[i], c->s - p->e, c->uid, TL_CP_KERNEL_GAP)))
-			goto out;
+		set_pr(g, 2);
+		if (rt >= 0) {
+			if ((err = add_edge(g, 2 * (size_t)rt, 2 * gs.v[i], c->s - g->ev[rt].s, c->uid, TL_CP_LAUNCH)))
+				goto out;
+			set_pr(g, queued ? 0 : 4);
+		}
+		if (p) {
+			if ((err = add_edge(g, 2 * gs.v[i - 1] + 1, 2 * gs.v[i], c->s - p->e, c->uid, TL_CP_KERNEL_GAP)))
+				goto out;
+			set_pr(g, queued || rt < 0 ? 4 : 0);
+		}
 	}
 	/* cuda_sync events: their args say what they wait for */
 	for (u = 0; u < n; u++) {
@@ -452,9 +475,17 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 					    (dst < 0 || c->corr < g->ev[dst].corr))
 						dst = (int64_t)gs.v[k];
 				}
-				if (dst >= 0)
-					err = add_edge(g, 2 * (size_t)src + 1, 2 * (size_t)dst, 0, g->ev[dst].uid,
-						       TL_CP_SYNC);
+				if (dst >= 0) {
+					const struct cev *d = &g->ev[dst];
+					int64_t drt = gidx(g, tl_event_parent(tr, d->uid));
+
+					/* the time the waiting event was held back: a span, so
+					 * the path's length stays one (HTA: weight 0) */
+					err = add_edge(g, 2 * (size_t)src + 1, 2 * (size_t)dst, d->s - g->ev[src].e,
+						       d->uid, TL_CP_SYNC);
+					if (!err)
+						set_pr(g, drt < 0 || g->ev[src].e > g->ev[drt].s ? 5 : 0);
+				}
 			}
 		}
 		if (err)
@@ -506,19 +537,16 @@ static int cat_of(const struct graph *g, const struct edge *e)
 	}
 }
 
-/* Paths of equal length (weights are spans of time, so a wait and what it
- * waited for often tie): the one that says why wins, a GPU dependency over
- * the CPU's time inside the call that waited for it. */
+/* Paths of equal length (weights are spans of time, so every path from the
+ * first event to a node has its time: ties are the rule) go to the edge
+ * that says why: the awaited GPU work over the CPU's time inside the sync
+ * call, stream order over the launch when the event was queued, the launch
+ * when the GPU waited for it; CPU nesting last. */
 #define TIE_US 1e-6
 static int prio(const struct graph *g, const struct edge *e)
 {
-	switch (e->type) {
-	case TL_CP_SYNC: return 5;
-	case TL_CP_KERNEL_GAP: return 4;
-	case TL_CP_LAUNCH: return 3;
-	case TL_CP_OP: return tl_kind_is_gpu(g->ev[e->from / 2].kind) ? 2 : 0;
-	default: return 1;
-	}
+	TL_UNUSED(g);
+	return e->pr;
 }
 
 /* Longest path of the DAG: Kahn's order, then the best incoming edge of each node. */
