@@ -22,7 +22,8 @@
  *    Sync (the GPU event(s) drained -> the end of the sync call; weight: the
  *    time from the GPU event's end to the call's end, where HTA puts 0, so
  *    that the path's length stays a span of time). Without cuda_sync events,
- *    cudaDeviceSynchronize / cudaStreamSynchronize calls by name.
+ *    cudaDeviceSynchronize / cudaStreamSynchronize / cudaEventSynchronize
+ *    calls by name (with no stream arg: every stream drains).
  * The path is the longest path of this DAG by weight (ties: the earliest).
  *
  * Ownership: the result is the caller's (tl_critpath_free()); its strings

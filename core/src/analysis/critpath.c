@@ -501,10 +501,13 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 			continue;
 		if (!strcmp(c->name, "cudaDeviceSynchronize") || !strcmp(c->name, "hipDeviceSynchronize")) {
 			err = drain(g, &gs, NULL, (int64_t)i);
-		} else if ((!strcmp(c->name, "cudaStreamSynchronize") || !strcmp(c->name, "hipStreamSynchronize")) &&
-			   c->stream != TL_NOID) {
+		} else if (!strcmp(c->name, "cudaStreamSynchronize") || !strcmp(c->name, "hipStreamSynchronize") ||
+			   !strcmp(c->name, "cudaEventSynchronize") || !strcmp(c->name, "hipEventSynchronize")) {
+			/* Kineto does not say which stream: every stream's last event
+			 * that ended during the call is a candidate (prio() keeps those
+			 * that ended before it began off the path) */
 			snprintf(sbuf, sizeof(sbuf), "%lld", (long long)c->stream);
-			err = drain(g, &gs, sbuf, (int64_t)i);
+			err = drain(g, &gs, c->stream != TL_NOID ? sbuf : NULL, (int64_t)i);
 		}
 		if (err)
 			goto out;
