@@ -18,13 +18,18 @@
  *  - sync: cross-stream and GPU -> CPU waits, from the cuda_sync events:
  *    Stream Wait Event (the GPU event before the awaited cudaEventRecord on
  *    its stream -> the first GPU event on the waiting stream launched after
- *    the cudaStreamWaitEvent, weight 0), Event Sync / Stream Sync / Context
- *    Sync (the GPU event(s) drained -> the end of the sync call; weight: the
- *    time from the GPU event's end to the call's end, where HTA puts 0, so
- *    that the path's length stays a span of time). Without cuda_sync events,
- *    cudaDeviceSynchronize / cudaStreamSynchronize / cudaEventSynchronize
- *    calls by name (with no stream arg: every stream drains).
- * The path is the longest path of this DAG by weight (ties: the earliest).
+ *    the cudaStreamWaitEvent), Event Sync / Stream Sync / Context Sync (the
+ *    GPU event(s) drained -> the end of the sync call). Without cuda_sync
+ *    events, cudaDeviceSynchronize / cudaStreamSynchronize /
+ *    cudaEventSynchronize calls by name (with no stream arg: every stream
+ *    drains). HTA weighs them 0; here one weighs the time it covers when
+ *    the wait was real (the GPU work ended after the call began, after the
+ *    waiting event was launched), else 0, so the path's length stays a span
+ *    of time.
+ * The path is the longest path of this DAG by weight. Weights being spans,
+ * paths often tie; the edge that says why wins a tie: a real wait, then
+ * stream order for a queued GPU event or the launch for one the GPU waited
+ * for, then GPU events, then host order, then CPU nesting.
  *
  * Ownership: the result is the caller's (tl_critpath_free()); its strings
  * belong to the trace and must not outlive it. Times are microseconds.

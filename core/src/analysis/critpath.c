@@ -309,12 +309,14 @@ static int sync_edge(struct graph *g, int64_t gpu, int64_t rt)
 {
 	if (gpu < 0 || rt < 0)
 		return 0;
-	int err = add_edge(g, 2 * (size_t)gpu + 1, 2 * (size_t)rt + 1, g->ev[rt].e - g->ev[gpu].e,
+	/* the call waited for the GPU only if the work ended after it began;
+	 * otherwise the edge is HTA's, weight 0, and never beats the call */
+	bool waited = g->ev[gpu].e > g->ev[rt].s;
+	int err = add_edge(g, 2 * (size_t)gpu + 1, 2 * (size_t)rt + 1, waited ? g->ev[rt].e - g->ev[gpu].e : 0,
 			   g->ev[rt].uid, TL_CP_SYNC);
 
-	/* the call waited for the GPU only if the work ended after it began */
 	if (!err)
-		set_pr(g, g->ev[gpu].e > g->ev[rt].s ? 5 : 0);
+		set_pr(g, waited ? 5 : 0);
 	return err;
 }
 
@@ -481,10 +483,12 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 
 					/* the time the waiting event was held back: a span, so
 					 * the path's length stays one (HTA: weight 0) */
-					err = add_edge(g, 2 * (size_t)src + 1, 2 * (size_t)dst, d->s - g->ev[src].e,
-						       d->uid, TL_CP_SYNC);
+					bool held = drt < 0 || g->ev[src].e > g->ev[drt].s;
+
+					err = add_edge(g, 2 * (size_t)src + 1, 2 * (size_t)dst,
+						       held ? d->s - g->ev[src].e : 0, d->uid, TL_CP_SYNC);
 					if (!err)
-						set_pr(g, drt < 0 || g->ev[src].e > g->ev[drt].s ? 5 : 0);
+						set_pr(g, held ? 5 : 0);
 				}
 			}
 		}
