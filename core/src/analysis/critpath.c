@@ -171,19 +171,34 @@ static int64_t gidx(const struct graph *g, int64_t uid)
 	return uid < 0 ? -1 : g->idx[uid];
 }
 
-/* op edges inside host events, dependency edges between top-level ones. */
+/* Top-level host events sorted by (pid, tid, start). */
+static const struct graph *sort_h;
+static int cmp_host(const void *a, const void *b)
+{
+	const struct cev *x = &sort_h->ev[*(const size_t *)a], *y = &sort_h->ev[*(const size_t *)b];
+	int c = strcmp(x->pid, y->pid);
+
+	if (c)
+		return c;
+	if ((c = strcmp(x->tid, y->tid)))
+		return c;
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* op edges inside host events, dependency edges between top-level ones
+ * (those whose parent is not in the window) of a thread, in time order. */
 static int host_edges(struct graph *g, struct tl_trace *tr)
 {
-	size_t i;
-	int err;
-	/* last top-level event per thread: a small linear table is enough */
-	struct { const char *pid, *tid; size_t ev; } *last = NULL;
-	size_t nlast = 0;
+	size_t i, ntop = 0, *top = malloc((g->nev + 1) * sizeof(*top));
+	int err = -ENOMEM;
 
+	if (!top)
+		goto out;
 	for (i = 0; i < g->nev; i++) {
 		struct cev *c = &g->ev[i];
-		int64_t ch, prev = -1, par;
-		size_t k;
+		int64_t ch, prev = -1;
 
 		if (!is_host(c->kind))
 			continue;
@@ -207,34 +222,22 @@ static int host_edges(struct graph *g, struct tl_trace *tr)
 			err = add_edge(g, 2 * (size_t)prev + 1, 2 * i + 1, c->e - g->ev[prev].e, c->uid, TL_CP_OP);
 		if (err)
 			goto out;
-		par = tl_event_parent(tr, c->uid);
-		if (gidx(g, par) >= 0)
+		if (gidx(g, tl_event_parent(tr, c->uid)) < 0)
+			top[ntop++] = i;
+	}
+	sort_h = g;
+	qsort(top, ntop, sizeof(*top), cmp_host);
+	for (i = 1; i < ntop; i++) {
+		const struct cev *p = &g->ev[top[i - 1]], *c = &g->ev[top[i]];
+
+		if (strcmp(p->pid, c->pid) || strcmp(p->tid, c->tid) || p->e > c->s)
 			continue;
-		for (k = 0; k < nlast; k++)
-			if (!strcmp(last[k].pid, c->pid) && !strcmp(last[k].tid, c->tid))
-				break;
-		if (k == nlast) {
-			void *p = realloc(last, (nlast + 1) * sizeof(*last));
-
-			if (!p) {
-				err = -ENOMEM;
-				goto out;
-			}
-			last = p;
-			last[nlast].pid = c->pid;
-			last[nlast++].tid = c->tid;
-		} else {
-			struct cev *pv = &g->ev[last[k].ev];
-
-			if (pv->e <= c->s &&
-			    (err = add_edge(g, 2 * last[k].ev + 1, 2 * i, c->s - pv->e, c->uid, TL_CP_DEPENDENCY)))
-				goto out;
-		}
-		last[k].ev = i;
+		if ((err = add_edge(g, 2 * top[i - 1] + 1, 2 * top[i], c->s - p->e, c->uid, TL_CP_DEPENDENCY)))
+			goto out;
 	}
 	err = 0;
 out:
-	free(last);
+	free(top);
 	return err;
 }
 
