@@ -187,6 +187,23 @@ else
 	skip "no alexnet trace"
 fi
 
+# --step N: the window is ProfilerStep#N's interval
+BT=$SHARED/traces/HolisticTraceAnalysis/tests/data/call_stack/backward_thread.json
+if [ -f "$BT" ]; then
+	run tl critpath -i "$BT" --step 552 -j
+	[ "$RC" -eq 0 ] && "$PYTHON" -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+st = [e for e in ev if e.get("name") == "ProfilerStep#552"][0]
+s = json.loads(open(sys.argv[2]).readline())
+assert (s["t0"], s["t1"]) == (st["ts"], st["ts"] + st["dur"]), s
+assert s["path_edges"] > 0
+' "$BT" "$TMP/out" && [ "$(check_path "$BT" "$TMP/out")" = ok ]
+	ok $? "--step 552 (HTA backward_thread.json): the step's window, a valid path"
+else
+	skip "no $BT"
+fi
+
 # bad input
 run tl critpath -i "$TMP/missing.json"
 [ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q missing.json "$TMP/err"
