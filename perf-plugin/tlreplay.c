@@ -18,6 +18,7 @@
 	CMD(launches)    \
 	CMD(steps)       \
 	CMD(annotations) \
+	CMD(critpath)    \
 	CMD(collectives) \
 	CMD(summarize)   \
 	CMD(ops)         \

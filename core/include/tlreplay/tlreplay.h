@@ -14,6 +14,7 @@
 #include <tlreplay/launch.h>
 #include <tlreplay/steps.h>
 #include <tlreplay/annotations.h>
+#include <tlreplay/critpath.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
 #include <tlreplay/energy.h>

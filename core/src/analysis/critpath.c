@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: MIT */
+/* The critical path of an iteration (include/tlreplay/critpath.h): a DAG of
+ * event start/end nodes with HTA's edge types, and its longest path. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <tlreplay/critpath.h>
+#include <tlreplay/trace.h>
+#include <tlreplay/tree.h>
+
+#include "analysis/analysis_internal.h"
+
+const char *tl_cp_edge_name(enum tl_cp_edge_type t)
+{
+	static const char *const n[TL_CP_NTYPES] = { "op", "dependency", "launch_delay", "kernel_gap",
+						     "sync" };
+
+	return (unsigned)t < TL_CP_NTYPES ? n[t] : "?";
+}
+
+const char *tl_cp_cat_name(enum tl_cp_cat c)
+{
+	static const char *const n[TL_CP_NCATS] = { "cpu", "kernel", "gpu_gap", "launch_delay",
+						    "sync_wait" };
+
+	return (unsigned)c < TL_CP_NCATS ? n[c] : "?";
+}
+
+/* An event of the graph: its nodes are 2*i (start) and 2*i+1 (end). */
+struct cev {
+	uint64_t uid;
+	double s, e;
+	int64_t corr, stream;
+	const char *pid, *tid, *name;
+	uint8_t kind;
+};
+
+struct edge {
+	uint32_t from, to;	/* nodes */
+	double w;
+	uint64_t attr;
+	uint8_t type;
+	uint8_t pr;		/* which wins a tie (prio()) */
+};
+
+struct graph {
+	struct cev *ev;
+	size_t nev, cev_cap;
+	struct edge *ed;
+	size_t ned, ed_cap;
+	int64_t *idx;		/* uid -> event index, -1 */
+	struct tl_critpath *cp;
+};
+
+static int add_edge(struct graph *g, size_t from, size_t to, double w, uint64_t attr, int type)
+{
+	struct edge *e;
+
+	if (g->ned == g->ed_cap) {
+		size_t cap = g->ed_cap ? g->ed_cap * 2 : 1024;
+		void *p = realloc(g->ed, cap * sizeof(*g->ed));
+
+		if (!p)
+			return -ENOMEM;
+		g->ed = p;
+		g->ed_cap = cap;
+	}
+	e = &g->ed[g->ned++];
+	e->from = (uint32_t)from;
+	e->to = (uint32_t)to;
+	e->w = w > 0 ? w : 0;
+	e->attr = attr;
+	e->type = (uint8_t)type;
+	e->pr = type == TL_CP_DEPENDENCY ? 1 : 0;
+	g->cp->ntype[type]++;
+	return 0;
+}
+
+/* The priority of the edge just added (see prio()). */
+static void set_pr(struct graph *g, int pr)
+{
+	g->ed[g->ned - 1].pr = (uint8_t)pr;
+}
+
+static bool is_host(enum tl_kind k)
+{
+	return k == TL_KIND_CPU_OP || k == TL_KIND_RUNTIME || k == TL_KIND_DRIVER;
+}
+
+/* The window of ProfilerStep#step. */
+static int find_step(struct tl_trace *tr, int64_t step, double *t0, double *t1)
+{
+	char want[48];
+	uint64_t u, n = tl_trace_nevents(tr);
+	struct tl_event_info ei;
+
+	snprintf(want, sizeof(want), "ProfilerStep#%lld", (long long)step);
+	for (u = 0; u < n; u++) {
+		if (tl_trace_event(tr, u, &ei) || ei.ph != 'X' || strcmp(ei.name, want))
+			continue;
+		*t0 = ei.ts;
+		*t1 = ei.ts + ei.dur;
+		return 0;
+	}
+	return tl_err(-ENOENT, "%s: no step %lld (no %s event)", tl_trace_path(tr), (long long)step, want);
+}
+
+/* Events of the window: host events starting in it, GPU events whose launch
+ * call starts in it (or, unlinked, that start in it). */
+static int collect(struct graph *g, struct tl_trace *tr, double t0, double t1, bool all)
+{
+	uint64_t u, n = tl_trace_nevents(tr);
+	struct tl_event_info ei;
+
+	g->idx = malloc(n * sizeof(*g->idx));
+	if (!g->idx)
+		return -ENOMEM;
+	for (u = 0; u < n; u++) {
+		double at;
+		struct cev *c;
+
+		g->idx[u] = -1;
+		if (tl_trace_event(tr, u, &ei) || ei.ph != 'X' || !ei.has_dur)
+			continue;
+		if (is_host(ei.kind)) {
+			if (!tl_event_in_tree(tr, u))
+				continue;
+			at = ei.ts;
+		} else if (tl_kind_is_gpu(ei.kind)) {
+			int64_t p = tl_event_parent(tr, u);
+			struct tl_event_info pi;
+
+			at = ei.ts;
+			if (p >= 0 && !tl_trace_event(tr, (uint64_t)p, &pi))
+				at = pi.ts;
+		} else {
+			continue;
+		}
+		if (!all && (at < t0 || at > t1))
+			continue;
+		if (g->nev == g->cev_cap) {
+			size_t cap = g->cev_cap ? g->cev_cap * 2 : 1024;
+			void *p = realloc(g->ev, cap * sizeof(*g->ev));
+
+			if (!p)
+				return -ENOMEM;
+			g->ev = p;
+			g->cev_cap = cap;
+		}
+		c = &g->ev[g->nev];
+		c->uid = u;
+		c->s = ei.ts;
+		c->e = ei.ts + ei.dur;
+		c->corr = ei.correlation;
+		c->stream = ei.stream;
+		c->pid = ei.pid;
+		c->tid = ei.tid;
+		c->name = ei.name;
+		c->kind = (uint8_t)ei.kind;
+		g->idx[u] = (int64_t)g->nev++;
+	}
+	return 0;
+}
+
+static int64_t gidx(const struct graph *g, int64_t uid)
+{
+	return uid < 0 ? -1 : g->idx[uid];
+}
+
+/* Top-level host events sorted by (pid, tid, start). */
+static const struct graph *sort_h;
+static int cmp_host(const void *a, const void *b)
+{
+	const struct cev *x = &sort_h->ev[*(const size_t *)a], *y = &sort_h->ev[*(const size_t *)b];
+	int c = strcmp(x->pid, y->pid);
+
+	if (c)
+		return c;
+	if ((c = strcmp(x->tid, y->tid)))
+		return c;
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* op edges inside host events, dependency edges between top-level ones
+ * (those whose parent is not in the window) of a thread, in time order. */
+static int host_edges(struct graph *g, struct tl_trace *tr)
+{
+	size_t i, ntop = 0, *top = malloc((g->nev + 1) * sizeof(*top));
+	int err = -ENOMEM;
+
+	if (!top)
+		goto out;
+	for (i = 0; i < g->nev; i++) {
+		struct cev *c = &g->ev[i];
+		int64_t ch, prev = -1;
+
+		if (!is_host(c->kind))
+			continue;
+		for (ch = tl_event_first_child(tr, c->uid); ch >= 0; ch = tl_event_next_sibling(tr, (uint64_t)ch)) {
+			int64_t j = gidx(g, ch);
+
+			if (j < 0 || !is_host(g->ev[j].kind))
+				continue;
+			if (prev < 0)
+				err = add_edge(g, 2 * i, 2 * (size_t)j, g->ev[j].s - c->s, c->uid, TL_CP_OP);
+			else
+				err = add_edge(g, 2 * (size_t)prev + 1, 2 * (size_t)j, g->ev[j].s - g->ev[prev].e,
+					       c->uid, TL_CP_OP);
+			if (err)
+				goto out;
+			prev = j;
+		}
+		if (prev < 0)
+			err = add_edge(g, 2 * i, 2 * i + 1, c->e - c->s, c->uid, TL_CP_OP);
+		else
+			err = add_edge(g, 2 * (size_t)prev + 1, 2 * i + 1, c->e - g->ev[prev].e, c->uid, TL_CP_OP);
+		if (err)
+			goto out;
+		if (gidx(g, tl_event_parent(tr, c->uid)) < 0)
+			top[ntop++] = i;
+	}
+	sort_h = g;
+	qsort(top, ntop, sizeof(*top), cmp_host);
+	for (i = 1; i < ntop; i++) {
+		const struct cev *p = &g->ev[top[i - 1]], *c = &g->ev[top[i]];
+
+		if (strcmp(p->pid, c->pid) || strcmp(p->tid, c->tid) || p->e > c->s)
+			continue;
+		if ((err = add_edge(g, 2 * top[i - 1] + 1, 2 * top[i], c->s - p->e, c->uid, TL_CP_DEPENDENCY)))
+			goto out;
+	}
+	err = 0;
+out:
+	free(top);
+	return err;
+}
+
+/* GPU events sorted by (pid, stream, start). */
+static const struct graph *sort_g;
+static int cmp_gpu(const void *a, const void *b)
+{
+	const struct cev *x = &sort_g->ev[*(const size_t *)a], *y = &sort_g->ev[*(const size_t *)b];
+	int c = strcmp(x->pid, y->pid);
+
+	if (c)
+		return c;
+	if ((c = strcmp(x->tid, y->tid)))
+		return c;
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* GPU events sorted by stream, and the streams' ranges in that order. */
+struct gpu_sorted {
+	size_t *v, n;
+	struct { size_t b, e; } *st;
+	size_t nst;
+};
+
+/* The stream of device @pid (NULL: any) named @tid, from @from on, else nst. */
+static size_t find_stream(const struct graph *g, const struct gpu_sorted *gs, const char *pid,
+			  const char *tid, size_t from)
+{
+	for (; from < gs->nst; from++) {
+		const struct cev *c = &g->ev[gs->v[gs->st[from].b]];
+
+		if ((!pid || !strcmp(c->pid, pid)) && (!tid || !strcmp(c->tid, tid)))
+			break;
+	}
+	return from;
+}
+
+/* The last GPU event of stream @s that ends by @t (or, with @corr >= 0, that
+ * was launched before correlation @corr), else -1. */
+static int64_t last_before(const struct graph *g, const struct gpu_sorted *gs, size_t s, double t,
+			   int64_t corr)
+{
+	size_t lo = gs->st[s].b, hi = gs->st[s].e, i;
+
+	if (corr >= 0) {
+		for (i = hi; i > lo; i--) {
+			const struct cev *c = &g->ev[gs->v[i - 1]];
+
+			if (c->corr != TL_NOID && c->corr < corr)
+				return (int64_t)gs->v[i - 1];
+		}
+		return -1;
+	}
+	/* first event starting after t, then back to one that has ended by t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->ev[gs->v[mid]].s <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i > gs->st[s].b; i--)
+		if (g->ev[gs->v[i - 1]].e <= t)
+			return (int64_t)gs->v[i - 1];
+	return -1;
+}
+
+static int sync_edge(struct graph *g, int64_t gpu, int64_t rt)
+{
+	if (gpu < 0 || rt < 0)
+		return 0;
+	/* the call waited for the GPU only if the work ended after it began;
+	 * otherwise the edge is HTA's, weight 0, and never beats the call */
+	bool waited = g->ev[gpu].e > g->ev[rt].s;
+	int err = add_edge(g, 2 * (size_t)gpu + 1, 2 * (size_t)rt + 1, waited ? g->ev[rt].e - g->ev[gpu].e : 0,
+			   g->ev[rt].uid, TL_CP_SYNC);
+
+	if (!err)
+		set_pr(g, waited ? 5 : 0);
+	return err;
+}
+
+/* A sync call @rt drains every stream (tid NULL) or stream @tid. */
+static int drain(struct graph *g, const struct gpu_sorted *gs, const char *tid, int64_t rt)
+{
+	size_t s;
+	int err;
+
+	if (rt < 0)
+		return 0;
+	for (s = find_stream(g, gs, NULL, tid, 0); s < gs->nst; s = find_stream(g, gs, NULL, tid, s + 1))
+		if ((err = sync_edge(g, last_before(g, gs, s, g->ev[rt].e, -1), rt)))
+			return err;
+	return 0;
+}
+
+static int64_t arg_int(const cJSON *a, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, k);
+
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+}
+
+/* The runtime call of correlation @corr: a binary search in @rts (graph
+ * events of runtime/driver calls, by correlation). */
+static int64_t rt_of(const struct graph *g, const size_t *rts, size_t n, int64_t corr)
+{
+	size_t lo = 0, hi = n;
+
+	while (corr != TL_NOID && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t c = g->ev[rts[mid]].corr;
+
+		if (c == corr)
+			return (int64_t)rts[mid];
+		if (c < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int cmp_corr(const void *a, const void *b)
+{
+	int64_t x = sort_g->ev[*(const size_t *)a].corr, y = sort_g->ev[*(const size_t *)b].corr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* launch and kernel_gap edges, then the sync edges. */
+static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
+{
+	struct gpu_sorted gs = { 0 };
+	uint64_t u, n = tl_trace_nevents(tr), nsync = 0;
+	int64_t *recs = NULL;
+	size_t *rts = NULL, nrts = 0, i, nrecs = 0;
+	int err = -ENOMEM;
+
+	gs.v = malloc((g->nev + 1) * sizeof(*gs.v));
+	gs.st = malloc((g->nev + 1) * sizeof(*gs.st));
+	rts = malloc((g->nev + 1) * sizeof(*rts));
+	recs = malloc((g->nev + 1) * sizeof(*recs));
+	if (!gs.v || !gs.st || !rts || !recs)
+		goto out;
+	for (i = 0; i < g->nev; i++) {
+		if (tl_kind_is_gpu(g->ev[i].kind))
+			gs.v[gs.n++] = i;
+		else if ((g->ev[i].kind == TL_KIND_RUNTIME || g->ev[i].kind == TL_KIND_DRIVER) &&
+			 g->ev[i].corr != TL_NOID)
+			rts[nrts++] = i;
+	}
+	sort_g = g;
+	qsort(gs.v, gs.n, sizeof(*gs.v), cmp_gpu);
+	qsort(rts, nrts, sizeof(*rts), cmp_corr);
+	for (i = 0; i < gs.n; i++) {
+		const struct cev *c = &g->ev[gs.v[i]];
+		const struct cev *p = i ? &g->ev[gs.v[i - 1]] : NULL;
+		int64_t rt = gidx(g, tl_event_parent(tr, c->uid));
+
+		if (!p || strcmp(p->pid, c->pid) || strcmp(p->tid, c->tid)) {
+			gs.st[gs.nst].b = i;
+			gs.st[gs.nst++].e = i + 1;
+			p = NULL;
+		} else {
+			gs.st[gs.nst - 1].e = i + 1;
+		}
+		/* queued: launched before the stream's previous event ended, so the
+		 * GPU, not the launch, held it back */
+		bool queued = p && rt >= 0 && g->ev[rt].s < p->e;
+
+		if ((err = add_edge(g, 2 * gs.v[i], 2 * gs.v[i] + 1, c->e - c->s, c->uid, TL_CP_OP)))
+			goto out;
+		set_pr(g, 2);
+		if (rt >= 0) {
+			if ((err = add_edge(g, 2 * (size_t)rt, 2 * gs.v[i], c->s - g->ev[rt].s, c->uid, TL_CP_LAUNCH)))
+				goto out;
+			set_pr(g, queued ? 0 : 4);
+		}
+		if (p) {
+			if ((err = add_edge(g, 2 * gs.v[i - 1] + 1, 2 * gs.v[i], c->s - p->e, c->uid, TL_CP_KERNEL_GAP)))
+				goto out;
+			set_pr(g, queued || rt < 0 ? 4 : 0);
+		}
+	}
+	/* cuda_sync events: their args say what they wait for */
+	for (u = 0; u < n; u++) {
+		struct tl_event_info ei;
+		cJSON *a = NULL;
+		int64_t rt, rec_corr, on_stream, src;
+		char sbuf[32];
+		size_t k;
+
+		if (tl_trace_event(tr, u, &ei) || ei.kind != TL_KIND_SYNC)
+			continue;
+		rt = rt_of(g, rts, nrts, ei.correlation);
+		if (rt < 0 && !all)
+			continue;
+		nsync++;
+		if (tl_trace_event_args(tr, u, &a) < 0)
+			a = NULL;
+		rec_corr = arg_int(a, "wait_on_cuda_event_record_corr_id");
+		on_stream = arg_int(a, "wait_on_stream");
+		cJSON_Delete(a);
+		err = 0;
+		snprintf(sbuf, sizeof(sbuf), "%lld", (long long)ei.stream);
+		if (!strcmp(ei.name, "Context Sync")) {
+			err = drain(g, &gs, NULL, rt);
+		} else if (!strcmp(ei.name, "Stream Sync")) {
+			err = drain(g, &gs, sbuf, rt);
+		} else if ((!strcmp(ei.name, "Event Sync") || !strcmp(ei.name, "Stream Wait Event")) &&
+			   rec_corr >= 0 && on_stream >= 0) {
+			char obuf[32];
+			size_t s;
+
+			for (k = 0; k < nrecs && recs[k] != rec_corr; k++)
+				;
+			if (k == nrecs)
+				recs[nrecs++] = rec_corr;
+			/* the GPU event the record follows on its stream */
+			snprintf(obuf, sizeof(obuf), "%lld", (long long)on_stream);
+			s = find_stream(g, &gs, ei.pid, obuf, 0);
+			if (s == gs.nst)
+				s = find_stream(g, &gs, NULL, obuf, 0);
+			src = s < gs.nst ? last_before(g, &gs, s, 0, rec_corr) : -1;
+			if (!strcmp(ei.name, "Event Sync")) {
+				err = sync_edge(g, src, rt);
+			} else if (src >= 0) {
+				/* the first GPU event of the waiting stream launched after the wait */
+				int64_t dst = -1;
+
+				s = find_stream(g, &gs, g->ev[src].pid, sbuf, 0);
+				for (k = s < gs.nst ? gs.st[s].b : 0; s < gs.nst && k < gs.st[s].e; k++) {
+					const struct cev *c = &g->ev[gs.v[k]];
+
+					if (c->corr != TL_NOID && c->corr > ei.correlation &&
+					    (dst < 0 || c->corr < g->ev[dst].corr))
+						dst = (int64_t)gs.v[k];
+				}
+				if (dst >= 0) {
+					const struct cev *d = &g->ev[dst];
+					int64_t drt = gidx(g, tl_event_parent(tr, d->uid));
+
+					/* the time the waiting event was held back: a span, so
+					 * the path's length stays one (HTA: weight 0) */
+					bool held = drt < 0 || g->ev[src].e > g->ev[drt].s;
+
+					err = add_edge(g, 2 * (size_t)src + 1, 2 * (size_t)dst,
+						       held ? d->s - g->ev[src].e : 0, d->uid, TL_CP_SYNC);
+					if (!err)
+						set_pr(g, held ? 5 : 0);
+				}
+			}
+		}
+		if (err)
+			goto out;
+	}
+	/* traces without cuda_sync events: the synchronize calls by name */
+	for (i = 0; !nsync && i < g->nev; i++) {
+		const struct cev *c = &g->ev[i];
+		char sbuf[32];
+
+		err = 0;
+		if (c->kind != TL_KIND_RUNTIME)
+			continue;
+		if (!strcmp(c->name, "cudaDeviceSynchronize") || !strcmp(c->name, "hipDeviceSynchronize")) {
+			err = drain(g, &gs, NULL, (int64_t)i);
+		} else if (!strcmp(c->name, "cudaStreamSynchronize") || !strcmp(c->name, "hipStreamSynchronize") ||
+			   !strcmp(c->name, "cudaEventSynchronize") || !strcmp(c->name, "hipEventSynchronize")) {
+			/* Kineto does not say which stream: every stream's last event
+			 * that ended during the call is a candidate (prio() keeps those
+			 * that ended before it began off the path) */
+			snprintf(sbuf, sizeof(sbuf), "%lld", (long long)c->stream);
+			err = drain(g, &gs, c->stream != TL_NOID ? sbuf : NULL, (int64_t)i);
+		}
+		if (err)
+			goto out;
+	}
+	g->cp->nevent_records = nrecs;
+	err = 0;
+out:
+	free(gs.v);
+	free(gs.st);
+	free(rts);
+	free(recs);
+	return err;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cat_of(const struct graph *g, const struct edge *e)
+{
+	switch (e->type) {
+	case TL_CP_LAUNCH: return TL_CP_CAT_LAUNCH;
+	case TL_CP_KERNEL_GAP: return TL_CP_CAT_GPU_GAP;
+	case TL_CP_SYNC: return TL_CP_CAT_SYNC;
+	case TL_CP_OP: return tl_kind_is_gpu(g->ev[e->from / 2].kind) ? TL_CP_CAT_KERNEL : TL_CP_CAT_CPU;
+	default: return TL_CP_CAT_CPU;
+	}
+}
+
+/* Paths of equal length (weights are spans of time, so every path from the
+ * first event to a node has its time: ties are the rule) go to the edge
+ * that says why: the awaited GPU work over the CPU's time inside the sync
+ * call, stream order over the launch when the event was queued, the launch
+ * when the GPU waited for it; CPU nesting last. */
+#define TIE_US 1e-6
+static int prio(const struct graph *g, const struct edge *e)
+{
+	TL_UNUSED(g);
+	return e->pr;
+}
+
+/* Longest path of the DAG: Kahn's order, then the best incoming edge of each node. */
+static int longest(struct graph *g)
+{
+	size_t nn = 2 * g->nev, i, head = 0, tail = 0, k;
+	uint32_t *indeg = calloc(nn + 1, sizeof(*indeg)), *off = calloc(nn + 2, sizeof(*off));
+	uint32_t *adj = malloc((g->ned + 1) * sizeof(*adj)), *q = malloc((nn + 1) * sizeof(*q));
+	double *dist = calloc(nn + 1, sizeof(*dist));
+	int64_t *via = malloc((nn + 1) * sizeof(*via));
+	struct tl_critpath *cp = g->cp;
+	int64_t best = -1, e;
+	int err = -ENOMEM;
+
+	if (!indeg || !off || !adj || !q || !dist || !via)
+		goto out;
+	for (i = 0; i < g->ned; i++) {
+		indeg[g->ed[i].to]++;
+		off[g->ed[i].from + 1]++;
+	}
+	for (i = 0; i < nn; i++)
+		off[i + 1] += off[i];
+	{
+		uint32_t *fill = calloc(nn + 1, sizeof(*fill));
+
+		if (!fill)
+			goto out;
+		for (i = 0; i < g->ned; i++)
+			adj[off[g->ed[i].from] + fill[g->ed[i].from]++] = (uint32_t)i;
+		free(fill);
+	}
+	for (i = 0; i < nn; i++) {
+		via[i] = -1;
+		if (!indeg[i])
+			q[tail++] = (uint32_t)i;
+	}
+	while (head < tail) {
+		uint32_t v = q[head++];
+
+		if (best < 0 || dist[v] > dist[best])
+			best = v;
+		for (k = off[v]; k < off[v + 1]; k++) {
+			const struct edge *ed = &g->ed[adj[k]];
+
+			double d = dist[v] + ed->w;
+
+			if (via[ed->to] < 0 || d > dist[ed->to] + TIE_US ||
+			    (d >= dist[ed->to] - TIE_US && prio(g, ed) > prio(g, &g->ed[via[ed->to]]))) {
+				dist[ed->to] = d;
+				via[ed->to] = adj[k];
+			}
+			if (!--indeg[ed->to])
+				q[tail++] = ed->to;
+		}
+	}
+	if (tail != nn) {
+		err = tl_err(-EINVAL, "critpath: the graph has a cycle (%zu of %zu nodes ordered)", tail, nn);
+		goto out;
+	}
+	/* walk back from the farthest node */
+	cp->length_us = dist[best];
+	for (e = via[best]; e >= 0; e = via[g->ed[e].from])
+		cp->npath++;
+	cp->path = calloc(cp->npath + 1, sizeof(*cp->path));
+	cp->events = calloc(2 * cp->npath + 2, sizeof(*cp->events));
+	if (!cp->path || !cp->events)
+		goto out;
+	k = cp->npath;
+	for (e = via[best]; e >= 0; e = via[g->ed[e].from]) {
+		const struct edge *ed = &g->ed[e];
+		struct tl_cp_edge *pe = &cp->path[--k];
+		const struct cev *a = &g->ev[ed->from / 2], *b = &g->ev[ed->to / 2];
+
+		pe->from_uid = a->uid;
+		pe->to_uid = b->uid;
+		pe->from_end = ed->from & 1;
+		pe->to_end = ed->to & 1;
+		pe->from_ts = pe->from_end ? a->e : a->s;
+		pe->to_ts = pe->to_end ? b->e : b->s;
+		pe->weight = ed->w;
+		pe->attr_uid = ed->attr;
+		pe->type = ed->type;
+		pe->cat = (uint8_t)cat_of(g, ed);
+		cp->cat_us[pe->cat] += ed->w;
+		cp->cat_n[pe->cat]++;
+		cp->events[cp->nevents++] = a->uid;
+		cp->events[cp->nevents++] = b->uid;
+	}
+	if (!cp->npath)
+		cp->events[cp->nevents++] = g->ev[best / 2].uid;
+	qsort(cp->events, cp->nevents, sizeof(*cp->events), cmp_u64);
+	for (i = k = 0; i < cp->nevents; i++)
+		if (!k || cp->events[k - 1] != cp->events[i])
+			cp->events[k++] = cp->events[i];
+	cp->nevents = k;
+	err = 0;
+out:
+	free(indeg);
+	free(off);
+	free(adj);
+	free(q);
+	free(dist);
+	free(via);
+	return err;
+}
+
+int tl_critpath(struct tl_trace *tr, const struct tl_critpath_opts *opts, struct tl_critpath **out)
+{
+	struct graph g = { 0 };
+	struct tl_link_opts lo = { .sz = sizeof(lo) };
+	double t0 = opts ? opts->t0 : 0, t1 = opts ? opts->t1 : 0;
+	bool all;
+	int err;
+
+	g.cp = calloc(1, sizeof(*g.cp));
+	if (!g.cp) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if ((err = tl_trace_link(tr, &lo)))
+		goto out;
+	if (opts && opts->step >= 0 && (err = find_step(tr, opts->step, &t0, &t1)))
+		goto out;
+	if (isnan(t0) || isnan(t1)) {
+		err = tl_err(-EINVAL, "critpath: bad window");
+		goto out;
+	}
+	all = !(t0 < t1);
+	if ((err = collect(&g, tr, t0, t1, all)))
+		goto out;
+	if (!g.nev) {
+		err = all ? tl_err(-ENODATA, "%s: no CPU op, runtime call or GPU event in the trace", tl_trace_path(tr))
+			  : tl_err(-ENODATA, "%s: no CPU op, runtime call or GPU event in the window %.3f:%.3f",
+				   tl_trace_path(tr), t0, t1);
+		goto out;
+	}
+	if ((err = host_edges(&g, tr)) || (err = gpu_edges(&g, tr, all)))
+		goto out;
+	g.cp->nnodes = 2 * g.nev;
+	g.cp->nedges = g.ned;
+	if (all) {
+		size_t i;
+
+		t0 = INFINITY;
+		t1 = -INFINITY;
+		for (i = 0; i < g.nev; i++) {
+			t0 = fmin(t0, g.ev[i].s);
+			t1 = fmax(t1, g.ev[i].e);
+		}
+	}
+	g.cp->t0 = t0;
+	g.cp->t1 = t1;
+	if ((err = longest(&g)))
+		goto out;
+	*out = g.cp;
+	g.cp = NULL;
+out:
+	tl_critpath_free(g.cp);
+	free(g.ev);
+	free(g.ed);
+	free(g.idx);
+	return err;
+}
+
+void tl_critpath_free(struct tl_critpath *cp)
+{
+	if (!cp)
+		return;
+	free(cp->path);
+	free(cp->events);
+	free(cp);
+}
