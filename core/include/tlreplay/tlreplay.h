@@ -20,5 +20,6 @@
 #include <tlreplay/counters.h>
 #include <tlreplay/ranks.h>
 #include <tlreplay/gpu.h>
+#include <tlreplay/trace_diff.h>
 
 #endif

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/* The merged call tree of two traces (TraceLens's TraceDiff.merge_trees):
+ * top-level CPU ops paired by position, then, under each pair, the children
+ * on a GPU path aligned by normalised name. The alignment itself (edit
+ * distance, same-name disambiguation) is in trace_diff_align.c. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tlreplay/trace_diff.h>
+#include <tlreplay/tree.h>
+
+#include "analysis/trace_diff_internal.h"
+
+/* ------------------------------------------------------------ per-side facts */
+
+static int side_init(struct td_side *s, struct tl_trace *tr)
+{
+	uint64_t n = tl_trace_nevents(tr), u;
+	struct tl_event_info ev;
+
+	s->tr = tr;
+	s->n = n;
+	s->gpu_us = calloc(n ? n : 1, sizeof(*s->gpu_us));
+	s->ngpu = calloc(n ? n : 1, sizeof(*s->ngpu));
+	s->norm = calloc(n ? n : 1, sizeof(*s->norm));
+	s->norm_strip = calloc(n ? n : 1, sizeof(*s->norm_strip));
+	s->kind = calloc(n ? n : 1, sizeof(*s->kind));
+	s->ts = calloc(n ? n : 1, sizeof(*s->ts));
+	s->merged = malloc((n ? n : 1) * sizeof(*s->merged));
+	if (!s->gpu_us || !s->ngpu || !s->norm || !s->norm_strip || !s->kind || !s->ts || !s->merged)
+		return -ENOMEM;
+	for (u = 0; u < n; u++) {
+		s->merged[u] = -1;
+		if (tl_trace_event(tr, u, &ev))
+			continue;
+		s->kind[u] = (uint8_t)ev.kind;
+		s->ts[u] = ev.ts;
+	}
+	/* GPU time and count of every node: each linked GPU event adds to itself
+	 * and to every ancestor (TraceLens's gpu_events lists). */
+	for (u = 0; u < n; u++) {
+		int64_t p;
+
+		if (!tl_kind_is_gpu(s->kind[u]) || !tl_event_linked(tr, u))
+			continue;
+		if (tl_trace_event(tr, u, &ev))
+			continue;
+		s->gpu_us[u] += ev.dur;
+		s->ngpu[u]++;
+		for (p = tl_event_parent(tr, u); p >= 0; p = tl_event_parent(tr, (uint64_t)p)) {
+			s->gpu_us[p] += ev.dur;
+			s->ngpu[p]++;
+		}
+	}
+	return 0;
+}
+
+static void side_free(struct td_side *s)
+{
+	uint64_t u;
+
+	if (s->norm)
+		for (u = 0; u < s->n; u++)
+			free(s->norm[u]);
+	if (s->norm_strip)
+		for (u = 0; u < s->n; u++)
+			free(s->norm_strip[u]);
+	free(s->norm);
+	free(s->norm_strip);
+	free(s->gpu_us);
+	free(s->ngpu);
+	free(s->kind);
+	free(s->ts);
+	free(s->merged);
+}
+
+bool td_is_dispatch(const struct td_side *s, uint64_t uid)
+{
+	enum tl_kind k = s->kind[uid];
+	const char *n;
+
+	if (k != TL_KIND_RUNTIME && k != TL_KIND_DRIVER)
+		return false;
+	n = td_raw_name(s, uid);
+	return strcmp(n, "cudaGraphLaunch") && strcmp(n, "hipGraphLaunch");
+}
+
+const char *td_raw_name(const struct td_side *s, uint64_t uid)
+{
+	struct tl_event_info ev;
+
+	if (tl_trace_event(s->tr, uid, &ev))
+		return "";
+	return ev.name;
+}
+
+/* Children of @uid on a GPU path (a GPU event, or an op with GPU events under it). */
+static int gpu_children(const struct td_side *s, int64_t uid, struct td_vec *all, struct td_vec *gpu)
+{
+	int64_t c;
+
+	if (uid < 0)
+		return 0;
+	for (c = tl_event_first_child(s->tr, (uint64_t)uid); c >= 0;
+	     c = tl_event_next_sibling(s->tr, (uint64_t)c)) {
+		if (td_push(all, c))
+			return -ENOMEM;
+		if (td_gpu_path(s, (uint64_t)c) && td_push(gpu, c))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+bool td_gpu_path(const struct td_side *s, uint64_t uid)
+{
+	return tl_kind_is_gpu(s->kind[uid]) || s->ngpu[uid] > 0;
+}
+
+/* ------------------------------------------------------------------ merging */
+
+static int new_node(struct tl_trace_diff *d, int64_t u1, int64_t u2, uint32_t *id)
+{
+	struct td_node *nv;
+
+	if (d->nnodes == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 1024;
+
+		nv = realloc(d->nodes, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		d->nodes = nv;
+		d->cap = cap;
+	}
+	*id = (uint32_t)d->nnodes++;
+	memset(&d->nodes[*id], 0, sizeof(d->nodes[*id]));
+	d->nodes[*id].uid[0] = u1;
+	d->nodes[*id].uid[1] = u2;
+	return 0;
+}
+
+/* Stable sort of UIDs by timestamp (insertion sort: lists are short and
+ * mostly in order already). */
+static void sort_by_ts(const struct td_side *s, struct td_vec *v)
+{
+	size_t i, j;
+
+	for (i = 1; i < v->n; i++) {
+		int64_t x = v->v[i];
+
+		for (j = i; j > 0 && s->ts[v->v[j - 1]] > s->ts[x]; j--)
+			v->v[j] = v->v[j - 1];
+		v->v[j] = x;
+	}
+}
+
+/* Whether some entry of @v has normalised name @nm. */
+static bool has_name(const struct td_side *s, const struct td_vec *v, size_t n, const char *nm)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *o = td_norm(s, (uint64_t)v->v[i], false);
+
+		if (o && !strcmp(o, nm))
+			return true;
+	}
+	return false;
+}
+
+/* TraceLens's get_children_with_missing: the GPU-path children of each side,
+ * plus, for a name on a GPU path on one side only, the last child of that
+ * name on the other side (which is off its GPU path). */
+static int aligned_children(struct tl_trace_diff *d, int64_t u1, int64_t u2, struct td_vec c[2])
+{
+	struct td_vec all[2] = { { 0 } };
+	size_t ngpu[2], i, j;
+	int err = 0, k;
+
+	for (k = 0; k < 2 && !err; k++)
+		err = gpu_children(&d->s[k], k ? u2 : u1, &all[k], &c[k]);
+	ngpu[0] = c[0].n;
+	ngpu[1] = c[1].n;
+	for (k = 0; k < 2 && !err; k++) {
+		const struct td_side *me = &d->s[k], *ot = &d->s[!k];
+
+		for (i = 0; i < ngpu[k] && !err; i++) {
+			const char *nm = td_norm(me, (uint64_t)c[k].v[i], false);
+			int64_t last = -1;
+
+			if (!nm || has_name(me, &c[k], i, nm) || has_name(ot, &c[!k], ngpu[!k], nm))
+				continue;
+			for (j = 0; j < all[!k].n; j++) {
+				const char *on = td_norm(ot, (uint64_t)all[!k].v[j], false);
+
+				if (on && !strcmp(on, nm))
+					last = all[!k].v[j];
+			}
+			if (last >= 0)
+				err = td_push(&c[!k], last);
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		if (!err)
+			sort_by_ts(&d->s[k], &c[k]);
+		free(all[k].v);
+	}
+	return err;
+}
+
+/* TraceLens's collapse_single_gpu_child: go down through nodes with a single
+ * GPU-path child, stopping at a dispatch call, a cpu_op that dispatches, or a
+ * node with zero or several GPU-path children (returned in @kids). */
+int td_collapse(const struct td_side *s, int64_t uid, struct td_vec *kids, int64_t *out)
+{
+	int64_t cur = uid;
+
+	kids->n = 0;
+	for (;;) {
+		int64_t c, only = -1;
+		size_t ngpu = 0;
+		bool dispatches = false;
+
+		if (td_is_dispatch(s, (uint64_t)cur))
+			break;
+		for (c = tl_event_first_child(s->tr, (uint64_t)cur); c >= 0;
+		     c = tl_event_next_sibling(s->tr, (uint64_t)c)) {
+			if (td_is_dispatch(s, (uint64_t)c))
+				dispatches = true;
+			if (td_gpu_path(s, (uint64_t)c)) {
+				ngpu++;
+				only = c;
+			}
+		}
+		if (s->kind[cur] == TL_KIND_CPU_OP && dispatches)
+			break;
+		if (ngpu != 1) {
+			for (c = tl_event_first_child(s->tr, (uint64_t)cur); c >= 0;
+			     c = tl_event_next_sibling(s->tr, (uint64_t)c))
+				if (td_gpu_path(s, (uint64_t)c) && td_push(kids, c))
+					return -ENOMEM;
+			break;
+		}
+		cur = only;
+	}
+	*out = cur;
+	return 0;
+}
+
+static bool any_dispatch(const struct td_side *s, const struct td_vec *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (td_is_dispatch(s, (uint64_t)v->v[i]))
+			return true;
+	return false;
+}
+
+static int merge(struct tl_trace_diff *d, int64_t u1, int64_t u2, uint32_t *out);
+
+static int merge(struct tl_trace_diff *d, int64_t u1, int64_t u2, uint32_t *out)
+{
+	struct td_vec c[2] = { { 0 } }, kids = { 0 };
+	struct td_ops ops = { 0 };
+	uint32_t id, *ch = NULL;
+	size_t i, nch = 0;
+	int err;
+
+	err = new_node(d, u1, u2, &id);
+	if (err)
+		return err;
+	*out = id;
+	err = aligned_children(d, u1, u2, c);
+	if (err)
+		goto out;
+
+	/* Phase 1: one side has a single child, the other several: follow the
+	 * single child down to where it branches. That deeper node stands for
+	 * this side of the merged node. */
+	if (c[0].n != c[1].n) {
+		for (int k = 0; k < 2; k++) {
+			int64_t deep;
+
+			if (c[k].n != 1)
+				continue;
+			err = td_collapse(&d->s[k], c[k].v[0], &kids, &deep);
+			if (err)
+				goto out;
+			if (kids.n) {
+				d->nodes[id].uid[k] = deep;
+				c[k].n = 0;
+				for (i = 0; i < kids.n && !err; i++)
+					err = td_push(&c[k], kids.v[i]);
+				if (err)
+					goto out;
+			}
+			break;
+		}
+	}
+
+	/* Phase 2: same count and no dispatch call: pair by position; else align. */
+	if (c[0].n == c[1].n && !any_dispatch(&d->s[0], &c[0]) && !any_dispatch(&d->s[1], &c[1])) {
+		for (i = 0; i < c[0].n && !err; i++)
+			err = td_ops_add(&ops, TD_MATCH, (long)i, (long)i);
+	} else {
+		err = td_align(d, &c[0], &c[1], false, &ops);
+	}
+	if (err)
+		goto out;
+
+	/* Phase 4: unmatched leftovers collapsed through wrappers, aligned again. */
+	err = td_realign_leftovers(d, c, &ops);
+	if (err)
+		goto out;
+
+	ch = malloc((ops.n ? ops.n : 1) * sizeof(*ch));
+	if (!ch) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ops.n; i++) {
+		const struct td_op *op = &ops.v[i];
+		int64_t a = op->i >= 0 ? c[0].v[op->i] : -1;
+		int64_t b = op->j >= 0 ? c[1].v[op->j] : -1;
+
+		err = merge(d, a, b, &ch[nch]);
+		if (err)
+			goto out;
+		nch++;
+	}
+	d->nodes[id].children = ch;
+	d->nodes[id].nchildren = nch;
+	ch = NULL;
+out:
+	free(ch);
+	free(c[0].v);
+	free(c[1].v);
+	free(kids.v);
+	free(ops.v);
+	return err;
+}
+
+/* TraceLens's cpu_root_nodes, each taken up to the top of its tree: CPU ops
+ * with no CPU op above them, by timestamp, distinct. */
+static int side_roots(const struct td_side *s, struct td_vec *roots)
+{
+	uint64_t u;
+	int64_t p, top;
+	size_t i;
+
+	for (u = 0; u < s->n; u++) {
+		bool under_op = false;
+
+		if (s->kind[u] != TL_KIND_CPU_OP || !tl_event_in_tree(s->tr, u))
+			continue;
+		top = (int64_t)u;
+		for (p = tl_event_parent(s->tr, u); p >= 0; p = tl_event_parent(s->tr, (uint64_t)p)) {
+			if (s->kind[p] == TL_KIND_CPU_OP)
+				under_op = true;
+			top = p;
+		}
+		if (under_op)
+			continue;
+		for (i = 0; i < roots->n; i++)
+			if (roots->v[i] == top)
+				break;
+		if (i == roots->n && td_push(roots, top))
+			return -ENOMEM;
+	}
+	/* stable by timestamp of the CPU op that started each root */
+	sort_by_ts(s, roots);
+	return 0;
+}
+
+static void index_uids(struct tl_trace_diff *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnodes; i++)
+		for (int k = 0; k < 2; k++)
+			if (d->nodes[i].uid[k] >= 0)
+				d->s[k].merged[d->nodes[i].uid[k]] = (int64_t)i;
+}
+
+int tl_trace_diff_build(struct tl_trace *base, struct tl_trace *var,
+			const struct tl_trace_diff_opts *o, struct tl_trace_diff **out)
+{
+	struct tl_link_opts lo = { .sz = sizeof(lo) };
+	struct tl_trace_diff *d;
+	size_t i, n;
+	int err;
+
+	(void)o;
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	err = tl_trace_link(base, &lo);
+	if (!err)
+		err = tl_trace_link(var, &lo);
+	if (!err)
+		err = side_init(&d->s[0], base);
+	if (!err)
+		err = side_init(&d->s[1], var);
+	if (!err)
+		err = side_roots(&d->s[0], &d->roots_side[0]);
+	if (!err)
+		err = side_roots(&d->s[1], &d->roots_side[1]);
+	if (err)
+		goto fail;
+	*out = d;
+	if (!d->roots_side[0].n || !d->roots_side[1].n)
+		return -ENODATA;
+	n = d->roots_side[0].n > d->roots_side[1].n ? d->roots_side[0].n : d->roots_side[1].n;
+	d->roots = calloc(n, sizeof(*d->roots));
+	if (!d->roots) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		int64_t a = i < d->roots_side[0].n ? d->roots_side[0].v[i] : -1;
+		int64_t b = i < d->roots_side[1].n ? d->roots_side[1].v[i] : -1;
+
+		err = merge(d, a, b, &d->roots[i]);
+		if (err)
+			goto fail;
+		d->nroots++;
+	}
+	index_uids(d);
+	return 0;
+fail:
+	*out = NULL;
+	tl_trace_diff_free(d);
+	return err;
+}
+
+void tl_trace_diff_free(struct tl_trace_diff *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nnodes; i++)
+		free(d->nodes[i].children);
+	free(d->nodes);
+	free(d->roots);
+	for (int k = 0; k < 2; k++) {
+		side_free(&d->s[k]);
+		free(d->roots_side[k].v);
+	}
+	free(d);
+}
+
+struct tl_trace *tl_trace_diff_trace(const struct tl_trace_diff *d, int side)
+{
+	return d->s[side ? 1 : 0].tr;
+}
+
+size_t tl_trace_diff_nnodes(const struct tl_trace_diff *d)
+{
+	return d->nnodes;
+}
+
+size_t tl_trace_diff_nroots(const struct tl_trace_diff *d)
+{
+	return d->nroots;
+}
+
+uint32_t tl_trace_diff_root(const struct tl_trace_diff *d, size_t i)
+{
+	return d->roots[i];
+}
+
+size_t tl_trace_diff_nside_roots(const struct tl_trace_diff *d, int side)
+{
+	return d->roots_side[side ? 1 : 0].n;
+}
+
+int tl_trace_diff_node(const struct tl_trace_diff *d, uint32_t id, struct tl_diff_node *out)
+{
+	const struct td_node *n;
+
+	if (id >= d->nnodes)
+		return -ERANGE;
+	n = &d->nodes[id];
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	for (int k = 0; k < 2; k++) {
+		out->uid[k] = n->uid[k];
+		if (n->uid[k] >= 0) {
+			out->name[k] = td_raw_name(&d->s[k], (uint64_t)n->uid[k]);
+			out->gpu_us[k] = d->s[k].gpu_us[n->uid[k]];
+		}
+	}
+	out->side = n->uid[0] >= 0 && n->uid[1] >= 0 ? TL_DIFF_BOTH
+		    : n->uid[0] >= 0		     ? TL_DIFF_BASE_ONLY
+						     : TL_DIFF_VARIANT_ONLY;
+	out->nchildren = n->nchildren;
+	out->children = n->children;
+	return 0;
+}
+
+int64_t tl_trace_diff_find(const struct tl_trace_diff *d, int side, uint64_t uid)
+{
+	const struct td_side *s = &d->s[side ? 1 : 0];
+
+	if (uid >= s->n)
+		return -1;
+	return s->merged[uid];
+}

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/* TraceLens's diff_stats and diff_stats_unique_args_summary sheets, from the
+ * merged call tree of two traces (analysis/trace_diff.c). */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <tlreplay/report.h>
+#include <tlreplay/trace_diff.h>
+#include <tlreplay/tree.h>
+
+#include "analysis/trace_diff_internal.h"
+#include "report/report_internal.h"
+
+static const char *const arg_keys[4] = { "Input Dims", "Input Strides", "Input type", "Concrete Inputs" };
+
+struct drow {
+	const char *kname, *cpu_name;
+	int64_t cpu_uid, lca_id;
+	uint64_t gpu_uid;
+	int src;
+	char *args[4];
+	double kt, busy;
+	char *lca;	/* owned */
+};
+
+struct dctx {
+	const struct tl_trace_diff *d;
+	struct drow *v;
+	size_t n, cap;
+	unsigned char *visited;
+	struct td_vec ev;
+	int err;
+};
+
+static bool is_kernel(const struct td_side *s, int64_t uid)
+{
+	return uid >= 0 && (s->kind[uid] == TL_KIND_KERNEL || s->kind[uid] == TL_KIND_MEMCPY);
+}
+
+static bool on_path(const struct td_side *s, int64_t uid)
+{
+	return uid >= 0 && td_gpu_path(s, (uint64_t)uid);
+}
+
+/* TraceLens's gpu_events of an op: every GPU event under it; none for a GPU event. */
+static int add_gpu_events(const struct td_side *s, int64_t uid, struct td_vec *out)
+{
+	uint64_t *g = NULL;
+	int64_t n, i;
+	int err = 0;
+
+	if (uid < 0 || tl_kind_is_gpu(s->kind[uid]) || !s->ngpu[uid])
+		return 0;
+	n = tl_event_gpu_events(s->tr, (uint64_t)uid, &g);
+	if (n < 0)
+		return (int)n;
+	for (i = 0; i < n && !err; i++)
+		err = td_push(out, (int64_t)g[i]);
+	free(g);
+	return err;
+}
+
+/* Busy time of a set of GPU events: the length of the union of their intervals. */
+static int busy_time(const struct td_side *s, const struct td_vec *v, double *out)
+{
+	struct { double a, b; } *iv, t;
+	struct tl_event_info ev;
+	size_t n = 0, i, j;
+	double sum = 0, a = 0, b = 0;
+
+	*out = 0;
+	if (!v->n)
+		return 0;
+	iv = malloc(v->n * sizeof(*iv));
+	if (!iv)
+		return -ENOMEM;
+	for (i = 0; i < v->n; i++) {
+		if (tl_trace_event(s->tr, (uint64_t)v->v[i], &ev))
+			continue;
+		iv[n].a = ev.ts;
+		iv[n].b = ev.ts + ev.dur;
+		n++;
+	}
+	for (i = 1; i < n; i++) {	/* insertion sort: groups are small */
+		t = iv[i];
+		for (j = i; j > 0 && iv[j - 1].a > t.a; j--)
+			iv[j] = iv[j - 1];
+		iv[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		if (i == 0 || iv[i].a > b) {
+			if (i)
+				sum += b - a;
+			a = iv[i].a;
+			b = iv[i].b;
+		} else if (iv[i].b > b) {
+			b = iv[i].b;
+		}
+	}
+	if (n)
+		sum += b - a;
+	free(iv);
+	*out = sum;
+	return 0;
+}
+
+/* re.sub(r"\(\d+\)", "", name) */
+static char *strip_counts(const char *name)
+{
+	size_t n = strlen(name), i = 0, o = 0;
+	char *s = malloc(n + 1);
+
+	if (!s)
+		return NULL;
+	while (i < n) {
+		if (name[i] == '(' && name[i + 1] >= '0' && name[i + 1] <= '9') {
+			size_t k = i + 1;
+
+			while (name[k] >= '0' && name[k] <= '9')
+				k++;
+			if (name[k] == ')') {
+				i = k + 1;
+				continue;
+			}
+		}
+		s[o++] = name[i++];
+	}
+	s[o] = 0;
+	return s;
+}
+
+static char *lca_name_of(const struct tl_trace_diff *d, const struct tl_diff_node *n)
+{
+	char *a, *b, *r = NULL;
+
+	if (n->side != TL_DIFF_BOTH)
+		return strip_counts(n->name[n->side == TL_DIFF_BASE_ONLY ? 0 : 1]);
+	(void)d;
+	a = strip_counts(n->name[0]);
+	b = strip_counts(n->name[1]);
+	if (a && b) {
+		if (!strcmp(a, b)) {
+			r = a;
+			a = NULL;
+		} else if (asprintf(&r, "%s | %s", a, b) < 0) {
+			r = NULL;
+		}
+	}
+	free(a);
+	free(b);
+	return r;
+}
+
+static char *arg_repr(const cJSON *args, const char *key)
+{
+	const cJSON *v = args ? cJSON_GetObjectItemCaseSensitive(args, key) : NULL;
+
+	if (!v || cJSON_IsNull(v))
+		return strdup("");
+	return rpt_pyrepr(v, true);
+}
+
+static void rows(struct dctx *c, int side, const struct td_vec *g, const char *lca, int64_t lca_id, double busy)
+{
+	const struct td_side *s = &c->d->s[side];
+	size_t i;
+
+	for (i = 0; i < g->n && !c->err; i++) {
+		struct tl_event_info ev, op;
+		struct drow *r;
+		cJSON *args = NULL;
+		int64_t p;
+
+		if (tl_trace_event(s->tr, (uint64_t)g->v[i], &ev))
+			continue;
+		for (p = tl_event_parent(s->tr, (uint64_t)g->v[i]); p >= 0; p = tl_event_parent(s->tr, (uint64_t)p))
+			if (s->kind[p] == TL_KIND_CPU_OP)
+				break;
+		if (p < 0 || tl_trace_event(s->tr, (uint64_t)p, &op))
+			continue;
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 256;
+			struct drow *nv = realloc(c->v, cap * sizeof(*nv));
+
+			if (!nv) {
+				c->err = -ENOMEM;
+				return;
+			}
+			c->v = nv;
+			c->cap = cap;
+		}
+		r = &c->v[c->n];
+		memset(r, 0, sizeof(*r));
+		c->n++;
+		r->kname = ev.name;
+		r->cpu_name = op.name;
+		r->cpu_uid = p;
+		r->src = side;
+		r->kt = ev.dur;
+		r->busy = rint(busy * 1000.0) / 1000.0;
+		r->lca = lca ? strdup(lca) : NULL;
+		r->lca_id = lca_id;
+		r->gpu_uid = (uint64_t)g->v[i];
+		if (tl_trace_event_args(s->tr, (uint64_t)p, &args) == -ENOMEM) {
+			c->err = -ENOMEM;
+			return;
+		}
+		for (int k = 0; k < 4; k++)
+			if (!(r->args[k] = arg_repr(args, arg_keys[k])))
+				c->err = -ENOMEM;
+		cJSON_Delete(args);
+		if ((lca && !r->lca))
+			c->err = -ENOMEM;
+	}
+}
+
+/* Rows for one side of an LCA: @g's GPU events, their busy time. */
+static void side_rows(struct dctx *c, int side, struct td_vec *g, const char *lca, int64_t lca_id)
+{
+	double busy = 0;
+
+	if (!c->err)
+		c->err = busy_time(&c->d->s[side], g, &busy);
+	if (!c->err)
+		rows(c, side, g, lca, lca_id, busy);
+}
+
+/* TraceLens's generate_diff_stats traversal. @parent: the matched node above, -1 at a root. */
+static void walk(struct dctx *c, uint32_t id, int64_t parent)
+{
+	const struct tl_trace_diff *d = c->d;
+	struct tl_diff_node n, ch, pn;
+	size_t i;
+
+	if (c->err || c->visited[id] || tl_trace_diff_node(d, id, &n))
+		return;
+	if (n.side == TL_DIFF_BOTH) {
+		if (on_path(&d->s[0], n.uid[0]) && on_path(&d->s[1], n.uid[1])) {
+			struct td_vec g[2] = { { 0 } };
+			bool any = false;
+
+			for (i = 0; i < n.nchildren && !c->err; i++) {
+				tl_trace_diff_node(d, n.children[i], &ch);
+				for (int k = 0; k < 2; k++) {
+					if (ch.side == TL_DIFF_BOTH || !on_path(&d->s[k], ch.uid[k]))
+						continue;
+					any = true;
+					c->err = add_gpu_events(&d->s[k], ch.uid[k], &g[k]);
+					if (!c->err && is_kernel(&d->s[k], ch.uid[k]))
+						c->err = td_push(&g[k], ch.uid[k]);
+				}
+			}
+			if (!c->err && (any || (is_kernel(&d->s[0], n.uid[0]) && is_kernel(&d->s[1], n.uid[1])))) {
+				char *lca = lca_name_of(d, &n);
+
+				for (int k = 0; k < 2 && !c->err; k++) {
+					if (is_kernel(&d->s[k], n.uid[k]))
+						c->err = td_push(&g[k], n.uid[k]);
+					if (!c->err)
+						side_rows(c, k, &g[k], lca, id);
+				}
+				free(lca);
+				c->visited[id] = 1;
+				for (i = 0; i < n.nchildren; i++) {
+					tl_trace_diff_node(d, n.children[i], &ch);
+					for (int k = 0; k < 2; k++)
+						if (ch.side != TL_DIFF_BOTH && on_path(&d->s[k], ch.uid[k]))
+							c->visited[ch.id] = 1;
+				}
+			}
+			free(g[0].v);
+			free(g[1].v);
+		}
+	} else {
+		int k = n.side == TL_DIFF_BASE_ONLY ? 0 : 1;
+
+		if (on_path(&d->s[k], n.uid[k])) {
+			struct td_vec g = { 0 };
+			char *lca = NULL;
+
+			if (parent >= 0) {
+				tl_trace_diff_node(d, (uint32_t)parent, &pn);
+				lca = strip_counts(pn.name[k] ? pn.name[k] : "");
+				if (!lca)
+					c->err = -ENOMEM;
+			}
+			if (!c->err)
+				c->err = add_gpu_events(&d->s[k], n.uid[k], &g);
+			if (!c->err)
+				side_rows(c, k, &g, lca, parent);
+			free(lca);
+			free(g.v);
+		}
+		c->visited[id] = 1;
+		return;
+	}
+	if (on_path(&d->s[0], n.uid[0]) || on_path(&d->s[1], n.uid[1]))
+		for (i = 0; i < n.nchildren; i++)
+			walk(c, n.children[i], id);
+}
+
+static void rows_free(struct dctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		for (int k = 0; k < 4; k++)
+			free(c->v[i].args[k]);
+		free(c->v[i].lca);
+	}
+	free(c->v);
+	free(c->visited);
+	free(c->ev.v);
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static bool row_eq(const struct drow *a, const struct drow *b)
+{
+	if (!str_eq(a->kname, b->kname) || !str_eq(a->cpu_name, b->cpu_name) || a->cpu_uid != b->cpu_uid ||
+	    a->kt != b->kt || a->busy != b->busy || !str_eq(a->lca, b->lca) || a->lca_id != b->lca_id ||
+	    a->gpu_uid != b->gpu_uid)
+		return false;
+	for (int k = 0; k < 4; k++)
+		if (!str_eq(a->args[k], b->args[k]))
+			return false;
+	return true;
+}
+
+/* TraceLens's identical_traces: the baseline's rows equal the variant's. */
+static bool identical(const struct dctx *c)
+{
+	size_t i, j = 0, n0 = 0;
+
+	for (i = 0; i < c->n; i++)
+		n0 += c->v[i].src == 0;
+	if (n0 * 2 != c->n)
+		return false;
+	for (i = 0; i < c->n; i++) {
+		if (c->v[i].src)
+			continue;
+		while (j < c->n && c->v[j].src != 1)
+			j++;
+		if (j == c->n || !row_eq(&c->v[i], &c->v[j]))
+			return false;
+		j++;
+	}
+	return true;
+}
+
+static int collect(const struct tl_trace_diff *d, struct dctx *c)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	c->visited = calloc(tl_trace_diff_nnodes(d) + 1, 1);
+	if (!c->visited)
+		return -ENOMEM;
+	for (i = 0; i < tl_trace_diff_nroots(d) && !c->err; i++)
+		walk(c, tl_trace_diff_root(d, i), -1);
+	return c->err;
+}
+
+static const char *const stats_cols[] = {
+	"name", "cpu_op_name", "cpu_op_uid", "source", "Input Dims", "Input Strides", "Input type",
+	"Concrete Inputs", "kernel_time", "busy_time", "lowest_common_ancestor_name",
+	"lowest_common_ancestor_id", "gpu_op_uid", "nn_module_stack", "nn_module_parent",
+};
+
+static struct tl_cell lca_id_cell(int64_t id)
+{
+	return id >= 0 ? tl_cell_int(id) : tl_cell_empty();
+}
+
+int tl_sheet_diff_stats(const struct tl_trace_diff *d, struct tl_sheet **out)
+{
+	struct tl_sheet *sh = NULL;
+	struct dctx c;
+	bool same;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	err = collect(d, &c);
+	if (!err)
+		err = tl_sheet_new("diff_stats", RPT_N(stats_cols), stats_cols, &sh);
+	same = !err && c.n && identical(&c);
+	for (i = 0; i < c.n && !err; i++) {
+		const struct drow *r = &c.v[i];
+		struct tl_cell row[RPT_N(stats_cols)] = {
+			tl_cell_str(r->kname), tl_cell_str(r->cpu_name), tl_cell_int(r->cpu_uid),
+			tl_cell_str(r->src ? "trace2" : "trace1"), tl_cell_str(r->args[0]),
+			tl_cell_str(r->args[1]), tl_cell_str(r->args[2]), tl_cell_str(r->args[3]),
+			tl_cell_num(r->kt), tl_cell_num(r->busy), tl_cell_str(r->lca), lca_id_cell(r->lca_id),
+			tl_cell_int((long long)r->gpu_uid), tl_cell_str("root"), tl_cell_str("root"),
+		};
+
+		if (same && r->src)
+			continue;
+		err = tl_sheet_add_row(sh, row);
+	}
+	if (!err && same)
+		err = rpt_sheet_drop_col(sh, "source");
+	rows_free(&c);
+	return rpt_sheet_done(sh, err, out);
+}
+
+/* ------------------------------------------------------------ unique args */
+
+struct grp {
+	const struct drow *r;	/* first row of the group */
+	size_t count;
+	double sum;
+	char *key[14];		/* the columns as text, for sorting */
+};
+
+static const char *const ua_cols[] = {
+	"name", "operation_count", "cpu_op_name", "cpu_op_uid", "source", "Input Dims", "Input Strides",
+	"Input type", "Concrete Inputs", "busy_time", "lowest_common_ancestor_name", "nn_module_stack",
+	"nn_module_parent", "kernel_time_mean", "kernel_time_sum",
+};
+
+static bool same_group(const struct drow *a, const struct drow *b)
+{
+	if (!str_eq(a->kname, b->kname) || !str_eq(a->cpu_name, b->cpu_name) || a->cpu_uid != b->cpu_uid ||
+	    a->src != b->src || a->busy != b->busy || !str_eq(a->lca, b->lca))
+		return false;
+	for (int k = 0; k < 4; k++)
+		if (!str_eq(a->args[k], b->args[k]))
+			return false;
+	return true;
+}
+
+static int grp_cmp(const void *pa, const void *pb)
+{
+	const struct grp *a = pa, *b = pb;
+	int r;
+
+	if (a->sum != b->sum)
+		return a->sum > b->sum ? -1 : 1;
+	for (int k = 0; k < 14; k++)
+		if ((r = strcmp(a->key[k], b->key[k])))
+			return r;
+	return 0;
+}
+
+static char *num_text(double v)
+{
+	char b[64];
+
+	tl_fmt_pyfloat(b, sizeof(b), v);
+	return strdup(b);
+}
+
+static char *int_text(long long v)
+{
+	char *s;
+
+	return asprintf(&s, "%lld", v) < 0 ? NULL : s;
+}
+
+int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_sheet **out)
+{
+	struct tl_sheet *sh = NULL;
+	struct grp *g = NULL;
+	size_t ng = 0, i, j;
+	struct dctx c;
+	bool same;
+	int err;
+
+	*out = NULL;
+	err = collect(d, &c);
+	if (!err)
+		err = tl_sheet_new("diff_stats_unique_args_summary", RPT_N(ua_cols), ua_cols, &sh);
+	same = !err && c.n && identical(&c);
+	if (!err && c.n && !(g = calloc(c.n, sizeof(*g))))
+		err = -ENOMEM;
+	/* group in first-seen order (quadratic per kernel name is fine: most groups are single rows) */
+	for (i = 0; i < c.n && !err; i++) {
+		const struct drow *r = &c.v[i];
+
+		if (same && r->src)
+			continue;
+		for (j = ng; j-- > 0;)
+			if (same_group(g[j].r, r))
+				break;
+		if (j == (size_t)-1) {
+			j = ng++;
+			g[j].r = r;
+		}
+		g[j].count++;
+		g[j].sum += r->kt;
+	}
+	for (i = 0; i < ng && !err; i++) {
+		const struct drow *r = g[i].r;
+		char **k = g[i].key;
+
+		k[0] = strdup(r->kname ? r->kname : "");
+		k[1] = int_text((long long)g[i].count);
+		k[2] = strdup(r->cpu_name ? r->cpu_name : "");
+		k[3] = int_text(r->cpu_uid);
+		k[4] = strdup(r->src ? "trace2" : "trace1");
+		for (int a = 0; a < 4; a++)
+			k[5 + a] = strdup(r->args[a]);
+		k[9] = num_text(r->busy);
+		k[10] = strdup(r->lca ? r->lca : "nan");
+		k[11] = strdup("root");
+		k[12] = strdup("root");
+		k[13] = num_text(g[i].sum / (double)g[i].count);
+		for (int a = 0; a < 14; a++)
+			if (!k[a])
+				err = -ENOMEM;
+	}
+	if (!err)
+		qsort(g, ng, sizeof(*g), grp_cmp);
+	for (i = 0; i < ng && !err; i++) {
+		const struct drow *r = g[i].r;
+		struct tl_cell row[RPT_N(ua_cols)] = {
+			tl_cell_str(r->kname), tl_cell_int((long long)g[i].count), tl_cell_str(r->cpu_name),
+			tl_cell_int(r->cpu_uid), tl_cell_str(r->src ? "trace2" : "trace1"), tl_cell_str(r->args[0]),
+			tl_cell_str(r->args[1]), tl_cell_str(r->args[2]), tl_cell_str(r->args[3]),
+			tl_cell_num(r->busy), tl_cell_str(r->lca), tl_cell_str("root"), tl_cell_str("root"),
+			tl_cell_num(g[i].sum / (double)g[i].count), tl_cell_num(g[i].sum),
+		};
+
+		err = tl_sheet_add_row(sh, row);
+	}
+	if (!err && same)
+		err = rpt_sheet_drop_col(sh, "source");
+	for (i = 0; i < ng; i++)
+		for (int a = 0; a < 14; a++)
+			free(g[i].key[a]);
+	free(g);
+	rows_free(&c);
+	return rpt_sheet_done(sh, err, out);
+}
