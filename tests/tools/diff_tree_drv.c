@@ -4,7 +4,9 @@
  * "tl-tree" prints the merged tree the way TraceLens's
  * merged_tree_output.txt does, to compare the matching with it. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,8 +45,36 @@ static void tl_format(const struct tl_trace_diff *d, uint32_t id, const char *pr
 	free(np);
 }
 
+struct load {
+	const char *path;
+	struct tl_trace *tr;
+	int err;
+};
+
+static void *load_one(void *p)
+{
+	struct load *l = p;
+
+	l->err = tl_trace_open(l->path, NULL, &l->tr);
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The two traces are loaded at the same time (one thread each), as
+ * `tlreplay diff` may do; DIFF_DRV_TIMES=1 prints the phases on stderr. */
 int main(int argc, char **argv)
 {
+	struct load ld[2] = { { 0 } };
+	pthread_t th;
+	bool times = getenv("DIFF_DRV_TIMES") != NULL;
+	double t0 = now(), t1;
 	struct tl_trace *tr[2] = { NULL, NULL };
 	const char *names[2];
 	int rc = 1, err;
@@ -57,12 +87,25 @@ int main(int argc, char **argv)
 		const char *b = strrchr(argv[1 + k], '/');
 
 		names[k] = b ? b + 1 : argv[1 + k];
-		err = tl_trace_open(argv[1 + k], NULL, &tr[k]);
-		if (err) {
-			fprintf(stderr, "diff_tree_drv: cannot open %s: %s\n", argv[1 + k], strerror(-err));
+		ld[k].path = argv[1 + k];
+	}
+	if (pthread_create(&th, NULL, load_one, &ld[1])) {
+		load_one(&ld[1]);
+		load_one(&ld[0]);
+	} else {
+		load_one(&ld[0]);
+		pthread_join(th, NULL);
+	}
+	for (int k = 0; k < 2; k++) {
+		tr[k] = ld[k].tr;
+		if (ld[k].err) {
+			fprintf(stderr, "diff_tree_drv: cannot open %s: %s\n", argv[1 + k], strerror(-ld[k].err));
 			goto out;
 		}
 	}
+	t1 = now();
+	if (times)
+		fprintf(stderr, "load %.3f s\n", t1 - t0);
 	if (!strcmp(argv[3], "tree")) {
 		rc = diff_tree_print(tr[0], tr[1], names, argc > 4 ? strtoll(argv[4], NULL, 10) : -1, stdout);
 	} else if (!strcmp(argv[3], "csv") && argc > 4) {
@@ -80,6 +123,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "diff_tree_drv: unknown mode %s\n", argv[3]);
 		rc = 2;
 	}
+	if (times)
+		fprintf(stderr, "diff %.3f s\n", now() - t1);
 out:
 	tl_trace_close(tr[0]);
 	tl_trace_close(tr[1]);

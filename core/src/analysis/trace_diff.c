@@ -139,12 +139,38 @@ static int new_node(struct tl_trace_diff *d, int64_t u1, int64_t u2, uint32_t *i
 	return 0;
 }
 
-/* Stable sort of UIDs by timestamp (insertion sort: lists are short and
- * mostly in order already). */
-static void sort_by_ts(const struct td_side *s, struct td_vec *v)
+/* Stable sort of UIDs by timestamp: insertion sort for the short child
+ * lists, a merge sort for the long list of roots. */
+static void msort(const struct td_side *s, int64_t *v, int64_t *tmp, size_t n)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	msort(s, v, tmp, h);
+	msort(s, v + h, tmp, n - h);
+	while (i < h && j < n)
+		tmp[k++] = s->ts[v[j]] < s->ts[v[i]] ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+static int sort_by_ts(const struct td_side *s, struct td_vec *v)
 {
 	size_t i, j;
+	int64_t *tmp;
 
+	if (v->n > 64) {
+		tmp = malloc(v->n * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		msort(s, v->v, tmp, v->n);
+		free(tmp);
+		return 0;
+	}
 	for (i = 1; i < v->n; i++) {
 		int64_t x = v->v[i];
 
@@ -152,6 +178,7 @@ static void sort_by_ts(const struct td_side *s, struct td_vec *v)
 			v->v[j] = v->v[j - 1];
 		v->v[j] = x;
 	}
+	return 0;
 }
 
 /* Whether some entry of @v has normalised name @nm. */
@@ -202,7 +229,7 @@ static int aligned_children(struct tl_trace_diff *d, int64_t u1, int64_t u2, str
 	}
 	for (k = 0; k < 2; k++) {
 		if (!err)
-			sort_by_ts(&d->s[k], &c[k]);
+			err = sort_by_ts(&d->s[k], &c[k]);
 		free(all[k].v);
 	}
 	return err;
@@ -345,11 +372,14 @@ out:
  * with no CPU op above them, by timestamp, distinct. */
 static int side_roots(const struct td_side *s, struct td_vec *roots)
 {
+	unsigned char *seen = calloc(s->n ? s->n : 1, 1);
 	uint64_t u;
 	int64_t p, top;
-	size_t i;
+	int err = 0;
 
-	for (u = 0; u < s->n; u++) {
+	if (!seen)
+		return -ENOMEM;
+	for (u = 0; u < s->n && !err; u++) {
 		bool under_op = false;
 
 		if (s->kind[u] != TL_KIND_CPU_OP || !tl_event_in_tree(s->tr, u))
@@ -360,17 +390,14 @@ static int side_roots(const struct td_side *s, struct td_vec *roots)
 				under_op = true;
 			top = p;
 		}
-		if (under_op)
+		if (under_op || seen[top])
 			continue;
-		for (i = 0; i < roots->n; i++)
-			if (roots->v[i] == top)
-				break;
-		if (i == roots->n && td_push(roots, top))
-			return -ENOMEM;
+		seen[top] = 1;
+		err = td_push(roots, top);
 	}
-	/* stable by timestamp of the CPU op that started each root */
-	sort_by_ts(s, roots);
-	return 0;
+	free(seen);
+	/* stable by timestamp */
+	return err ? err : sort_by_ts(s, roots);
 }
 
 static void index_uids(struct tl_trace_diff *d)

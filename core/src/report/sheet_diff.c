@@ -437,6 +437,33 @@ static bool same_group(const struct drow *a, const struct drow *b)
 	return true;
 }
 
+static int str_cmp(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") ? strcmp(a ? a : "", b ? b : "") : (!a - !b);
+}
+
+/* An order in which rows of one group are neighbours (rows are kept in
+ * their order within a group: the sum adds them as pandas does). */
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct drow *a = *(const struct drow *const *)pa, *b = *(const struct drow *const *)pb;
+	int r;
+
+	if (a->cpu_uid != b->cpu_uid)
+		return a->cpu_uid < b->cpu_uid ? -1 : 1;
+	if (a->src != b->src)
+		return a->src - b->src;
+	if (a->busy != b->busy)
+		return a->busy < b->busy ? -1 : 1;
+	if ((r = str_cmp(a->kname, b->kname)) || (r = str_cmp(a->cpu_name, b->cpu_name)) ||
+	    (r = str_cmp(a->lca, b->lca)))
+		return r;
+	for (int k = 0; k < 4; k++)
+		if ((r = str_cmp(a->args[k], b->args[k])))
+			return r;
+	return a < b ? -1 : a > b;
+}
+
 static int grp_cmp(const void *pa, const void *pb)
 {
 	const struct grp *a = pa, *b = pb;
@@ -469,7 +496,8 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 {
 	struct tl_sheet *sh = NULL;
 	struct grp *g = NULL;
-	size_t ng = 0, i, j;
+	const struct drow **ord = NULL;
+	size_t ng = 0, nord = 0, i;
 	struct dctx c;
 	bool same;
 	int err;
@@ -481,21 +509,19 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 	same = !err && c.n && identical(&c);
 	if (!err && c.n && !(g = calloc(c.n, sizeof(*g))))
 		err = -ENOMEM;
-	/* group in first-seen order (quadratic per kernel name is fine: most groups are single rows) */
-	for (i = 0; i < c.n && !err; i++) {
-		const struct drow *r = &c.v[i];
-
-		if (same && r->src)
-			continue;
-		for (j = ng; j-- > 0;)
-			if (same_group(g[j].r, r))
-				break;
-		if (j == (size_t)-1) {
-			j = ng++;
-			g[j].r = r;
-		}
-		g[j].count++;
-		g[j].sum += r->kt;
+	/* group: sort the rows by the grouping columns, then merge neighbours */
+	if (!err && c.n && !(ord = malloc(c.n * sizeof(*ord))))
+		err = -ENOMEM;
+	for (i = 0; i < c.n && !err; i++)
+		if (!(same && c.v[i].src))
+			ord[nord++] = &c.v[i];
+	if (!err)
+		qsort(ord, nord, sizeof(*ord), row_cmp);
+	for (i = 0; i < nord && !err; i++) {
+		if (!ng || !same_group(g[ng - 1].r, ord[i]))
+			g[ng++].r = ord[i];
+		g[ng - 1].count++;
+		g[ng - 1].sum += ord[i]->kt;
 	}
 	for (i = 0; i < ng && !err; i++) {
 		const struct drow *r = g[i].r;
@@ -537,6 +563,7 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 		for (int a = 0; a < 14; a++)
 			free(g[i].key[a]);
 	free(g);
+	free(ord);
 	rows_free(&c);
 	return rpt_sheet_done(sh, err, out);
 }
