@@ -336,6 +336,11 @@ static int merge(struct tl_trace_diff *d, int64_t u1, int64_t u2, uint32_t *out)
 	if (err)
 		goto out;
 
+	/* Phase 3: an unmatched op that wraps the other side's op is opened up. */
+	err = td_reconcile(d, c, &ops, sort_by_ts);
+	if (err)
+		goto out;
+
 	/* Phase 4: unmatched leftovers collapsed through wrappers, aligned again. */
 	err = td_realign_leftovers(d, c, &ops);
 	if (err)

@@ -86,6 +86,11 @@ int td_collapse(const struct td_side *s, int64_t uid, struct td_vec *kids, int64
  * same-name candidates re-paired by the shape of their subtrees. */
 int td_align(struct tl_trace_diff *d, const struct td_vec *a, const struct td_vec *b, bool strip,
 	     struct td_ops *out);
+/* Phase 3 of TraceLens's merge: unmatched wrappers of the other side's op
+ * replaced by their GPU-path children (re-sorted with @sort), the earlier
+ * pairs kept, the rest aligned again. Updates @c and @ops. */
+int td_reconcile(struct tl_trace_diff *d, struct td_vec c[2], struct td_ops *ops,
+		 int (*sort)(const struct td_side *, struct td_vec *));
 /* Phase 4 of TraceLens's merge: leftover unmatched children of both sides
  * collapsed through single-child wrappers and aligned again (then once more
  * ignoring python_function details). Updates @c and @ops. */

@@ -492,11 +492,240 @@ static char *int_text(long long v)
 	return asprintf(&s, "%lld", v) < 0 ? NULL : s;
 }
 
+/* ------------------------------------------------ TraceLens's op renaming */
+
+/* TraceLens (get_cpu_op_to_kernels_json) renames, in the unique-args sheet,
+ * the CPU ops that stand for each other under one ancestor: "aten::add" and
+ * "my::add" become "add", ops named alike in their first 20 characters
+ * "a/b", and ops of one nn.Module parent that module's name. Without python
+ * functions every op's module is "root", so that is the last resort. */
+struct rename {
+	const char **from;
+	char **to;
+	size_t n, cap;
+};
+
+static char *common_name(const char *n1, const char *n2)
+{
+	const char *c1 = n1, *c2 = n2, *p;
+	char *r;
+
+	while ((p = strstr(c1, "::")))
+		c1 = p + 2;
+	while ((p = strstr(c2, "::")))
+		c2 = p + 2;
+	if (!strcmp(c1, c2) || strstr(c2, c1))
+		return strdup(c1);
+	if (strstr(c1, c2))
+		return strdup(c2);
+	if (!strncmp(c1, c2, 20) && (strlen(c1) >= 20) == (strlen(c2) >= 20) &&
+	    (strlen(c1) >= 20 || !strcmp(c1, c2)))
+		return asprintf(&r, "%s/%s", c1, c2) < 0 ? NULL : r;
+	return strdup("root");
+}
+
+static int rename_set(struct rename *rn, const char *from, const char *to)
+{
+	char *t = strdup(to);
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < rn->n; i++)
+		if (!strcmp(rn->from[i], from)) {
+			free(rn->to[i]);
+			rn->to[i] = t;
+			return 0;
+		}
+	if (rn->n == rn->cap) {
+		size_t cap = rn->cap ? rn->cap * 2 : 16;
+		const char **f = realloc(rn->from, cap * sizeof(*f));
+		char **tt;
+
+		if (!f) {
+			free(t);
+			return -ENOMEM;
+		}
+		rn->from = f;
+		tt = realloc(rn->to, cap * sizeof(*tt));
+		if (!tt) {
+			free(t);
+			return -ENOMEM;
+		}
+		rn->to = tt;
+		rn->cap = cap;
+	}
+	rn->from[rn->n] = from;
+	rn->to[rn->n++] = t;
+	return 0;
+}
+
+static const char *rename_get(const struct rename *rn, const char *name)
+{
+	for (size_t i = 0; name && i < rn->n; i++)
+		if (!strcmp(rn->from[i], name))
+			return rn->to[i];
+	return name;
+}
+
+static void rename_free(struct rename *rn)
+{
+	for (size_t i = 0; i < rn->n; i++)
+		free(rn->to[i]);
+	free(rn->from);
+	free(rn->to);
+}
+
+/* Distinct names, in first-seen order. */
+struct names {
+	const char **v;
+	size_t n;
+};
+
+static bool names_has(const struct names *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (str_eq(l->v[i], s))
+			return true;
+	return false;
+}
+
+static void names_del(struct names *l, size_t i)
+{
+	memmove(l->v + i, l->v + i + 1, (l->n - i - 1) * sizeof(*l->v));
+	l->n--;
+}
+
+static int pair_rename(struct rename *rn, const char *n1, const char *n2)
+{
+	char *cn = common_name(n1, n2);
+	int err;
+
+	if (!cn)
+		return -ENOMEM;
+	err = rename_set(rn, n2, cn);
+	if (!err)
+		err = rename_set(rn, n1, cn);
+	free(cn);
+	return err;
+}
+
+/* One ancestor's ops on each side (@l[0], @l[1]). */
+static int rename_lca(struct rename *rn, struct names l[2])
+{
+	int err = 0;
+
+	if (l[0].n == l[1].n) {
+		for (size_t i = 0; i < l[0].n && !err; i++)
+			if (!str_eq(l[0].v[i], l[1].v[i]) && l[0].v[i] && l[1].v[i])
+				err = pair_rename(rn, l[0].v[i], l[1].v[i]);
+		return err;
+	}
+	/* names on both sides pair with themselves; the rest pair in order */
+	for (size_t i = 0; i < l[0].n;) {
+		size_t j;
+
+		for (j = 0; j < l[1].n && !str_eq(l[0].v[i], l[1].v[j]); j++)
+			;
+		if (j < l[1].n) {
+			names_del(&l[1], j);
+			names_del(&l[0], i);
+		} else {
+			i++;
+		}
+	}
+	for (size_t i = 0; i < l[0].n && l[1].n && !err; i++) {
+		if (l[0].v[i] && l[1].v[0])
+			err = pair_rename(rn, l[0].v[i], l[1].v[0]);
+		names_del(&l[1], 0);
+	}
+	return err;
+}
+
+static int build_renames(const struct dctx *c, struct rename *rn)
+{
+	size_t nn = tl_trace_diff_nnodes(c->d), i, k;
+	size_t *cnt = calloc(nn + 1, sizeof(*cnt)), *start = calloc(nn + 2, sizeof(*start));
+	size_t *rows_of = malloc((c->n + 1) * sizeof(*rows_of)), *order = malloc((nn + 1) * sizeof(*order));
+	const char **pool = malloc((2 * c->n + 2) * sizeof(*pool));
+	const char **seen = malloc((2 * c->n + 2) * sizeof(*seen));
+	size_t norder = 0, nseen = 0;
+	int err = 0;
+
+	if (!cnt || !start || !rows_of || !order || !pool || !seen) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* the rows of each ancestor, ancestors in first-seen order */
+	for (i = 0; i < c->n; i++) {
+		int64_t l = c->v[i].lca_id;
+
+		if (l < 0)
+			continue;
+		if (!cnt[l]++)
+			order[norder++] = (size_t)l;
+	}
+	for (i = 0; i < nn; i++)
+		start[i + 1] = start[i] + cnt[i];
+	memset(cnt, 0, (nn + 1) * sizeof(*cnt));
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].lca_id >= 0)
+			rows_of[start[c->v[i].lca_id] + cnt[c->v[i].lca_id]++] = i;
+	for (k = 0; k < norder && !err; k++) {
+		size_t l = order[k], r, used = 0;
+		struct names nm[2] = { { pool, 0 }, { NULL, 0 } };
+		bool all_seen = true;
+
+		/* side 0's names, then side 1's, in one scratch array */
+		for (int s = 0; s < 2; s++) {
+			nm[s].v = pool + used;
+			for (r = start[l]; r < start[l] + cnt[l]; r++) {
+				const struct drow *w = &c->v[rows_of[r]];
+
+				if (w->src == s && !names_has(&nm[s], w->cpu_name))
+					nm[s].v[nm[s].n++] = w->cpu_name;
+			}
+			used += nm[s].n;
+		}
+		if (!nm[0].n || !nm[1].n)
+			continue;
+		for (int s = 0; s < 2; s++)
+			for (r = 0; r < nm[s].n; r++) {
+				size_t q;
+
+				for (q = 0; q < nseen && !str_eq(seen[q], nm[s].v[r]); q++)
+					;
+				all_seen &= q < nseen;
+			}
+		if (all_seen)
+			continue;
+		for (int s = 0; s < 2; s++)
+			for (r = 0; r < nm[s].n; r++)
+				if (nseen < 2 * c->n + 2) {
+					size_t q;
+
+					for (q = 0; q < nseen && !str_eq(seen[q], nm[s].v[r]); q++)
+						;
+					if (q == nseen)
+						seen[nseen++] = nm[s].v[r];
+				}
+		err = rename_lca(rn, nm);
+	}
+out:
+	free(cnt);
+	free(start);
+	free(rows_of);
+	free(order);
+	free(pool);
+	free(seen);
+	return err;
+}
+
 int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_sheet **out)
 {
 	struct tl_sheet *sh = NULL;
 	struct grp *g = NULL;
 	const struct drow **ord = NULL;
+	struct rename rn = { 0 };
 	size_t ng = 0, nord = 0, i;
 	struct dctx c;
 	bool same;
@@ -545,10 +774,12 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 	}
 	if (!err)
 		qsort(g, ng, sizeof(*g), grp_cmp);
+	if (!err)
+		err = build_renames(&c, &rn);
 	for (i = 0; i < ng && !err; i++) {
 		const struct drow *r = g[i].r;
 		struct tl_cell row[RPT_N(ua_cols)] = {
-			tl_cell_str(r->kname), tl_cell_int((long long)g[i].count), tl_cell_str(r->cpu_name),
+			tl_cell_str(r->kname), tl_cell_int((long long)g[i].count), tl_cell_str(rename_get(&rn, r->cpu_name)),
 			tl_cell_int(r->cpu_uid), tl_cell_str(r->src ? "trace2" : "trace1"), tl_cell_str(r->args[0]),
 			tl_cell_str(r->args[1]), tl_cell_str(r->args[2]), tl_cell_str(r->args[3]),
 			tl_cell_num(r->busy), tl_cell_str(r->lca), tl_cell_str("root"), tl_cell_str("root"),
@@ -564,6 +795,7 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 			free(g[i].key[a]);
 	free(g);
 	free(ord);
+	rename_free(&rn);
 	rows_free(&c);
 	return rpt_sheet_done(sh, err, out);
 }
