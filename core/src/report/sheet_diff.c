@@ -44,9 +44,25 @@ static bool on_path(const struct td_side *s, int64_t uid)
 	return uid >= 0 && td_gpu_path(s, (uint64_t)uid);
 }
 
+/* (launching call, GPU event) UID pairs, to list GPU events as TraceLens
+ * does: by launching call in file order, a graph's kernels in file order. */
+struct gkey {
+	int64_t launch, uid;
+};
+
+static int gkey_cmp(const void *pa, const void *pb)
+{
+	const struct gkey *a = pa, *b = pb;
+
+	if (a->launch != b->launch)
+		return a->launch < b->launch ? -1 : 1;
+	return (a->uid > b->uid) - (a->uid < b->uid);
+}
+
 /* TraceLens's gpu_events of an op: every GPU event under it; none for a GPU event. */
 static int add_gpu_events(const struct td_side *s, int64_t uid, struct td_vec *out)
 {
+	struct gkey *k = NULL;
 	uint64_t *g = NULL;
 	int64_t n, i;
 	int err = 0;
@@ -56,8 +72,19 @@ static int add_gpu_events(const struct td_side *s, int64_t uid, struct td_vec *o
 	n = tl_event_gpu_events(s->tr, (uint64_t)uid, &g);
 	if (n < 0)
 		return (int)n;
+	k = malloc((size_t)(n ? n : 1) * sizeof(*k));
+	if (!k) {
+		free(g);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		k[i].uid = (int64_t)g[i];
+		k[i].launch = tl_event_parent(s->tr, g[i]);
+	}
+	qsort(k, (size_t)n, sizeof(*k), gkey_cmp);
 	for (i = 0; i < n && !err; i++)
-		err = td_push(out, (int64_t)g[i]);
+		err = td_push(out, k[i].uid);
+	free(k);
 	free(g);
 	return err;
 }
@@ -373,16 +400,19 @@ static const char *const stats_cols[] = {
 	"lowest_common_ancestor_id", "gpu_op_uid", "nn_module_stack", "nn_module_parent",
 };
 
-static struct tl_cell lca_id_cell(int64_t id)
+/* pandas writes the column as floats ("20.0") once one id is missing. */
+static struct tl_cell lca_id_cell(int64_t id, bool as_float)
 {
-	return id >= 0 ? tl_cell_int(id) : tl_cell_empty();
+	if (id < 0)
+		return tl_cell_empty();
+	return as_float ? tl_cell_num((double)id) : tl_cell_int(id);
 }
 
 int tl_sheet_diff_stats(const struct tl_trace_diff *d, struct tl_sheet **out)
 {
 	struct tl_sheet *sh = NULL;
 	struct dctx c;
-	bool same;
+	bool same, any_missing = false;
 	size_t i;
 	int err;
 
@@ -391,13 +421,15 @@ int tl_sheet_diff_stats(const struct tl_trace_diff *d, struct tl_sheet **out)
 	if (!err)
 		err = tl_sheet_new("diff_stats", RPT_N(stats_cols), stats_cols, &sh);
 	same = !err && c.n && identical(&c);
+	for (i = 0; i < c.n; i++)
+		any_missing |= c.v[i].lca_id < 0 && !(same && c.v[i].src);
 	for (i = 0; i < c.n && !err; i++) {
 		const struct drow *r = &c.v[i];
 		struct tl_cell row[RPT_N(stats_cols)] = {
 			tl_cell_str(r->kname), tl_cell_str(r->cpu_name), tl_cell_int(r->cpu_uid),
 			tl_cell_str(r->src ? "trace2" : "trace1"), tl_cell_str(r->args[0]),
 			tl_cell_str(r->args[1]), tl_cell_str(r->args[2]), tl_cell_str(r->args[3]),
-			tl_cell_num(r->kt), tl_cell_num(r->busy), tl_cell_str(r->lca), lca_id_cell(r->lca_id),
+			tl_cell_num(r->kt), tl_cell_num(r->busy), tl_cell_str(r->lca), lca_id_cell(r->lca_id, any_missing),
 			tl_cell_int((long long)r->gpu_uid), tl_cell_str("root"), tl_cell_str("root"),
 		};
 
