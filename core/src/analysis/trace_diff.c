@@ -10,112 +10,7 @@
 #include <tlreplay/trace_diff.h>
 #include <tlreplay/tree.h>
 
-#include "analysis/trace_diff_internal.h"
-
-/* ------------------------------------------------------------ per-side facts */
-
-static int side_init(struct td_side *s, struct tl_trace *tr)
-{
-	uint64_t n = tl_trace_nevents(tr), u;
-	struct tl_event_info ev;
-
-	s->tr = tr;
-	s->n = n;
-	s->gpu_us = calloc(n ? n : 1, sizeof(*s->gpu_us));
-	s->ngpu = calloc(n ? n : 1, sizeof(*s->ngpu));
-	s->norm = calloc(n ? n : 1, sizeof(*s->norm));
-	s->norm_strip = calloc(n ? n : 1, sizeof(*s->norm_strip));
-	s->kind = calloc(n ? n : 1, sizeof(*s->kind));
-	s->ts = calloc(n ? n : 1, sizeof(*s->ts));
-	s->merged = malloc((n ? n : 1) * sizeof(*s->merged));
-	if (!s->gpu_us || !s->ngpu || !s->norm || !s->norm_strip || !s->kind || !s->ts || !s->merged)
-		return -ENOMEM;
-	for (u = 0; u < n; u++) {
-		s->merged[u] = -1;
-		if (tl_trace_event(tr, u, &ev))
-			continue;
-		s->kind[u] = (uint8_t)ev.kind;
-		s->ts[u] = ev.ts;
-	}
-	/* GPU time and count of every node: each linked GPU event adds to itself
-	 * and to every ancestor (TraceLens's gpu_events lists). */
-	for (u = 0; u < n; u++) {
-		int64_t p;
-
-		if (!tl_kind_is_gpu(s->kind[u]) || !tl_event_linked(tr, u))
-			continue;
-		if (tl_trace_event(tr, u, &ev))
-			continue;
-		s->gpu_us[u] += ev.dur;
-		s->ngpu[u]++;
-		for (p = tl_event_parent(tr, u); p >= 0; p = tl_event_parent(tr, (uint64_t)p)) {
-			s->gpu_us[p] += ev.dur;
-			s->ngpu[p]++;
-		}
-	}
-	return 0;
-}
-
-static void side_free(struct td_side *s)
-{
-	uint64_t u;
-
-	if (s->norm)
-		for (u = 0; u < s->n; u++)
-			free(s->norm[u]);
-	if (s->norm_strip)
-		for (u = 0; u < s->n; u++)
-			free(s->norm_strip[u]);
-	free(s->norm);
-	free(s->norm_strip);
-	free(s->gpu_us);
-	free(s->ngpu);
-	free(s->kind);
-	free(s->ts);
-	free(s->merged);
-}
-
-bool td_is_dispatch(const struct td_side *s, uint64_t uid)
-{
-	enum tl_kind k = s->kind[uid];
-	const char *n;
-
-	if (k != TL_KIND_RUNTIME && k != TL_KIND_DRIVER)
-		return false;
-	n = td_raw_name(s, uid);
-	return strcmp(n, "cudaGraphLaunch") && strcmp(n, "hipGraphLaunch");
-}
-
-const char *td_raw_name(const struct td_side *s, uint64_t uid)
-{
-	struct tl_event_info ev;
-
-	if (tl_trace_event(s->tr, uid, &ev))
-		return "";
-	return ev.name;
-}
-
-/* Children of @uid on a GPU path (a GPU event, or an op with GPU events under it). */
-static int gpu_children(const struct td_side *s, int64_t uid, struct td_vec *all, struct td_vec *gpu)
-{
-	int64_t c;
-
-	if (uid < 0)
-		return 0;
-	for (c = tl_event_first_child(s->tr, (uint64_t)uid); c >= 0;
-	     c = tl_event_next_sibling(s->tr, (uint64_t)c)) {
-		if (td_push(all, c))
-			return -ENOMEM;
-		if (td_gpu_path(s, (uint64_t)c) && td_push(gpu, c))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-bool td_gpu_path(const struct td_side *s, uint64_t uid)
-{
-	return tl_kind_is_gpu(s->kind[uid]) || s->ngpu[uid] > 0;
-}
+#include "analysis/analysis_internal.h"
 
 /* ------------------------------------------------------------------ merging */
 
@@ -136,48 +31,6 @@ static int new_node(struct tl_trace_diff *d, int64_t u1, int64_t u2, uint32_t *i
 	memset(&d->nodes[*id], 0, sizeof(d->nodes[*id]));
 	d->nodes[*id].uid[0] = u1;
 	d->nodes[*id].uid[1] = u2;
-	return 0;
-}
-
-/* Stable sort of UIDs by timestamp: insertion sort for the short child
- * lists, a merge sort for the long list of roots. */
-static void msort(const struct td_side *s, int64_t *v, int64_t *tmp, size_t n)
-{
-	size_t h = n / 2, i = 0, j = h, k = 0;
-
-	if (n < 2)
-		return;
-	msort(s, v, tmp, h);
-	msort(s, v + h, tmp, n - h);
-	while (i < h && j < n)
-		tmp[k++] = s->ts[v[j]] < s->ts[v[i]] ? v[j++] : v[i++];
-	while (i < h)
-		tmp[k++] = v[i++];
-	while (j < n)
-		tmp[k++] = v[j++];
-	memcpy(v, tmp, n * sizeof(*v));
-}
-
-static int sort_by_ts(const struct td_side *s, struct td_vec *v)
-{
-	size_t i, j;
-	int64_t *tmp;
-
-	if (v->n > 64) {
-		tmp = malloc(v->n * sizeof(*tmp));
-		if (!tmp)
-			return -ENOMEM;
-		msort(s, v->v, tmp, v->n);
-		free(tmp);
-		return 0;
-	}
-	for (i = 1; i < v->n; i++) {
-		int64_t x = v->v[i];
-
-		for (j = i; j > 0 && s->ts[v->v[j - 1]] > s->ts[x]; j--)
-			v->v[j] = v->v[j - 1];
-		v->v[j] = x;
-	}
 	return 0;
 }
 
@@ -205,7 +58,7 @@ static int aligned_children(struct tl_trace_diff *d, int64_t u1, int64_t u2, str
 	int err = 0, k;
 
 	for (k = 0; k < 2 && !err; k++)
-		err = gpu_children(&d->s[k], k ? u2 : u1, &all[k], &c[k]);
+		err = td_gpu_children(&d->s[k], k ? u2 : u1, &all[k], &c[k]);
 	ngpu[0] = c[0].n;
 	ngpu[1] = c[1].n;
 	for (k = 0; k < 2 && !err; k++) {
@@ -229,49 +82,10 @@ static int aligned_children(struct tl_trace_diff *d, int64_t u1, int64_t u2, str
 	}
 	for (k = 0; k < 2; k++) {
 		if (!err)
-			err = sort_by_ts(&d->s[k], &c[k]);
+			err = td_sort_by_ts(&d->s[k], &c[k]);
 		free(all[k].v);
 	}
 	return err;
-}
-
-/* TraceLens's collapse_single_gpu_child: go down through nodes with a single
- * GPU-path child, stopping at a dispatch call, a cpu_op that dispatches, or a
- * node with zero or several GPU-path children (returned in @kids). */
-int td_collapse(const struct td_side *s, int64_t uid, struct td_vec *kids, int64_t *out)
-{
-	int64_t cur = uid;
-
-	kids->n = 0;
-	for (;;) {
-		int64_t c, only = -1;
-		size_t ngpu = 0;
-		bool dispatches = false;
-
-		if (td_is_dispatch(s, (uint64_t)cur))
-			break;
-		for (c = tl_event_first_child(s->tr, (uint64_t)cur); c >= 0;
-		     c = tl_event_next_sibling(s->tr, (uint64_t)c)) {
-			if (td_is_dispatch(s, (uint64_t)c))
-				dispatches = true;
-			if (td_gpu_path(s, (uint64_t)c)) {
-				ngpu++;
-				only = c;
-			}
-		}
-		if (s->kind[cur] == TL_KIND_CPU_OP && dispatches)
-			break;
-		if (ngpu != 1) {
-			for (c = tl_event_first_child(s->tr, (uint64_t)cur); c >= 0;
-			     c = tl_event_next_sibling(s->tr, (uint64_t)c))
-				if (td_gpu_path(s, (uint64_t)c) && td_push(kids, c))
-					return -ENOMEM;
-			break;
-		}
-		cur = only;
-	}
-	*out = cur;
-	return 0;
 }
 
 static bool any_dispatch(const struct td_side *s, const struct td_vec *v)
@@ -337,7 +151,7 @@ static int merge(struct tl_trace_diff *d, int64_t u1, int64_t u2, uint32_t *out)
 		goto out;
 
 	/* Phase 3: an unmatched op that wraps the other side's op is opened up. */
-	err = td_reconcile(d, c, &ops, sort_by_ts);
+	err = td_reconcile(d, c, &ops);
 	if (err)
 		goto out;
 
@@ -402,7 +216,7 @@ static int side_roots(const struct td_side *s, struct td_vec *roots)
 	}
 	free(seen);
 	/* stable by timestamp */
-	return err ? err : sort_by_ts(s, roots);
+	return err ? err : td_sort_by_ts(s, roots);
 }
 
 static void index_uids(struct tl_trace_diff *d)
@@ -432,9 +246,9 @@ int tl_trace_diff_build(struct tl_trace *base, struct tl_trace *var,
 	if (!err)
 		err = tl_trace_link(var, &lo);
 	if (!err)
-		err = side_init(&d->s[0], base);
+		err = td_side_init(&d->s[0], base);
 	if (!err)
-		err = side_init(&d->s[1], var);
+		err = td_side_init(&d->s[1], var);
 	if (!err)
 		err = side_roots(&d->s[0], &d->roots_side[0]);
 	if (!err)
@@ -478,7 +292,7 @@ void tl_trace_diff_free(struct tl_trace_diff *d)
 	free(d->nodes);
 	free(d->roots);
 	for (int k = 0; k < 2; k++) {
-		side_free(&d->s[k]);
+		td_side_free(&d->s[k]);
 		free(d->roots_side[k].v);
 	}
 	free(d);

@@ -8,7 +8,7 @@
 
 #include <tlreplay/tree.h>
 
-#include "analysis/trace_diff_internal.h"
+#include "analysis/analysis_internal.h"
 
 int td_ops_add(struct td_ops *o, enum td_op_kind kind, long i, long j)
 {
@@ -26,82 +26,6 @@ int td_ops_add(struct td_ops *o, enum td_op_kind kind, long i, long j)
 	o->v[o->n].j = j;
 	o->n++;
 	return 0;
-}
-
-static bool is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* "0x7f3a" -> "0xXXXX"; "foo.py(12): f" -> "foo.py: f"; then, with @strip,
- * a trailing ": word" dropped and "dir/x.py" cut to "x.py". */
-static char *normalise(const char *name, bool strip)
-{
-	size_t n = strlen(name), o = 0, i = 0;
-	char *s = malloc(n * 2 + 8), *t;
-
-	if (!s)
-		return NULL;
-	while (i < n) {
-		if (name[i] == '0' && name[i + 1] == 'x' && is_hex(name[i + 2])) {
-			memcpy(s + o, "0xXXXX", 6);
-			o += 6;
-			for (i += 2; i < n && is_hex(name[i]); i++)
-				;
-			continue;
-		}
-		if (!strncmp(name + i, ".py(", 4) && name[i + 4] >= '0' && name[i + 4] <= '9') {
-			size_t k = i + 4;
-
-			while (k < n && name[k] >= '0' && name[k] <= '9')
-				k++;
-			if (k + 1 < n + 1 && name[k] == ')' && name[k + 1] == ':') {
-				memcpy(s + o, ".py:", 4);
-				o += 4;
-				i = k + 2;
-				continue;
-			}
-		}
-		s[o++] = name[i++];
-	}
-	s[o] = 0;
-	if (strip) {
-		/* ":\s+\S+$": the first colon followed by blanks and one last word */
-		for (char *c = strchr(s, ':'); c; c = strchr(c + 1, ':')) {
-			char *p = c + 1;
-
-			if (!strchr(" \t\n\r\f\v", *p) || !*p)
-				continue;
-			while (*p && strchr(" \t\n\r\f\v", *p))
-				p++;
-			if (*p && !strpbrk(p, " \t\n\r\f\v")) {
-				*c = 0;
-				break;
-			}
-		}
-		/* a path ending in .py cut to its file name */
-		o = strlen(s);
-		t = strrchr(s, '/');
-		if (t && o >= 3 && !strcmp(s + o - 3, ".py") && t[1] && strlen(t + 1) > 3)
-			memmove(s, t + 1, strlen(t + 1) + 1);
-	}
-	if (!strcmp(s, "hipModuleLaunchKernel") || !strcmp(s, "cuLaunchKernel"))
-		strcpy(s, "__kernel_launch__");
-	return s;
-}
-
-const char *td_norm(const struct td_side *s, uint64_t uid, bool strip)
-{
-	char **slot = strip ? &s->norm_strip[uid] : &s->norm[uid];
-	const char *raw;
-
-	if (*slot)
-		return *slot;
-	raw = td_raw_name(s, uid);
-	if (!*raw)
-		return NULL;
-	*slot = normalise(raw, strip);
-	return *slot;
 }
 
 static bool same(const struct tl_trace_diff *d, int64_t a, int64_t b, bool strip)
@@ -699,8 +623,7 @@ static long index_of(const struct td_vec *v, int64_t uid)
 	return r;
 }
 
-int td_reconcile(struct tl_trace_diff *d, struct td_vec c[2], struct td_ops *ops,
-		 int (*sort)(const struct td_side *, struct td_vec *))
+int td_reconcile(struct tl_trace_diff *d, struct td_vec c[2], struct td_ops *ops)
 {
 	unsigned char *sub[2] = { calloc(c[0].n + 1, 1), calloc(c[1].n + 1, 1) };
 	unsigned char *pin[2] = { NULL, NULL };
@@ -730,7 +653,7 @@ int td_reconcile(struct tl_trace_diff *d, struct td_vec c[2], struct td_ops *ops
 				err = td_push(&r[s], kids.v[q]);
 		}
 		if (!err)
-			err = sort(&d->s[s], &r[s]);
+			err = td_sort_by_ts(&d->s[s], &r[s]);
 	}
 	if (err)
 		goto out;

@@ -10,7 +10,7 @@
 #include <tlreplay/trace_diff.h>
 #include <tlreplay/tree.h>
 
-#include "analysis/trace_diff_internal.h"
+#include "analysis/analysis_internal.h"
 #include "report/report_internal.h"
 
 static const char *const arg_keys[4] = { "Input Dims", "Input Strides", "Input type", "Concrete Inputs" };
