@@ -114,6 +114,10 @@ struct tl_trace_diff {
 	size_t nnodes, cap;
 	uint32_t *roots;
 	size_t nroots;
+	/* the diff_stats rows, made once for both sheets by the report
+	 * (sheet_diff.c) and freed with the diff */
+	void *stats;
+	void (*stats_free)(void *);
 };
 
 /* trace_diff_side.c */

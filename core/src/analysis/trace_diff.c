@@ -287,6 +287,8 @@ void tl_trace_diff_free(struct tl_trace_diff *d)
 
 	if (!d)
 		return;
+	if (d->stats_free)
+		d->stats_free(d->stats);
 	for (i = 0; i < d->nnodes; i++)
 		free(d->nodes[i].children);
 	free(d->nodes);

@@ -32,6 +32,8 @@ struct dctx {
 	unsigned char *visited;
 	struct td_vec ev;
 	int err;
+	int64_t last_op[2];	/* the args of the last CPU op seen, per side */
+	char *last_args[2][4];
 };
 
 static bool is_kernel(const struct td_side *s, int64_t uid)
@@ -230,14 +232,28 @@ static void rows(struct dctx *c, int side, const struct td_vec *g, const char *l
 		r->lca = lca ? strdup(lca) : NULL;
 		r->lca_id = lca_id;
 		r->gpu_uid = (uint64_t)g->v[i];
-		if (tl_trace_event_args(s->tr, (uint64_t)p, &args) == -ENOMEM) {
-			c->err = -ENOMEM;
-			return;
+		if (c->last_op[side] != p) {
+			/* rows of one op come together: parse its args once */
+			for (int k = 0; k < 4; k++) {
+				free(c->last_args[side][k]);
+				c->last_args[side][k] = NULL;
+			}
+			c->last_op[side] = -1;
+			if (tl_trace_event_args(s->tr, (uint64_t)p, &args) == -ENOMEM) {
+				c->err = -ENOMEM;
+				return;
+			}
+			for (int k = 0; k < 4; k++)
+				if (!(c->last_args[side][k] = arg_repr(args, arg_keys[k])))
+					c->err = -ENOMEM;
+			cJSON_Delete(args);
+			if (c->err)
+				return;
+			c->last_op[side] = p;
 		}
 		for (int k = 0; k < 4; k++)
-			if (!(r->args[k] = arg_repr(args, arg_keys[k])))
+			if (!(r->args[k] = strdup(c->last_args[side][k])))
 				c->err = -ENOMEM;
-		cJSON_Delete(args);
 		if ((lca && !r->lca))
 			c->err = -ENOMEM;
 	}
@@ -328,18 +344,25 @@ static void walk(struct dctx *c, uint32_t id, int64_t parent)
 			walk(c, n.children[i], id);
 }
 
-static void rows_free(struct dctx *c)
+static void rows_free(void *p)
 {
+	struct dctx *c = p;
 	size_t i;
 
+	if (!c)
+		return;
 	for (i = 0; i < c->n; i++) {
 		for (int k = 0; k < 4; k++)
 			free(c->v[i].args[k]);
 		free(c->v[i].lca);
 	}
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 4; k++)
+			free(c->last_args[s][k]);
 	free(c->v);
 	free(c->visited);
 	free(c->ev.v);
+	free(c);
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -380,18 +403,37 @@ static bool identical(const struct dctx *c)
 	return true;
 }
 
-static int collect(const struct tl_trace_diff *d, struct dctx *c)
+/* The rows, made on first use and kept with the diff for the other sheet. */
+static int collect(const struct tl_trace_diff *cd, struct dctx **out)
 {
+	struct tl_trace_diff *d = (struct tl_trace_diff *)cd;	/* a cache only */
+	struct dctx *c;
 	size_t i;
+	int err;
 
-	memset(c, 0, sizeof(*c));
+	if (d->stats) {
+		*out = d->stats;
+		return 0;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
 	c->d = d;
+	c->last_op[0] = c->last_op[1] = -1;
 	c->visited = calloc(tl_trace_diff_nnodes(d) + 1, 1);
 	if (!c->visited)
-		return -ENOMEM;
+		c->err = -ENOMEM;
 	for (i = 0; i < tl_trace_diff_nroots(d) && !c->err; i++)
 		walk(c, tl_trace_diff_root(d, i), -1);
-	return c->err;
+	err = c->err;
+	if (err) {
+		rows_free(c);
+		return err;
+	}
+	d->stats = c;
+	d->stats_free = rows_free;
+	*out = c;
+	return 0;
 }
 
 static const char *const stats_cols[] = {
@@ -411,20 +453,23 @@ static struct tl_cell lca_id_cell(int64_t id, bool as_float)
 int tl_sheet_diff_stats(const struct tl_trace_diff *d, struct tl_sheet **out)
 {
 	struct tl_sheet *sh = NULL;
-	struct dctx c;
+	static const struct dctx none;
+	const struct dctx *c;
+	struct dctx *cp = NULL;
 	bool same, any_missing = false;
 	size_t i;
 	int err;
 
 	*out = NULL;
-	err = collect(d, &c);
+	err = collect(d, &cp);
+	c = cp ? cp : &none;
 	if (!err)
 		err = tl_sheet_new("diff_stats", RPT_N(stats_cols), stats_cols, &sh);
-	same = !err && c.n && identical(&c);
-	for (i = 0; i < c.n; i++)
-		any_missing |= c.v[i].lca_id < 0 && !(same && c.v[i].src);
-	for (i = 0; i < c.n && !err; i++) {
-		const struct drow *r = &c.v[i];
+	same = !err && c->n && identical(c);
+	for (i = 0; i < c->n; i++)
+		any_missing |= c->v[i].lca_id < 0 && !(same && c->v[i].src);
+	for (i = 0; i < c->n && !err; i++) {
+		const struct drow *r = &c->v[i];
 		struct tl_cell row[RPT_N(stats_cols)] = {
 			tl_cell_str(r->kname), tl_cell_str(r->cpu_name), tl_cell_int(r->cpu_uid),
 			tl_cell_str(r->src ? "trace2" : "trace1"), tl_cell_str(r->args[0]),
@@ -439,7 +484,6 @@ int tl_sheet_diff_stats(const struct tl_trace_diff *d, struct tl_sheet **out)
 	}
 	if (!err && same)
 		err = rpt_sheet_drop_col(sh, "source");
-	rows_free(&c);
 	return rpt_sheet_done(sh, err, out);
 }
 
@@ -759,23 +803,26 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 	const struct drow **ord = NULL;
 	struct rename rn = { 0 };
 	size_t ng = 0, nord = 0, i;
-	struct dctx c;
+	static const struct dctx none;
+	const struct dctx *c;
+	struct dctx *cp = NULL;
 	bool same;
 	int err;
 
 	*out = NULL;
-	err = collect(d, &c);
+	err = collect(d, &cp);
+	c = cp ? cp : &none;
 	if (!err)
 		err = tl_sheet_new("diff_stats_unique_args_summary", RPT_N(ua_cols), ua_cols, &sh);
-	same = !err && c.n && identical(&c);
-	if (!err && c.n && !(g = calloc(c.n, sizeof(*g))))
+	same = !err && c->n && identical(c);
+	if (!err && c->n && !(g = calloc(c->n, sizeof(*g))))
 		err = -ENOMEM;
 	/* group: sort the rows by the grouping columns, then merge neighbours */
-	if (!err && c.n && !(ord = malloc(c.n * sizeof(*ord))))
+	if (!err && c->n && !(ord = malloc(c->n * sizeof(*ord))))
 		err = -ENOMEM;
-	for (i = 0; i < c.n && !err; i++)
-		if (!(same && c.v[i].src))
-			ord[nord++] = &c.v[i];
+	for (i = 0; i < c->n && !err; i++)
+		if (!(same && c->v[i].src))
+			ord[nord++] = &c->v[i];
 	if (!err)
 		qsort(ord, nord, sizeof(*ord), row_cmp);
 	for (i = 0; i < nord && !err; i++) {
@@ -807,7 +854,7 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 	if (!err)
 		qsort(g, ng, sizeof(*g), grp_cmp);
 	if (!err)
-		err = build_renames(&c, &rn);
+		err = build_renames(c, &rn);
 	for (i = 0; i < ng && !err; i++) {
 		const struct drow *r = g[i].r;
 		struct tl_cell row[RPT_N(ua_cols)] = {
@@ -828,6 +875,5 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 	free(g);
 	free(ord);
 	rename_free(&rn);
-	rows_free(&c);
 	return rpt_sheet_done(sh, err, out);
 }
