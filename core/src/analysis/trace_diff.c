@@ -4,6 +4,7 @@
  * on a GPU path aligned by normalised name. The alignment itself (edit
  * distance, same-name disambiguation) is in trace_diff_align.c. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,11 +230,32 @@ static void index_uids(struct tl_trace_diff *d)
 				d->s[k].merged[d->nodes[i].uid[k]] = (int64_t)i;
 }
 
+/* One side's preparation: its tree, per-UID facts and roots. */
+struct prep {
+	struct td_side *s;
+	struct td_vec *roots;
+	int err;
+};
+
+static void *prep_side(void *arg)
+{
+	struct tl_link_opts lo = { .sz = sizeof(lo) };
+	struct prep *p = arg;
+
+	p->err = tl_trace_link(p->s->tr, &lo);
+	if (!p->err)
+		p->err = td_side_init(p->s, p->s->tr);
+	if (!p->err)
+		p->err = side_roots(p->s, p->roots);
+	return NULL;
+}
+
 int tl_trace_diff_build(struct tl_trace *base, struct tl_trace *var,
 			const struct tl_trace_diff_opts *o, struct tl_trace_diff **out)
 {
-	struct tl_link_opts lo = { .sz = sizeof(lo) };
+	struct prep p[2];
 	struct tl_trace_diff *d;
+	pthread_t th;
 	size_t i, n;
 	int err;
 
@@ -242,17 +264,19 @@ int tl_trace_diff_build(struct tl_trace *base, struct tl_trace *var,
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	err = tl_trace_link(base, &lo);
-	if (!err)
-		err = tl_trace_link(var, &lo);
-	if (!err)
-		err = td_side_init(&d->s[0], base);
-	if (!err)
-		err = td_side_init(&d->s[1], var);
-	if (!err)
-		err = side_roots(&d->s[0], &d->roots_side[0]);
-	if (!err)
-		err = side_roots(&d->s[1], &d->roots_side[1]);
+	/* the two sides are independent: the variant's in a second thread */
+	for (int k = 0; k < 2; k++) {
+		d->s[k].tr = k ? var : base;
+		p[k] = (struct prep){ &d->s[k], &d->roots_side[k], 0 };
+	}
+	if (base == var || pthread_create(&th, NULL, prep_side, &p[1])) {
+		prep_side(&p[0]);
+		prep_side(&p[1]);
+	} else {
+		prep_side(&p[0]);
+		pthread_join(th, NULL);
+	}
+	err = p[0].err ? p[0].err : p[1].err;
 	if (err)
 		goto fail;
 	*out = d;
