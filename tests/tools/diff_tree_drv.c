@@ -59,12 +59,17 @@ static void *load_one(void *p)
 	return NULL;
 }
 
-static double now(void)
+static double clk(clockid_t id)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double now(void)
+{
+	return clk(CLOCK_MONOTONIC);
 }
 
 /* The two traces are loaded at the same time (one thread each), as
@@ -74,13 +79,13 @@ int main(int argc, char **argv)
 	struct load ld[2] = { { 0 } };
 	pthread_t th;
 	bool times = getenv("DIFF_DRV_TIMES") != NULL;
-	double t0 = now(), t1;
+	double t0 = now(), t1, c1;
 	struct tl_trace *tr[2] = { NULL, NULL };
 	const char *names[2];
 	int rc = 1, err;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: diff_tree_drv BASE VARIANT tree [UID] | csv DIR | tl-tree\n");
+		fprintf(stderr, "usage: diff_tree_drv BASE VARIANT tree [UID] | csv DIR | tl-tree | build\n");
 		return 2;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -104,12 +109,22 @@ int main(int argc, char **argv)
 		}
 	}
 	t1 = now();
+	c1 = clk(CLOCK_PROCESS_CPUTIME_ID);
 	if (times)
-		fprintf(stderr, "load %.3f s\n", t1 - t0);
+		fprintf(stderr, "load %.3f s (cpu %.3f s)\n", t1 - t0, c1);
 	if (!strcmp(argv[3], "tree")) {
 		rc = diff_tree_print(tr[0], tr[1], names, argc > 4 ? strtoll(argv[4], NULL, 10) : -1, stdout);
 	} else if (!strcmp(argv[3], "csv") && argc > 4) {
 		rc = diff_tree_write(tr[0], tr[1], names, argv[4]);
+	} else if (!strcmp(argv[3], "build")) {
+		/* the merged tree only (for timing) */
+		struct tl_trace_diff *d = NULL;
+
+		err = tl_trace_diff_build(tr[0], tr[1], NULL, &d);
+		if (!err)
+			printf("%zu merged nodes, %zu roots\n", tl_trace_diff_nnodes(d), tl_trace_diff_nroots(d));
+		tl_trace_diff_free(d);
+		rc = err ? 1 : 0;
 	} else if (!strcmp(argv[3], "tl-tree")) {
 		struct tl_trace_diff *d = NULL;
 
@@ -124,7 +139,7 @@ int main(int argc, char **argv)
 		rc = 2;
 	}
 	if (times)
-		fprintf(stderr, "diff %.3f s\n", now() - t1);
+		fprintf(stderr, "diff %.3f s (cpu %.3f s)\n", now() - t1, clk(CLOCK_PROCESS_CPUTIME_ID) - c1);
 out:
 	tl_trace_close(tr[0]);
 	tl_trace_close(tr[1]);

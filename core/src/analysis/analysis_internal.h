@@ -98,7 +98,7 @@ struct td_side {
 	char **norm_strip;	/* the same without python_function details */
 	uint8_t *kind;
 	double *ts;
-	int64_t *merged;	/* merged id holding the UID, -1 */
+	int64_t *merged;	/* merged id + 1 holding the UID, 0 for none */
 };
 
 struct td_node {

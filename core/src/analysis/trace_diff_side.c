@@ -26,11 +26,10 @@ int td_side_init(struct td_side *s, struct tl_trace *tr)
 	s->norm_strip = calloc(n ? n : 1, sizeof(*s->norm_strip));
 	s->kind = calloc(n ? n : 1, sizeof(*s->kind));
 	s->ts = calloc(n ? n : 1, sizeof(*s->ts));
-	s->merged = malloc((n ? n : 1) * sizeof(*s->merged));
+	s->merged = calloc(n ? n : 1, sizeof(*s->merged));
 	if (!s->gpu_us || !s->ngpu || !s->norm || !s->norm_strip || !s->kind || !s->ts || !s->merged)
 		return -ENOMEM;
 	for (u = 0; u < n; u++) {
-		s->merged[u] = -1;
 		if (tl_trace_event(tr, u, &ev))
 			continue;
 		s->kind[u] = (uint8_t)ev.kind;
