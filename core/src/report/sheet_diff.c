@@ -20,7 +20,7 @@ struct drow {
 	int64_t cpu_uid, lca_id;
 	uint64_t gpu_uid;
 	int src;
-	char *args[4];
+	const char *args[4];	/* owned by the dctx's store */
 	double kt, busy;
 	char *lca;	/* owned */
 };
@@ -34,7 +34,29 @@ struct dctx {
 	int err;
 	int64_t last_op[2];	/* the args of the last CPU op seen, per side */
 	char *last_args[2][4];
+	char **store;		/* every args text made, shared by the rows */
+	size_t nstore, capstore;
 };
+
+/* Keep @s (malloc'ed) in the store; NULL on failure (@s freed). */
+static char *keep(struct dctx *c, char *s)
+{
+	if (!s)
+		return NULL;
+	if (c->nstore == c->capstore) {
+		size_t cap = c->capstore ? c->capstore * 2 : 256;
+		char **nv = realloc(c->store, cap * sizeof(*nv));
+
+		if (!nv) {
+			free(s);
+			return NULL;
+		}
+		c->store = nv;
+		c->capstore = cap;
+	}
+	c->store[c->nstore++] = s;
+	return s;
+}
 
 static bool is_kernel(const struct td_side *s, int64_t uid)
 {
@@ -234,17 +256,15 @@ static void rows(struct dctx *c, int side, const struct td_vec *g, const char *l
 		r->gpu_uid = (uint64_t)g->v[i];
 		if (c->last_op[side] != p) {
 			/* rows of one op come together: parse its args once */
-			for (int k = 0; k < 4; k++) {
-				free(c->last_args[side][k]);
+			for (int k = 0; k < 4; k++)
 				c->last_args[side][k] = NULL;
-			}
 			c->last_op[side] = -1;
 			if (tl_trace_event_args(s->tr, (uint64_t)p, &args) == -ENOMEM) {
 				c->err = -ENOMEM;
 				return;
 			}
 			for (int k = 0; k < 4; k++)
-				if (!(c->last_args[side][k] = arg_repr(args, arg_keys[k])))
+				if (!(c->last_args[side][k] = keep(c, arg_repr(args, arg_keys[k]))))
 					c->err = -ENOMEM;
 			cJSON_Delete(args);
 			if (c->err)
@@ -252,8 +272,7 @@ static void rows(struct dctx *c, int side, const struct td_vec *g, const char *l
 			c->last_op[side] = p;
 		}
 		for (int k = 0; k < 4; k++)
-			if (!(r->args[k] = strdup(c->last_args[side][k])))
-				c->err = -ENOMEM;
+			r->args[k] = c->last_args[side][k];
 		if ((lca && !r->lca))
 			c->err = -ENOMEM;
 	}
@@ -351,14 +370,11 @@ static void rows_free(void *p)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++) {
-		for (int k = 0; k < 4; k++)
-			free(c->v[i].args[k]);
+	for (i = 0; i < c->n; i++)
 		free(c->v[i].lca);
-	}
-	for (int s = 0; s < 2; s++)
-		for (int k = 0; k < 4; k++)
-			free(c->last_args[s][k]);
+	for (i = 0; i < c->nstore; i++)
+		free(c->store[i]);
+	free(c->store);
 	free(c->v);
 	free(c->visited);
 	free(c->ev.v);
@@ -493,7 +509,8 @@ struct grp {
 	const struct drow *r;	/* first row of the group */
 	size_t count;
 	double sum;
-	char *key[14];		/* the columns as text, for sorting */
+	const char *key[14];	/* the columns as text, for sorting */
+	char *own[4];		/* the ones made here: count, uid, busy, mean */
 };
 
 static const char *const ua_cols[] = {
@@ -833,20 +850,20 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 	}
 	for (i = 0; i < ng && !err; i++) {
 		const struct drow *r = g[i].r;
-		char **k = g[i].key;
+		const char **k = g[i].key;
 
-		k[0] = strdup(r->kname ? r->kname : "");
-		k[1] = int_text((long long)g[i].count);
-		k[2] = strdup(r->cpu_name ? r->cpu_name : "");
-		k[3] = int_text(r->cpu_uid);
-		k[4] = strdup(r->src ? "trace2" : "trace1");
+		k[0] = r->kname ? r->kname : "";
+		k[1] = g[i].own[0] = int_text((long long)g[i].count);
+		k[2] = r->cpu_name ? r->cpu_name : "";
+		k[3] = g[i].own[1] = int_text(r->cpu_uid);
+		k[4] = r->src ? "trace2" : "trace1";
 		for (int a = 0; a < 4; a++)
-			k[5 + a] = strdup(r->args[a]);
-		k[9] = num_text(r->busy);
-		k[10] = strdup(r->lca ? r->lca : "nan");
-		k[11] = strdup("root");
-		k[12] = strdup("root");
-		k[13] = num_text(g[i].sum / (double)g[i].count);
+			k[5 + a] = r->args[a];
+		k[9] = g[i].own[2] = num_text(r->busy);
+		k[10] = r->lca ? r->lca : "nan";
+		k[11] = "root";
+		k[12] = "root";
+		k[13] = g[i].own[3] = num_text(g[i].sum / (double)g[i].count);
 		for (int a = 0; a < 14; a++)
 			if (!k[a])
 				err = -ENOMEM;
@@ -870,8 +887,8 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 	if (!err && same)
 		err = rpt_sheet_drop_col(sh, "source");
 	for (i = 0; i < ng; i++)
-		for (int a = 0; a < 14; a++)
-			free(g[i].key[a]);
+		for (int a = 0; a < 4; a++)
+			free(g[i].own[a]);
 	free(g);
 	free(ord);
 	rename_free(&rn);
