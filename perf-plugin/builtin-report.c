@@ -17,6 +17,7 @@
 
 #include "builtin.h"
 #include "chart-roofline.h"
+#include "sheets-out.h"
 
 struct report_ctx {
 	struct common_opts co;
@@ -80,86 +81,6 @@ static void show_progress(const char *sheet, void *ctx)
 {
 	(void)ctx;
 	fprintf(stderr, "\rtlreplay report: %-24s", sheet);
-}
-
-static int make_dir(const char *dir)
-{
-	struct stat st;
-
-	if (!mkdir(dir, 0777) || errno == EEXIST) {
-		if (!stat(dir, &st) && S_ISDIR(st.st_mode))
-			return 0;
-		return cli_error("report: %s: not a directory", dir);
-	}
-	return cli_error("report: cannot make %s: %s", dir, strerror(errno));
-}
-
-/* Write every sheet to DIR/.NAME.csv.XXXXXX, then rename them all; on any
- * error the temporaries go and nothing is renamed. */
-static int write_sheets(const char *dir, const struct tl_report *r)
-{
-	char **tmp = calloc(r->n ? r->n : 1, sizeof(*tmp));
-	size_t i;
-	int rc = 1;
-
-	if (!tmp)
-		return cli_error("report: out of memory");
-	for (i = 0; i < r->n; i++) {
-		const char *name = tl_sheet_name(r->v[i]);
-		FILE *f;
-		int fd, err;
-
-		if (asprintf(&tmp[i], "%s/.%s.csv.XXXXXX", dir, name) < 0) {
-			tmp[i] = NULL;
-			cli_error("report: out of memory");
-			goto out;
-		}
-		fd = mkstemp(tmp[i]);
-		if (fd < 0 || !(f = fdopen(fd, "w"))) {
-			cli_error("report: cannot write %s/%s.csv: %s", dir, name, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			goto out;
-		}
-		err = tl_sheet_write_csv(r->v[i], f);
-		if (fclose(f) && !err)
-			err = -errno;
-		if (err) {
-			cli_error("report: cannot write %s/%s.csv: %s", dir, name, strerror(-err));
-			goto out;
-		}
-	}
-	for (i = 0; i < r->n; i++) {
-		char *path = NULL;
-
-		if (asprintf(&path, "%s/%s.csv", dir, tl_sheet_name(r->v[i])) < 0 ||
-		    rename(tmp[i], path)) {
-			cli_error("report: cannot write %s/%s.csv: %s", dir, tl_sheet_name(r->v[i]),
-				  strerror(errno));
-			free(path);
-			goto out;
-		}
-		free(path);
-		free(tmp[i]);
-		tmp[i] = NULL;
-	}
-	rc = 0;
-out:
-	for (i = 0; i < r->n; i++) {
-		if (tmp[i])
-			unlink(tmp[i]);
-		free(tmp[i]);
-	}
-	free(tmp);
-	return rc;
-}
-
-/* -o FILE.xlsx: one workbook rather than a directory of CSVs */
-static bool is_xlsx(const char *out)
-{
-	size_t n = strlen(out);
-
-	return n > 5 && !strcasecmp(out + n - 5, ".xlsx");
 }
 
 /* roofline.csv and the --roofline chart: the report's perf rows on the
@@ -244,7 +165,7 @@ static int cmd_report(int argc, char **argv)
 		tl_gpu_set_free(gpus);
 		return 1;
 	}
-	if (!is_xlsx(x.dir) && make_dir(x.dir))
+	if (!sheets_is_xlsx(x.dir) && sheets_make_dir("report", x.dir))
 		goto out;
 	ro.split_recompute = x.recompute;
 	ro.by_module = x.by_module;
@@ -287,8 +208,8 @@ static int cmd_report(int argc, char **argv)
 		r->v[r->n++] = rf;
 		rf = NULL;
 	}
-	if (!is_xlsx(x.dir)) {
-		rc = write_sheets(x.dir, r);
+	if (!sheets_is_xlsx(x.dir)) {
+		rc = sheets_write_dir("report", x.dir, r);
 		goto out;
 	}
 	/* the library names the path and why; it leaves no temporary behind */

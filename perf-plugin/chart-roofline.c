@@ -649,17 +649,42 @@ static int order_cmp(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
+/* A label's box on the page, to keep labels from overlapping. */
+struct lbox {
+	double x0, y0, x1, y1;
+};
+
+#define LBL_MAX 64
+#define RF_MAX (2 * TL_GPU_NDTYPES)
+
+static bool overlaps(const struct lbox *b, const struct lbox *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b->x0 < v[i].x1 + 2 && v[i].x0 < b->x1 + 2 && b->y0 < v[i].y1 + 1 && v[i].y0 < b->y1 + 1)
+			return true;
+	return false;
+}
+
 int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struct roofline_point *pts, size_t n,
 			 const struct roofline_opts *o)
 {
+	struct {
+		char text[96];
+		double y;
+		bool shown;
+	} rl[RF_MAX];
+	struct lbox placed[LBL_MAX];
+	size_t nb = 0;
 	static const struct roofline_opts dflt;
 	double lo_ai = INFINITY, hi_ai = 0, lo_p = INFINITY, hi_p = 0, tmax = 0, pb, x, y, r, last_y = -1e9;
 	struct dcat *cats = NULL;
-	struct droof rf[2 * TL_GPU_NDTYPES];
+	struct droof rf[RF_MAX];
 	struct raxis ax, ay;
 	size_t i, k, nc, nr, drawn = 0;
 	struct dorder *order = NULL;
-	char *doc = NULL, buf[160], title[160], pk[48], sub[640];
+	char *doc = NULL, title[160], pk[48], sub[640];
 	size_t dlen = 0;
 	FILE *f = NULL;
 	int ret = 1;
@@ -739,35 +764,63 @@ int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struc
 			rmap(&ax, p->intensity), rmap(&ay, p->flops_per_s), r, cat_color(cats, nc, p->category));
 	}
 	fputs("</g>\n", f);
+	/* the roofs' labels first placed (drawn last, over everything): each
+	 * above its roof, or under it when the one above leaves no room, never
+	 * closer than a line to the label above */
+	for (k = 0; k < nr && k < RF_MAX; k++) {
+		y = rmap(&ay, rf[k].pf);
+		fmt_si(pk, sizeof(pk), rf[k].pf, "FLOP/s");
+		snprintf(rl[k].text, sizeof(rl[k].text), "%s %s %s", tl_gpu_dtype_name(rf[k].dtype),
+			 rf[k].unit == TL_GPU_MATRIX ? "matrix" : "vector", pk);
+		y = y - 6 - FS_SMALL < last_y ? fmax(y + 15, last_y + FS_SMALL + 3) : y - 6;
+		rl[k].y = y;
+		rl[k].shown = y > ay.p1 + 12 && y < ay.p0;
+		if (rl[k].shown && nb < LBL_MAX) {
+			double w = svg_text_width(rl[k].text, FS_SMALL);
+
+			placed[nb++] = (struct lbox){ ax.p1 - 6 - w, y - FS_SMALL, ax.p1 - 6, y + 3 };
+		}
+		last_y = y;
+	}
+	/* op labels beside their markers, right or else left, where they
+	 * overlap no label placed before; one name labels its largest
+	 * marker only (rows of one op with other parameters sit together) */
 	for (k = 0; k < drawn && k < o->nlabels; k++) {
 		const struct roofline_point *p = &pts[order[k].i];
+		size_t j;
+		double w;
+		bool dup = false;
 
 		if (!p->label || !*p->label)
+			continue;
+		for (j = 0; j < k && !dup; j++)
+			dup = pts[order[j].i].label && !strcmp(pts[order[j].i].label, p->label);
+		if (dup)
 			continue;
 		r = tmax > 0 ? fmax(D_RMIN, D_RMAX * sqrt(us_of(p) / tmax)) : D_RMIN * 2;
 		x = rmap(&ax, p->intensity);
 		y = rmap(&ay, p->flops_per_s) + 4;
-		/* right of the marker, or left of it where the plot ends first */
-		if (x + r + 3 + svg_text_width(p->label, FS_SMALL) <= ax.p1)
-			svg_text(f, x + r + 3, y, "start", "det", FS_SMALL, 0, HALO, p->label);
-		else
-			svg_text(f, x - r - 3, y, "end", "det", FS_SMALL, x - r - 3 - ax.p0, HALO, p->label);
+		w = svg_text_width(p->label, FS_SMALL);
+		/* right of the marker, or left of it */
+		{
+			struct lbox right = { x + r + 3, y - FS_SMALL, x + r + 3 + w, y + 3 };
+			struct lbox left = { x - r - 3 - w, y - FS_SMALL, x - r - 3, y + 3 };
+
+			if (right.x1 <= ax.p1 && !overlaps(&right, placed, nb)) {
+				svg_text(f, right.x0, y, "start", "det", FS_SMALL, 0, HALO, p->label);
+				if (nb < LBL_MAX)
+					placed[nb++] = right;
+			} else if (left.x0 >= ax.p0 && !overlaps(&left, placed, nb)) {
+				svg_text(f, left.x1, y, "end", "det", FS_SMALL, 0, HALO, p->label);
+				if (nb < LBL_MAX)
+					placed[nb++] = left;
+			}
+		}
 	}
-	for (k = 0; k < nr; k++) {
-		fmt_si(pk, sizeof(pk), rf[k].pf, "FLOP/s");
-		snprintf(buf, sizeof(buf), "%s %s %s", tl_gpu_dtype_name(rf[k].dtype),
-			 rf[k].unit == TL_GPU_MATRIX ? "matrix" : "vector", pk);
-		y = rmap(&ay, rf[k].pf);
-		/* a label closer than a line to the one above goes under its
-		 * roof; a white halo keeps it legible over the points */
-		if (y - 6 - FS_SMALL < last_y)
-			y += 15;
-		else
-			y -= 6;
-		if (y > ay.p1 + 12)
-			svg_text(f, ax.p1 - 6, y, "end", "cap", FS_SMALL, 0, HALO, buf);
-		last_y = y;
-	}
+	/* a white halo keeps the roofs' labels legible over the points */
+	for (k = 0; k < nr && k < RF_MAX; k++)
+		if (rl[k].shown)
+			svg_text(f, ax.p1 - 6, rl[k].y, "end", "cap", FS_SMALL, 0, HALO, rl[k].text);
 	device_legend(f, cats, nc, tmax, n - drawn);
 	svg_text(f, CH_MARGIN, D_TOP + D_PH + 64, "start", "note", FS_SMALL, D_W - 2 * CH_MARGIN, NULL,
 		 "roof = min(peak FLOP/s of the row's dtype, bandwidth \xc3\x97 FLOP/byte): left of the ridge, "

@@ -14,11 +14,13 @@
 	CMD(open)        \
 	CMD(info)        \
 	CMD(breakdown)   \
+	CMD(idle)        \
 	CMD(collectives) \
 	CMD(summarize)   \
 	CMD(ops)         \
 	CMD(kernels)     \
 	CMD(report)      \
+	CMD(diff)        \
 	CMD(list)        \
 	CMD(show)        \
 	CMD(tree)        \

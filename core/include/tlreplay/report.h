@@ -167,6 +167,8 @@ struct tl_report {
 TL_API int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts,
 			   struct tl_report **out);
 TL_API void tl_report_free(struct tl_report *r);
+/** The sheet of @p r named @p name (owned by @p r), or NULL. */
+TL_API const struct tl_sheet *tl_report_sheet(const struct tl_report *r, const char *name);
 
 struct tl_gpu;
 

@@ -10,6 +10,7 @@
 #include <tlreplay/trace.h>
 #include <tlreplay/tree.h>
 #include <tlreplay/analysis.h>
+#include <tlreplay/idle.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
 #include <tlreplay/energy.h>

@@ -14,7 +14,7 @@
 #include "analysis/analysis_internal.h"
 #include "report/report_internal.h"
 
-static int push(struct tl_report *r, struct tl_sheet *sh)
+int rpt_report_push(struct tl_report *r, struct tl_sheet *sh)
 {
 	struct tl_sheet **v = realloc(r->v, (r->n + 1) * sizeof(*v));
 
@@ -81,7 +81,7 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 	else
 		err = tl_sheet_ops_by_category(ls, o->split_recompute, &sh);
 	if (!err)
-		err = push(r, sh);
+		err = rpt_report_push(r, sh);
 	if (!err)
 		err = tl_sheet_ops_summary(ot, &oo, &sh);
 	/* the command prints ex_UID beside the sheet's columns; the report
@@ -89,7 +89,7 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 	if (!err)
 		err = rpt_sheet_drop_col(sh, "ex_UID");
 	if (!err)
-		err = push(r, sh);
+		err = rpt_report_push(r, sh);
 	if (err)
 		goto out;
 	progress(o, "ops_unique_args");
@@ -100,7 +100,7 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 		err = o->split_recompute ? rpt_sheet_unique_args_recompute(gs, ls, tr, meta, &sh)
 					 : rpt_sheet_unique_args(gs, NULL, tr, meta, &sh);
 		if (!err)
-			err = push(r, sh);
+			err = rpt_report_push(r, sh);
 	}
 out:
 	rpt_meta_free(meta);
@@ -197,12 +197,12 @@ static int jax_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struc
 	if (!err)
 		err = jax_gpu_timeline(bd, &sh);
 	if (!err)
-		err = push(r, sh);
+		err = rpt_report_push(r, sh);
 	for (i = 0; !err && i < sizeof(build) / sizeof(build[0]); i++) {
 		progress(o, "JAX sheets");
 		err = build[i](tr, &sh);
 		if (!err)
-			err = push(r, sh);
+			err = rpt_report_push(r, sh);
 	}
 	tl_breakdown_free(bd);
 	return err;
@@ -317,18 +317,18 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		if (!err)
 			err = tl_sheet_kernel_summary(kt, &sh);
 		if (!err)
-			err = push(r, sh);
+			err = rpt_report_push(r, sh);
 	}
 	if (!err && o->short_kernels) {
 		progress(o, "short kernels");
 		err = tl_sheet_short_kernel_histogram(tr, NULL, &sh);
 		if (!err)
-			err = push(r, sh);
+			err = rpt_report_push(r, sh);
 		if (!err)
 			err = tl_sheet_short_kernels_summary(tr, NULL, &sum);
 		/* TraceLens writes no summary when no kernel is short */
 		if (!err && tl_sheet_nrows(sum))
-			err = push(r, sum);
+			err = rpt_report_push(r, sum);
 		else
 			tl_sheet_free(sum);
 	}
@@ -337,7 +337,7 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		progress(o, "coll_analysis");
 		err = tl_sheet_coll_analysis(tr, &sh);
 		if (!err && tl_sheet_nrows(sh))
-			err = push(r, sh);
+			err = rpt_report_push(r, sh);
 		else if (!err)
 			tl_sheet_free(sh);
 	}
@@ -356,6 +356,16 @@ out:
 	tl_breakdown_free(bd);
 	tl_report_free(r);
 	return err;
+}
+
+const struct tl_sheet *tl_report_sheet(const struct tl_report *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; r && i < r->n; i++)
+		if (!strcmp(tl_sheet_name(r->v[i]), name))
+			return r->v[i];
+	return NULL;
 }
 
 void tl_report_free(struct tl_report *r)

@@ -35,6 +35,10 @@ void rpt_put_pystr(FILE *f, const char *s);
 int rpt_pystr_append(char **buf, size_t *len, size_t *cap, const char *s);
 int rpt_str_append(char **buf, size_t *len, size_t *cap, const char *s);
 
+/* report_build.c: @sh appended to @r (freed when out of memory).
+ * 0 or -ENOMEM. */
+int rpt_report_push(struct tl_report *r, struct tl_sheet *sh);
+
 /* sheet.c: the end of a builder: @sh into @out, or freed when @err;
  * returns @err. */
 int rpt_sheet_done(struct tl_sheet *sh, int err, struct tl_sheet **out);

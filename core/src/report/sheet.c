@@ -21,14 +21,15 @@ int tl_sheet_new(const char *name, size_t ncols, const char *const *cols, struct
 	size_t i;
 
 	*out = NULL;
-	if (!name || !*name || !ncols || !cols)
+	/* no columns is pandas' empty frame (a comparison's empty split) */
+	if (!name || !*name || (ncols && !cols))
 		return -EINVAL;
 	sh = calloc(1, sizeof(*sh));
 	if (!sh)
 		return -ENOMEM;
 	sh->ncols = ncols;
 	sh->name = strdup(name);
-	sh->cols = calloc(ncols, sizeof(*sh->cols));
+	sh->cols = calloc(ncols ? ncols : 1, sizeof(*sh->cols));
 	if (!sh->name || !sh->cols)
 		goto fail;
 	for (i = 0; i < ncols; i++) {
@@ -186,6 +187,8 @@ int tl_sheet_write_sep(const struct tl_sheet *sh, FILE *f, const char *sep, size
 	size_t r, c, nrows = max_rows && max_rows < sh->nrows ? max_rows : sh->nrows;
 	char buf[64];
 
+	if (!sh->ncols)
+		fputc('\n', f);	/* as pandas writes a frame without columns */
 	for (c = 0; c < sh->ncols; c++) {
 		put_field(f, sh->cols[c], sep);
 		fputs(c + 1 < sh->ncols ? sep : "\n", f);
