@@ -181,6 +181,13 @@ $(O)/tests/tools/%: tests/tools/%.c $(wildcard core/src/*/*.h) $(LIB_A)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
+# diff_tree_drv drives perf-plugin/diff-tree.c, so it links the CLI objects (not main)
+DIFF_DRV_OBJS := $(filter-out $(O)/perf-plugin/tlreplay.o,$(CLI_OBJS))
+$(O)/tests/tools/diff_tree_drv: tests/tools/diff_tree_drv.c $(DIFF_DRV_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_ALL) -Iperf-plugin -o $@ $< $(DIFF_DRV_OBJS) $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+
 unit-tests: $(UNIT_BINS) $(TOOL_BINS)
 
 # the tests that load them (test_gpu skips itself without GPU_LIB)

@@ -25,5 +25,6 @@
 #include <tlreplay/counters.h>
 #include <tlreplay/ranks.h>
 #include <tlreplay/gpu.h>
+#include <tlreplay/trace_diff.h>
 
 #endif

@@ -168,11 +168,12 @@ static void put_field(FILE *f, const char *s, const char *sep)
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
+	/* runs up to each quote in one write: quoted fields are long (kernel names, shapes) */
+	for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+		fwrite(s, 1, (size_t)(q + 1 - s), f);
+		fputc('"', f);
 	}
+	fputs(s, f);
 	fputc('"', f);
 }
 
