@@ -19,6 +19,7 @@
 	CMD(summarize)   \
 	CMD(ops)         \
 	CMD(kernels)     \
+	CMD(seqs)        \
 	CMD(report)      \
 	CMD(diff)        \
 	CMD(list)        \

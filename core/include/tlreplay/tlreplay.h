@@ -11,6 +11,7 @@
 #include <tlreplay/tree.h>
 #include <tlreplay/analysis.h>
 #include <tlreplay/idle.h>
+#include <tlreplay/kernel_seq.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
 #include <tlreplay/energy.h>
