@@ -583,7 +583,7 @@ int tl_op_kernel_patterns(struct tl_trace *tr, const struct tl_op_pattern_opts *
 	for (i = 0; i < roots.n; i++) {
 		struct tl_op_pattern_row *r;
 
-		if (i && !strcmp(roots.v[i].pattern, roots.v[i - 1].pattern)) {
+		if (t->npatterns && !strcmp(roots.v[i].pattern, t->v[t->npatterns - 1].pattern)) {
 			r = &t->v[t->npatterns - 1];
 			free(roots.v[i].pattern);
 		} else {
