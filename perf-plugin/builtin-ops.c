@@ -11,6 +11,7 @@
 #include <tlreplay/report.h>
 
 #include "builtin.h"
+#include "kernels-short.h"
 
 /* ------------------------------------------------------------------ ops */
 
@@ -410,6 +411,9 @@ struct kern_ctx {
 	struct common_opts co;
 	bool unique;
 	unsigned long long limit;
+	bool short_k;		/* --short: kernels-short.c */
+	const char *short_thresh;
+	unsigned long long bins;
 };
 
 static void fmt_triple(char *buf, size_t n, const int64_t v[3])
@@ -575,11 +579,15 @@ static const struct opt kernels_opts[] = {
 	OPT_INCLUDE(opts_analysis, offsetof(struct kern_ctx, co)),
 	OPT_U64('n', "limit", "N", struct kern_ctx, limit, "show the first N rows (0 = all, the default)"),
 	OPT_BOOL(0, "unique", struct kern_ctx, unique, "one row per distinct kernel configuration"),
+	OPT_BOOL(0, "short", struct kern_ctx, short_k, "histogram of the short kernels' durations, per device"),
+	OPT_STRING(0, "short-thresh-us", "N", struct kern_ctx, short_thresh, "--short: kernels under N us (default 10)"),
+	OPT_U64(0, "bins", "N", struct kern_ctx, bins, "--short: N histogram bins (default 100)"),
 	OPT_END(),
 };
 
 TL_CMD(kernels, kernels_opts, "kernel summary, or every distinct kernel (--unique)",
 	"usage: tlreplay kernels [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--unique]\n"
+	"       tlreplay kernels --short [--short-thresh-us N] [--bins N] [-i TRACE] [-x SEP | -j]\n"
 	"\n"
 	"Kernel summary (TraceLens's kernel_summary): kernels grouped by parent op category,\n"
 	"parent cpu_op, kernel name and stream, with count, total, mean, min, max duration and\n"
@@ -601,11 +609,17 @@ static int cmd_kernels(int argc, char **argv)
 		return 1;
 	if (cli_no_args("kernels", argc, argv))
 		return 1;
+	if ((x.short_thresh || x.bins) && !x.short_k)
+		return cli_error("kernels: --short-thresh-us and --bins go with --short");
+	if (x.short_k && kernels_short_check(x.short_thresh, x.bins))
+		return 1;
 	if (cli_open_trace(co, &tr))
 		return 1;
 	if (out_open_opts(&o, co))
 		goto out;
-	err = x.unique ? kernels_unique(tr, &o, x.limit) : kernels_summary(tr, &o, x.limit);
+	err = x.short_k ? kernels_short(tr, &o, x.short_thresh, x.bins)
+	      : x.unique ? kernels_unique(tr, &o, x.limit)
+			 : kernels_summary(tr, &o, x.limit);
 	rc = out_close(&o, err != 0);
 out:
 	tl_trace_close(tr);

@@ -23,6 +23,7 @@
 	CMD(summarize)   \
 	CMD(ops)         \
 	CMD(kernels)     \
+	CMD(seqs)        \
 	CMD(report)      \
 	CMD(diff)        \
 	CMD(list)        \

@@ -35,6 +35,7 @@ struct tl_short_kernel_opts {
 	double threshold_us;	/**< a kernel is short below this; 0 = TraceLens's 10 */
 	unsigned bins;		/**< histogram bins; 0 = TraceLens's 100 */
 	size_t topk;		/**< summary rows kept; 0 = all */
+	const char *device;	/**< histogram: only kernels of this GPU pid (as printed); NULL = all */
 };
 
 /**

@@ -15,6 +15,7 @@
 #include <tlreplay/steps.h>
 #include <tlreplay/annotations.h>
 #include <tlreplay/critpath.h>
+#include <tlreplay/kernel_seq.h>
 #include <tlreplay/ir.h>
 #include <tlreplay/replay.h>
 #include <tlreplay/energy.h>

@@ -24,11 +24,12 @@ struct sk_opts {
 	double thr;
 	unsigned bins;
 	size_t topk;
+	const char *device;
 };
 
 static struct sk_opts sk_opts_of(const struct tl_short_kernel_opts *o)
 {
-	struct sk_opts r = { SK_THRESHOLD_US, SK_BINS, 0 };
+	struct sk_opts r = { SK_THRESHOLD_US, SK_BINS, 0, NULL };
 
 	if (o && o->sz >= offsetof(struct tl_short_kernel_opts, threshold_us) + sizeof(double) &&
 	    o->threshold_us > 0)
@@ -37,6 +38,8 @@ static struct sk_opts sk_opts_of(const struct tl_short_kernel_opts *o)
 		r.bins = o->bins;
 	if (o && o->sz >= offsetof(struct tl_short_kernel_opts, topk) + sizeof(size_t))
 		r.topk = o->topk;
+	if (o && o->sz >= offsetof(struct tl_short_kernel_opts, device) + sizeof(const char *))
+		r.device = o->device;
 	return r;
 }
 
@@ -68,7 +71,8 @@ int tl_sheet_short_kernel_histogram(struct tl_trace *tr, const struct tl_short_k
 	for (uid = 0; uid < n; uid++) {
 		struct tl_event_info e;
 
-		if (tl_trace_event(tr, uid, &e) || !is_short(&e, o.thr))
+		if (tl_trace_event(tr, uid, &e) || !is_short(&e, o.thr) ||
+		    (o.device && strcmp(e.pid, o.device)))
 			continue;
 		if (tl_vec_push(&v, e.dur)) {
 			err = -ENOMEM;
