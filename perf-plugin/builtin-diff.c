@@ -17,6 +17,7 @@
 
 #include "builtin.h"
 #include "diff-chart.h"
+#include "diff-tree.h"
 #include "sheets-out.h"
 
 struct diff_ctx {
@@ -25,6 +26,8 @@ struct diff_ctx {
 	const char *dir;		/* -o DIR | FILE.xlsx */
 	const char *sep;		/* -x SEP */
 	const char *chart;		/* --chart FILE.svg|png */
+	bool tree;			/* --tree [UID] */
+	int64_t tree_uid;		/* its UID, -1: from the roots */
 	bool json;			/* -j */
 	unsigned long long top;		/* -n N */
 };
@@ -45,6 +48,10 @@ static const struct opt diff_opts[] = {
 	OPT_U64('n', "top", "N", struct diff_ctx, top,
 		"how many ops and kernels the summary lists each way, and the\n"
 		"chart draws (default 10)"),
+	OPT_BOOL(0, "tree", struct diff_ctx, tree,
+		 "print the merged call tree of the two traces (TraceLens's\n"
+		 "TraceDiff) instead of the summary; a UID after it: that\n"
+		 "baseline op's subtree only"),
 	OPT_STRING(0, "chart", "FILE", struct diff_ctx, chart,
 		   "draw the ops whose GPU time changed most, baseline and variant\n"
 		   "bars, into FILE (.svg, or .png through rsvg-convert)"),
@@ -53,7 +60,7 @@ static const struct opt diff_opts[] = {
 
 TL_CMD(diff, diff_opts, "compare two traces: what changed between runs, GPUs or versions",
 	"usage: tlreplay diff -i BASE -i VARIANT [-x SEP | -j] [-o DIR|FILE.xlsx] [--names A,B]\n"
-	"                     [-n N] [--chart FILE]\n"
+	"                     [-n N] [--chart FILE] [--tree [UID]]\n"
 	"\n"
 	"Compare the perf reports of two traces as TraceLens's compare_perf_reports does.\n"
 	"The summary: the GPU timeline of both with the change, the ops and kernels that\n"
@@ -62,7 +69,9 @@ TL_CMD(diff, diff_opts, "compare two traces: what changed between runs, GPUs or 
 	"ops_summary, kernel_summary (every column under its report's tag, with _diff =\n"
 	"variant - baseline and _pct = 100 x diff / baseline), and for ops_unique_args,\n"
 	"unified_perf_summary and the GEMM, SDPA, CONV and elementwise perf sheets three\n"
-	"each: SHEET_intersect_TAG, SHEET_only_baseline_TAG, SHEET_only_variant_TAG.\n"
+	"each: SHEET_intersect_TAG, SHEET_only_baseline_TAG, SHEET_only_variant_TAG;\n"
+	"with -o DIR also TraceLens's TraceDiff sheets diff_stats.csv and\n"
+	"diff_stats_unique_args_summary.csv (the two call trees merged).\n"
 	"\n");
 
 /* The tag of a trace: its file name without directories and extensions. */
@@ -371,21 +380,28 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = true };
 	const char *path[2] = { bpath, vpath };
 	struct tl_report *rep[2] = { NULL, NULL }, *cmp = NULL;
-	struct tl_trace *tr = NULL;
+	struct tl_trace *tr[2] = { NULL, NULL };
+	/* the merged call tree reads the traces; the comparison, the reports */
+	bool csv_dir = dir && !sheets_is_xlsx(dir), keep = x->tree || csv_dir;
 	int rc = 1, err, i;
 
 	for (i = 0; i < 2; i++) {
-		if (cli_load(path[i], &tr))
+		if (cli_load(path[i], &tr[i]))
 			goto out;
-		err = tl_report_build(tr, &ro, &rep[i]);
-		/* the report is all a comparison reads: the trace can go */
-		tl_trace_close(tr);
-		tr = NULL;
+		err = x->tree ? 0 : tl_report_build(tr[i], &ro, &rep[i]);
+		if (!keep) {
+			tl_trace_close(tr[i]);
+			tr[i] = NULL;
+		}
 		if (err) {
 			/* the library's message names the trace */
 			cli_error("diff: %s", tl_last_error());
 			goto out;
 		}
+	}
+	if (x->tree) {
+		rc = diff_tree_print(tr[0], tr[1], tag, x->tree_uid, o->f);
+		goto out;
 	}
 	err = tl_report_compare(rep[0], rep[1], tag[0], tag[1], &cmp);
 	if (err) {
@@ -399,7 +415,8 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 				cli_error("diff: %s", tl_last_error());
 				goto out;
 			}
-		} else if (sheets_make_dir("diff", dir) || sheets_write_dir("diff", dir, cmp)) {
+		} else if (sheets_make_dir("diff", dir) || sheets_write_dir("diff", dir, cmp) ||
+			   diff_tree_write(tr[0], tr[1], tag, dir)) {
 			goto out;
 		}
 	}
@@ -421,8 +438,10 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 	rc = summary(o, cmp, (const char **)tag, path, (size_t)x->top);
 out:
 	tl_report_free(cmp);
-	tl_report_free(rep[0]);
-	tl_report_free(rep[1]);
+	for (i = 0; i < 2; i++) {
+		tl_report_free(rep[i]);
+		tl_trace_close(tr[i]);
+	}
 	return rc;
 }
 
@@ -457,8 +476,8 @@ static int diff_ranks(const struct diff_ctx *x, const char *const tag[2], struct
 	double (*bd)[TL_BD_NROWS] = NULL, *col = NULL;
 	int rc = 1, err, s, r;
 
-	if (x->chart)
-		return cli_error("diff: --chart draws one pair of traces, not two directories");
+	if (x->chart || x->tree)
+		return cli_error("diff: --chart and --tree take one pair of traces, not two directories");
 	if (x->dir && sheets_is_xlsx(x->dir))
 		return cli_error("diff: two directories of ranks write -o DIR (a directory per rank), not a workbook");
 	for (s = 0; s < 2; s++) {
@@ -565,8 +584,25 @@ static int cmd_diff(int argc, char **argv)
 	if (!opts_parse(&diff_cmd, argc, argv, &x, &rc))
 		goto out;
 	rc = 1;
+	/* --tree UID: the one argument a diff takes */
+	x.tree_uid = -1;
+	if (x.tree && optind + 1 == argc) {
+		char *end;
+
+		errno = 0;
+		x.tree_uid = (int64_t)strtoll(argv[optind], &end, 10);
+		if (errno || *end || end == argv[optind] || x.tree_uid < 0) {
+			cli_error("diff: --tree: '%s' is not a UID", argv[optind]);
+			goto out;
+		}
+		optind++;
+	}
 	if (cli_no_args("diff", argc, argv))
 		goto out;
+	if (x.tree && (x.dir || x.chart || x.sep || x.json)) {
+		cli_error("diff: --tree prints the merged tree: not with -o, --chart, -x or -j");
+		goto out;
+	}
 	if (x.inputs.n != 2) {
 		cli_error("diff: give the baseline and the variant: -i BASE -i VARIANT (%zu given)",
 			  x.inputs.n);

@@ -90,6 +90,23 @@ run "$TLREPLAY" diff -i "$TMP/rb" -i "$TMP/other"
 [ $RC -ne 0 ] && grep -q "no rank is in both" "$TMP/err"
 ok $? "two directories with no rank in common: said, non-zero exit"
 
+# the merged call tree (TraceLens's TraceDiff; its rules: tests/cli/test_diff_tree.sh)
+run "$TLREPLAY" diff -i "$B" -i "$V" --tree
+[ $RC -eq 0 ] && grep -q "^aten::mm  \[10.000 / 14.000 / +4.000\]$" "$TMP/out" &&
+	grep -q "^aten::relu | aten::gelu  \[4.000 / 5.000 / +1.000\]$" "$TMP/out"
+ok $? "--tree: the merged tree, relu and gelu matched at one place, GPU us of each side"
+run "$TLREPLAY" diff -i "$B" -i "$V" --tree 2
+[ $RC -eq 0 ] && [ "$(grep -vc '^#' "$TMP/out")" -eq 3 ]
+ok $? "--tree UID: that op's subtree (op, launch, kernel)"
+run "$TLREPLAY" diff -i "$B" -i "$V" --tree x
+[ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "'x' is not a UID" "$TMP/err"
+ok $? "--tree with a bad UID: one line"
+run "$TLREPLAY" diff -i "$B" -i "$V" --tree -o "$TMP/treeout"
+[ $RC -ne 0 ] && [ ! -e "$TMP/treeout" ]
+ok $? "--tree with -o refused, nothing written"
+[ -s "$TMP/sheets/diff_stats.csv" ] && [ -s "$TMP/sheets/diff_stats_unique_args_summary.csv" ]
+ok $? "-o DIR also holds TraceDiff's diff_stats.csv and diff_stats_unique_args_summary.csv"
+
 # bad input: one line naming the thing, non-zero exit, nothing written
 run "$TLREPLAY" diff -i "$B"
 [ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "BASE -i VARIANT" "$TMP/err"

@@ -63,9 +63,15 @@ PY
 	[ $rc -ne 0 ] && diag "$(head -5 "$TMP/diff")"
 done
 
-extra=$(cd "$TMP/cmp" && for f in *.csv; do [ -f "$GOLD/$f" ] || echo "$f"; done)
+# diff_stats*.csv are TraceLens's TraceDiff sheets (tests/cli/test_diff_tree.sh)
+extra=$(cd "$TMP/cmp" && for f in *.csv; do
+	case $f in diff_stats.csv | diff_stats_unique_args_summary.csv) continue ;; esac
+	[ -f "$GOLD/$f" ] || echo "$f"
+done)
 [ -z "$extra" ]
-ok $? "no sheet TraceLens does not write${extra:+ ($extra)}"
+ok $? "no sheet compare_perf_reports does not write${extra:+ ($extra)}"
+[ -s "$TMP/cmp/diff_stats.csv" ] && [ -s "$TMP/cmp/diff_stats_unique_args_summary.csv" ]
+ok $? "-o DIR holds TraceDiff's diff_stats.csv and diff_stats_unique_args_summary.csv too"
 
 # the workbook holds the same sheets
 "$TLREPLAY" diff -i "$BASE" -i "$VAR" --names h100,mi300 -o "$TMP/cmp.xlsx" >/dev/null 2>"$TMP/err" &&
