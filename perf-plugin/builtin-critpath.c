@@ -24,7 +24,6 @@ struct cp_args {
 
 static const struct opt critpath_opts[] = {
 	OPT_INCLUDE(opts_analysis, offsetof(struct cp_args, co)),
-	OPT_STRING(0, "step", "N", struct cp_args, step, "the iteration ProfilerStep#N (default: the whole trace)"),
 	OPT_STRING(0, "window", "T0:T1", struct cp_args, window,
 		   "the events that start in [T0, T1] (trace us; launch time for GPU events)"),
 	OPT_U64(0, "top", "N", struct cp_args, top, "human output: the N largest contributors (default 10)"),
@@ -414,6 +413,11 @@ static int cmd_critpath(int argc, char **argv)
 
 	if (!opts_parse(&critpath_cmd, argc, argv, &a, &rc))
 		goto out;
+	/* the analyses' --step: critpath bounds its graph by the step's
+	 * window itself (launches and syncs across its edges stay in view),
+	 * so the trace is opened whole */
+	a.step = a.co.step;
+	a.co.step = NULL;
 	if (cli_no_args("critpath", argc, argv) || cli_check_format("critpath", &a.co) || parse_window(&a))
 		goto out;
 	if (a.fold && !*a.fold) {
