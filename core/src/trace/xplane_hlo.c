@@ -246,7 +246,7 @@ static void metadata_text(struct sbuf *b, const uint8_t *p, size_t len)
 			any = true;
 		}
 	if (line) {
-		char num[40];
+		char num[64];	/* "metadata={source_line=" and 20 digits */
 
 		snprintf(num, sizeof(num), "%ssource_line=%llu", any ? " " : "metadata={",
 			 (unsigned long long)line);
