@@ -33,17 +33,6 @@ TL_CMD(annotations, ann_opts, "user annotations (record_function, NVTX-style ran
 	"\"Annotations\", has the details.\n"
 	"\n");
 
-static void num(struct out_fmt *o, double v, bool last)
-{
-	char b[64];
-
-	fmt_pyfloat(b, sizeof(b), v);
-	if (o->json)
-		fputs(b, o->f);
-	else
-		out_field(o, b, last);
-}
-
 static void print_row(struct out_fmt *o, const struct tl_ann_row *r)
 {
 	const char *where = r->gpu ? "gpu" : "cpu";
@@ -66,7 +55,7 @@ static void print_row(struct out_fmt *o, const struct tl_ann_row *r)
 		fprintf(o->f, ",\"where\":\"%s\",\"count\":%s", where, c);
 		for (i = 0; i < TL_ARRAY_N(v); i++) {
 			fprintf(o->f, ",\"%s\":", keys[i]);
-			num(o, v[i], false);
+			out_num(o, v[i], false);
 			if (i == 0)
 				fprintf(o->f, ",\"gpu_events\":%s", k);
 		}
@@ -76,10 +65,10 @@ static void print_row(struct out_fmt *o, const struct tl_ann_row *r)
 	out_field(o, r->name, false);
 	out_field(o, where, false);
 	out_field(o, c, false);
-	num(o, v[0], false);
+	out_num(o, v[0], false);
 	out_field(o, k, false);
 	for (i = 1; i < TL_ARRAY_N(v); i++)
-		num(o, v[i], false);
+		out_num(o, v[i], false);
 	out_field(o, u, true);
 }
 

@@ -68,17 +68,6 @@ TL_CMD(idle, idle_opts, "GPU idle time by cause (HTA's host/kernel wait), per de
 	"--micro-idle-thresh-us). docs/analyses.md, \"Idle time\", has the details.\n"
 	"\n");
 
-static void print_num(struct out_fmt *o, double v, bool last)
-{
-	char b[64];
-
-	fmt_pyfloat(b, sizeof(b), v);
-	if (o->json)
-		fputs(b, o->f);
-	else
-		out_field(o, b, last);
-}
-
 /* The row's identity: "view,device,stream," or its JSON keys. */
 static void row_head(struct out_fmt *o, const struct tl_idle_row *r)
 {
@@ -109,16 +98,16 @@ static void total_line(struct out_fmt *o, const struct tl_idle_row *r, const cha
 	snprintf(cnt, sizeof(cnt), "%llu", (unsigned long long)n);
 	if (o->json) {
 		fprintf(o->f, "\"category\":\"%s\",\"cause\":\"%s\",\"time_ms\":", cat, cause);
-		print_num(o, us / 1e3, false);
+		out_num(o, us / 1e3, false);
 		fputs(",\"percent\":", o->f);
-		print_num(o, pct, false);
+		out_num(o, pct, false);
 		fprintf(o->f, ",\"gaps\":%s}\n", cnt);
 		return;
 	}
 	out_field(o, cat, false);
 	out_field(o, cause, false);
-	print_num(o, us / 1e3, false);
-	print_num(o, pct, false);
+	out_num(o, us / 1e3, false);
+	out_num(o, pct, false);
 	out_field(o, cnt, true);
 }
 
@@ -206,9 +195,9 @@ static void print_gaps(struct out_fmt *o, const struct tl_idle_row *r)
 		row_head(o, r);
 		if (o->json) {
 			fputs("\"start_us\":", o->f);
-			print_num(o, g->start, false);
+			out_num(o, g->start, false);
 			fputs(",\"dur_us\":", o->f);
-			print_num(o, g->end - g->start, false);
+			out_num(o, g->end - g->start, false);
 			fprintf(o->f, ",\"category\":\"%s\",\"cause\":\"%s\",\"next_uid\":%s", tl_idle_cat_name(g->cat),
 				tl_idle_cause_name(g->cause), nu);
 			if (g->cause_uid >= 0)
@@ -216,8 +205,8 @@ static void print_gaps(struct out_fmt *o, const struct tl_idle_row *r)
 			fputs("}\n", o->f);
 			continue;
 		}
-		print_num(o, g->start, false);
-		print_num(o, g->end - g->start, false);
+		out_num(o, g->start, false);
+		out_num(o, g->end - g->start, false);
 		out_field(o, tl_idle_cat_name(g->cat), false);
 		out_field(o, tl_idle_cause_name(g->cause), false);
 		out_field(o, nu, false);

@@ -46,17 +46,6 @@ TL_CMD(seqs, seqs_opts, "most frequent kernel sequences (fusion candidates), or 
 	"docs/analyses.md, \"Kernel sequences\", has the details.\n"
 	"\n");
 
-static void num(struct out_fmt *o, double v, bool last)
-{
-	char b[64];
-
-	fmt_pyfloat(b, sizeof(b), v);
-	if (o->json)
-		fputs(b, o->f);
-	else
-		out_field(o, b, last);
-}
-
 static void print_ngrams(struct out_fmt *o, const struct tl_ngram_table *t)
 {
 	size_t i;
@@ -76,13 +65,13 @@ static void print_ngrams(struct out_fmt *o, const struct tl_ngram_table *t)
 		snprintf(u, sizeof(u), "%llu", (unsigned long long)r->first_uid);
 		if (o->json) {
 			fprintf(o->f, "{\"count\":%s,\"length\":%u,\"total_us\":", c, r->len);
-			num(o, r->total_us, false);
+			out_num(o, r->total_us, false);
 			fputs(",\"mean_us\":", o->f);
-			num(o, r->mean_us, false);
+			out_num(o, r->mean_us, false);
 			fputs(",\"idle_us\":", o->f);
-			num(o, r->idle_us, false);
+			out_num(o, r->idle_us, false);
 			fputs(",\"percent\":", o->f);
-			num(o, r->pct, false);
+			out_num(o, r->pct, false);
 			fprintf(o->f, ",\"first_uid\":%s,\"sequence\":[", u);
 			for (q = 0; q < r->len; q++) {
 				if (q)
@@ -105,10 +94,10 @@ static void print_ngrams(struct out_fmt *o, const struct tl_ngram_table *t)
 			snprintf(l, sizeof(l), "%u", r->len);
 			out_field(o, c, false);
 			out_field(o, l, false);
-			num(o, r->total_us, false);
-			num(o, r->mean_us, false);
-			num(o, r->idle_us, false);
-			num(o, r->pct, false);
+			out_num(o, r->total_us, false);
+			out_num(o, r->mean_us, false);
+			out_num(o, r->idle_us, false);
+			out_num(o, r->pct, false);
 			out_field(o, u, false);
 			out_field(o, s, true);
 			free(s);
@@ -140,19 +129,19 @@ static void print_patterns(struct out_fmt *o, const struct tl_op_pattern_table *
 		snprintf(c, sizeof(c), "%llu", (unsigned long long)r->count);
 		if (o->json) {
 			fprintf(o->f, "{\"count\":%s,\"gpu_us\":", c);
-			num(o, r->gpu_us, false);
+			out_num(o, r->gpu_us, false);
 			fputs(",\"cpu_us\":", o->f);
-			num(o, r->cpu_us, false);
+			out_num(o, r->cpu_us, false);
 			fputs(",\"percent\":", o->f);
-			num(o, r->pct, false);
+			out_num(o, r->pct, false);
 			fputs(",\"pattern\":", o->f);
 			json_str(o->f, r->pattern);
 			fputs("}\n", o->f);
 		} else if (o->sep) {
 			out_field(o, c, false);
-			num(o, r->gpu_us, false);
-			num(o, r->cpu_us, false);
-			num(o, r->pct, false);
+			out_num(o, r->gpu_us, false);
+			out_num(o, r->cpu_us, false);
+			out_num(o, r->pct, false);
 			out_field(o, r->pattern, true);
 		} else {
 			fprintf(o->f, "%8s %14.3f %14.3f %6.2f  %.200s\n", c, r->gpu_us, r->cpu_us, r->pct,

@@ -418,6 +418,17 @@ void out_field(struct out_fmt *o, const char *s, bool last)
 	fputs(last ? "\n" : o->sep, o->f);
 }
 
+void out_num(struct out_fmt *o, double v, bool last)
+{
+	char b[64];
+
+	fmt_pyfloat(b, sizeof(b), v);
+	if (o->json)
+		fputs(b, o->f);
+	else
+		out_field(o, b, last);
+}
+
 void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

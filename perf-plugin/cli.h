@@ -61,6 +61,9 @@ int out_close(struct out_fmt *o, bool failed);
 void fmt_pyfloat(char *buf, size_t n, double v);
 /* Field for -x output: quoted if it contains the separator, quotes or newlines. */
 void out_field(struct out_fmt *o, const char *s, bool last);
+/* A number as Python's repr writes it: bare in a JSON object (-j), else one
+ * -x field through out_field(). */
+void out_num(struct out_fmt *o, double v, bool last);
 /* JSON string (with quotes) to @f. */
 void json_str(FILE *f, const char *s);
 /* The whole file at @path (NUL-terminated, malloc'ed), gunzipped if asked

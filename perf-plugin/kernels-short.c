@@ -30,17 +30,6 @@ int kernels_short_check(const char *thresh, unsigned long long bins)
 	return 0;
 }
 
-static void num(struct out_fmt *o, double v, bool last)
-{
-	char b[64];
-
-	fmt_pyfloat(b, sizeof(b), v);
-	if (o->json)
-		fputs(b, o->f);
-	else
-		out_field(o, b, last);
-}
-
 /* The rows of one device's histogram. */
 static void print_device(struct out_fmt *o, const char *dev, const struct tl_sheet *sh)
 {
@@ -62,14 +51,14 @@ static void print_device(struct out_fmt *o, const char *dev, const struct tl_she
 			fputs("{\"device\":", o->f);
 			json_str(o->f, dev);
 			fputs(",\"bin_start_us\":", o->f);
-			num(o, a, false);
+			out_num(o, a, false);
 			fputs(",\"bin_end_us\":", o->f);
-			num(o, z, false);
+			out_num(o, z, false);
 			fprintf(o->f, ",\"count\":%s}\n", cb);
 		} else if (o->sep) {
 			out_field(o, dev, false);
-			num(o, a, false);
-			num(o, z, false);
+			out_num(o, a, false);
+			out_num(o, z, false);
 			out_field(o, cb, true);
 		} else {
 			fprintf(o->f, "%14.4f %14.4f %10s\n", a, z, cb);

@@ -161,4 +161,9 @@ int td_reconcile(struct tl_trace_diff *d, struct td_vec c[2], struct td_ops *ops
  * ignoring python_function details). Updates @c and @ops. */
 int td_realign_leftovers(struct tl_trace_diff *d, struct td_vec c[2], struct td_ops *ops);
 
+/* timeline.c: the error of an analysis that found no GPU event to count
+ * (@considered: how many there were before the linked-only filter):
+ * -ENODATA, with a message naming the trace and --include-unlinked. */
+int tl_err_no_linked_gpu(const struct tl_trace *tr, size_t considered);
+
 #endif

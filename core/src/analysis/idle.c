@@ -557,14 +557,7 @@ int tl_idle_breakdown(struct tl_trace *tr, const struct tl_idle_opts *opts, stru
 	if (err)
 		goto nomem;
 	if (!items.n) {
-		if (!considered)
-			err = tl_err(-ENODATA, "%s: no GPU events (kernel, gpu_memcpy, gpu_memset) in the trace",
-				     tr->path);
-		else
-			err = tl_err(-ENODATA,
-				     "%s: none of the %zu GPU events is linked to a CPU launch; "
-				     "use --include-unlinked to count them",
-				     tr->path, considered);
+		err = tl_err_no_linked_gpu(tr, considered);
 		goto out;
 	}
 	if (winset_finish(&c.sync) || winset_finish(&c.pageable))

@@ -208,6 +208,17 @@ static int cmp_group(const void *a, const void *b, void *ctx)
 	return strverscmp(s1, s2);
 }
 
+int tl_err_no_linked_gpu(const struct tl_trace *tr, size_t considered)
+{
+	if (!considered)
+		return tl_err(-ENODATA, "%s: no GPU events (kernel, gpu_memcpy, gpu_memset) in the trace",
+			      tr->path);
+	return tl_err(-ENODATA,
+		      "%s: none of the %zu GPU events is linked to a CPU launch; "
+		      "use --include-unlinked to count them",
+		      tr->path, considered);
+}
+
 int tl_breakdown(struct tl_trace *tr, const struct tl_breakdown_opts *opts,
 		 struct tl_breakdown_set **out)
 {
@@ -274,14 +285,7 @@ int tl_breakdown(struct tl_trace *tr, const struct tl_breakdown_opts *opts,
 	}
 	tl_kmap_free(&gmap);
 	if (!groups.n) {
-		if (!considered)
-			err = tl_err(-ENODATA, "%s: no GPU events (kernel, gpu_memcpy, gpu_memset) in the trace",
-				     tr->path);
-		else
-			err = tl_err(-ENODATA,
-				     "%s: none of the %zu GPU events is linked to a CPU launch; "
-				     "use --include-unlinked to count them",
-				     tr->path, considered);
+		err = tl_err_no_linked_gpu(tr, considered);
 		goto out;
 	}
 	qsort_r(groups.v, groups.n, sizeof(*groups.v), cmp_group, tr);
