@@ -9,20 +9,9 @@
 # `python3 -m TraceLens.Reporting.generate_perf_report_pytorch` writing CSVs of
 # the same file, and how many of its sheets ours match (sheet_compare.py).
 set -eu
-tl=$1
-shared=$2
+. "$(dirname "$0")/x8.sh"
 runs=${3:-5}
 tlsrc=${4:-}
-py=${PYTHON:-/usr/bin/python3}
-here=$(cd "$(dirname "$0")" && pwd)
-out=$here/out
-src=$shared/traces/TraceLens/tests/traces/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz
-mkdir -p "$out"
-if [ ! -f "$src" ]; then
-	echo "bench: $src not found (../shared must be beside the checkout)" >&2
-	exit 1
-fi
-[ -f "$out/owlv2_x8.json" ] || "$py" "$shared/scripts/scale_trace.py" "$src" 8 "$out/owlv2_x8.json"
 
 i=0
 : >"$out/report-times"

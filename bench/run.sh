@@ -8,22 +8,9 @@
 # to `cat`/`zcat` of the same files and Python's json.load (the first step of
 # TraceLens). Reports the median of RUNS runs (default 5) and the peak RSS.
 set -eu
-tl=$1
-shared=$2
+. "$(dirname "$0")/x8.sh"
 runs=${3:-5}
-py=${PYTHON:-/usr/bin/python3}
-here=$(cd "$(dirname "$0")" && pwd)
-out=$here/out
-src=$shared/traces/TraceLens/tests/traces/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz
-mkdir -p "$out"
-
-if [ ! -f "$src" ]; then
-	echo "bench: $src not found (../shared must be beside the checkout)" >&2
-	exit 1
-fi
-[ -f "$out/owlv2_x8.json" ] || "$py" "$shared/scripts/scale_trace.py" "$src" 8 "$out/owlv2_x8.json"
 [ -f "$out/owlv2_x16.json" ] || "$py" "$shared/scripts/scale_trace.py" "$src" 16 "$out/owlv2_x16.json"
-[ -f "$out/owlv2_x8.json.gz" ] || gzip -6 -c "$out/owlv2_x8.json" >"$out/owlv2_x8.json.gz"
 
 # median of the wall times and max of the RSS over $runs runs of "$@"
 measure() {

@@ -203,18 +203,30 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void progress_cb(uint64_t done, uint64_t total, void *ctx)
+/* One progress line: "loading X: 40% (12 of 30 MB)", or what @verb and
+ * @unit say. Only loads that take a while earn one. */
+static void progress_line(struct progress *p, const char *verb, const char *unit, uint64_t done,
+			  uint64_t total)
 {
-	struct progress *p = ctx;
-
-	/* Only loads that take a while earn a progress line. */
 	if (!p->shown && now() - p->t0 < p->after)
 		return;
 	p->shown = true;
-	fprintf(stderr, "%stlreplay: loading %s: %3.0f%% (%llu of %llu MB)%s", p->tty ? "\r" : "",
+	fprintf(stderr, "%stlreplay: %s %s: %3.0f%% (%llu of %llu MB%s)%s", p->tty ? "\r" : "", verb,
 		p->path, total ? 100.0 * (double)done / (double)total : 100.0,
-		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20), p->tty ? "" : "\n");
+		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20), unit,
+		p->tty ? "" : "\n");
 	fflush(stderr);
+}
+
+static void progress_cb(uint64_t done, uint64_t total, void *ctx)
+{
+	progress_line(ctx, "loading", "", done, total);
+}
+
+/* While a gzip trace inflates: its compressed bytes. */
+static void inflate_cb(uint64_t done, uint64_t total, void *ctx)
+{
+	progress_line(ctx, "inflating", " of gzip", done, total);
 }
 
 /* Progress on stderr for loads that take over a second, when stderr is a
@@ -232,6 +244,7 @@ int cli_load(const char *path, struct tl_trace **out)
 		p.after = 0;
 	if (!never && (always || p.tty)) {
 		opts.progress = progress_cb;
+		opts.inflate_progress = inflate_cb;
 		opts.progress_ctx = &p;
 	}
 	err = tl_trace_open(path, &opts, out);

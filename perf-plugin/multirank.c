@@ -73,12 +73,18 @@ static bool is_dir(const char *p)
 	return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
+/* Only a regular file is sniffed: reading the head of a pipe would take it
+ * from the loader (`-i /dev/stdin`). */
 static bool is_summary_file(const char *p)
 {
+	struct stat st;
 	char buf[128];
-	gzFile gz = gzopen(p, "rb");
+	gzFile gz;
 	int n;
 
+	if (stat(p, &st) || !S_ISREG(st.st_mode))
+		return false;
+	gz = gzopen(p, "rb");
 	if (!gz)
 		return false;
 	n = gzread(gz, buf, sizeof(buf));

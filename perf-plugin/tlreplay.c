@@ -73,13 +73,15 @@ static void main_usage(FILE *f)
 {
 	size_t i;
 
-	fputs("usage: tlreplay [--version] [--help] COMMAND [ARGS]\n\n"
+	fputs("usage: tlreplay [--version] [--help] [--max-text SIZE] COMMAND [ARGS]\n\n"
 	      "Analyse PyTorch profiler traces; navigate them by UID.\n\n"
 	      "Commands:\n",
 	      f);
 	for (i = 0; commands[i]; i++)
 		fprintf(f, "   %-12s %s\n", commands[i]->name, commands[i]->summary);
-	fputs("\nSee `tlreplay help COMMAND` or man tlreplay.\n", f);
+	fputs("\n   --max-text SIZE  refuse traces of more text than SIZE (8G, 500M; none),\n"
+	      "                    gzip ones by what they inflate to (TLREPLAY_MAX_TEXT)\n"
+	      "\nSee `tlreplay help COMMAND` or man tlreplay.\n", f);
 }
 
 /* ------------------------------------------------------------------ help */
@@ -120,6 +122,21 @@ int main(int argc, char **argv)
 	bool amb;
 	size_t i;
 
+	/* Options before the command: settings for every command's loads. */
+	while (argc >= 2 && !strncmp(argv[1], "--max-text", 10) &&
+	       (argv[1][10] == '=' || !argv[1][10])) {
+		const char *v = argv[1][10] == '=' ? argv[1] + 11 : argc > 2 ? argv[2] : NULL;
+		uint64_t sz;
+
+		if (!v || tl_parse_size(v, &sz))
+			return cli_error("--max-text: '%s' is not a size (like 8G, 500M, or none)",
+					 v ? v : "");
+		/* The library reads it for every trace it opens, ranks too. */
+		setenv("TLREPLAY_MAX_TEXT", v, 1);
+		i = argv[1][10] == '=' ? 1 : 2;
+		argc -= (int)i;
+		argv += i;
+	}
 	if (argc < 2) {
 		main_usage(stderr);
 		return 1;

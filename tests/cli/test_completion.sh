@@ -115,6 +115,11 @@ checks() {
 	local mode=$1 t=$tmp/traces
 
 	expect_eq "$mode: tlreplay br<TAB> -> breakdown" "breakdown" tlreplay br
+	expect_eq "$mode: tlreplay --m<TAB> -> --max-text" "--max-text" tlreplay --m
+	expect_eq "$mode: tlreplay --max-text 8G br<TAB> -> breakdown (SIZE is not the command)" \
+		"breakdown" tlreplay --max-text 8G br
+	expect_eq "$mode: tlreplay --max-text 8G breakdown --per<TAB>" \
+		"--per-device --per-stream" tlreplay --max-text 8G breakdown --per
 	expect_eq "$mode: tlreplay <TAB> -> every command" \
 		"$(mapfile -t c < <("$TLREPLAY" --list-cmds); sorted "${c[@]}")" tlreplay ""
 	expect_eq "$mode: tlreplay breakdown --per<TAB> -> --per-device --per-stream" \
@@ -165,7 +170,7 @@ checks() {
 export TLREPLAY_BIN=$TLREPLAY
 
 mapfile -t cmds < <("$TLREPLAY" --list-cmds)
-plan=$((22 + ${#cmds[@]}))
+plan=$((25 + ${#cmds[@]}))
 if declare -F _init_completion >/dev/null || [[ -z $bc ]]; then
 	echo "1..$((plan + 1))"
 else

@@ -65,6 +65,14 @@ TL_API tl_print_fn tl_set_print(tl_print_fn fn, void *ctx);
  */
 TL_API const char *tl_last_error(void);
 
+/**
+ * @brief Parse a size as users write it: "8G", "500M", "1.5GB", "2GiB",
+ *        "4096" (bytes; K/M/G/T are powers of 1024). "0", "none" and
+ *        "unlimited" give 0 (no limit).
+ * @return 0, or -EINVAL if @p s is not a size (*out untouched).
+ */
+TL_API int tl_parse_size(const char *s, uint64_t *out);
+
 #ifdef __cplusplus
 }
 #endif

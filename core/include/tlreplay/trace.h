@@ -70,6 +70,21 @@ struct tl_open_opts {
 	void *progress_ctx;
 	/** Rank to record for the trace (multi-rank jobs); -1 = from the trace. */
 	int rank;
+	/**
+	 * Largest text to accept, in bytes (inflated size for gzip): beyond it
+	 * the open fails with -EFBIG before the work, or as soon as inflating
+	 * passes it. 0 = the default: $TLREPLAY_MAX_TEXT, else 1.5x physical
+	 * memory; UINT64_MAX = no limit.
+	 */
+	uint64_t max_text;
+	/**
+	 * Directory for the unlinked temporary file gzip text is inflated into
+	 * (NULL = $TMPDIR, else /tmp). A gzip trace costs its text size there,
+	 * in the page cache and on disk, not in the process.
+	 */
+	const char *tmpdir;
+	/** Optional: called while a gzip trace inflates, with compressed bytes. */
+	tl_progress_fn inflate_progress;
 };
 
 /**
@@ -80,7 +95,10 @@ struct tl_open_opts {
  * @param[out] out the new handle on success; untouched on failure.
  * @return 0, or -ENOENT/-EACCES/-EISDIR (file), -EBADMSG (malformed JSON or
  *         gzip: tl_last_error() names the byte, line and event), -ENODATA
- *         (no or empty traceEvents), -ENOMEM.
+ *         (no or empty traceEvents), -EFBIG (over a size or gzip-ratio
+ *         limit: see max_text), -ENOSPC (no room in the temporary directory
+ *         to inflate a gzip trace: tl_last_error() names it and the size),
+ *         -ENOMEM.
  */
 TL_API int tl_trace_open(const char *path, const struct tl_open_opts *opts, struct tl_trace **out);
 

@@ -232,16 +232,54 @@ struct tl_text {
 	const char *p;
 	size_t len;
 	size_t map_len;	/* bytes to munmap */
-	bool is_file;	/* p maps the file itself (pages can be dropped and refaulted) */
+	bool is_file;	/* p maps a file (pages can be dropped and refaulted) */
 };
 
-/* Read @path (gzip detected from the magic bytes). Errors: -ENOENT, -EACCES,
- * -EISDIR, -ENODATA (empty), -EBADMSG (corrupt/truncated gzip), -ENOMEM. */
+/* How big an input may be, and where gzip text is inflated. */
+struct tl_text_limits {
+	uint64_t max_text;	/* bytes of (inflated) text; 0 = no limit */
+	unsigned max_ratio;	/* text bytes per gzip byte; 0 = no limit */
+	uint64_t spill_min;	/* gzip text from this size on goes to a temporary file */
+	const char *tmpdir;	/* for it; NULL = $TMPDIR, else /tmp */
+	void (*progress)(uint64_t done, uint64_t total, void *ctx);	/* inflating: gzip bytes */
+	void *pctx;
+};
+
+/* Defaults: $TLREPLAY_MAX_TEXT (else 1.5x physical memory),
+ * $TLREPLAY_MAX_RATIO (else 200), $TLREPLAY_SPILL_MIN (else 64 MiB). */
+void tl_text_limits_default(struct tl_text_limits *l);
+
+/* Read @path (gzip detected from the magic bytes; a pipe is copied to a
+ * temporary file first) under @lim (NULL: the defaults). Errors: -ENOENT,
+ * -EACCES, -EISDIR, -ENODATA (empty), -EBADMSG (corrupt/truncated gzip),
+ * -EFBIG (over a limit), -ENOSPC (no room to inflate), -ENOMEM. */
+int tl_text_read_ex(const char *path, const struct tl_text_limits *lim, struct tl_text *out);
 int tl_text_read(const char *path, struct tl_text *out);
-/* Same from a memory buffer (copied). */
+/* Same from a memory buffer (copied), under the default limits. */
 int tl_text_from_mem(const void *buf, size_t len, const char *label, struct tl_text *out);
 /* Release resident pages of [from, to) of a file-backed text (no-op otherwise). */
 void tl_text_drop_pages(const struct tl_text *t, size_t from, size_t to);
 void tl_text_free(struct tl_text *t);
+
+/* ========================================================== gzip_inflate.c */
+
+/* Inflate gzip data @in (one or more members) under @l: small text into
+ * anonymous memory, the rest into an unlinked file in tl_tmp_dir() mapped
+ * read-only (is_file set). Errors as tl_text_read_ex(). */
+int tl_gzip_inflate(const char *label, const unsigned char *in, size_t in_len,
+		    const struct tl_text_limits *l, struct tl_text *out);
+enum tl_text_size { TL_SIZE_PLAIN, TL_SIZE_DECLARED, TL_SIZE_INFLATING };
+/* -EFBIG after tl_err() if @text bytes (from @in gzip bytes; a plain file's
+ * size, a gzip trailer's, or what inflating has reached) pass a limit of @l. */
+int tl_text_over_limits(const char *label, const struct tl_text_limits *l, uint64_t text,
+			uint64_t in, enum tl_text_size how);
+/* The temporary directory of @l: its tmpdir, else $TMPDIR, else /tmp. */
+const char *tl_tmp_dir(const struct tl_text_limits *l);
+/* A new unlinked read-write file in @dir; the fd, or -errno after tl_err()
+ * naming @label and @dir. */
+int tl_tmpfile(const char *label, const char *dir);
+/* write() all of it, continuing short writes (a signal, a disk filling up)
+ * so that the real error is known; 0 or -errno. */
+int tl_write_all(int fd, const void *p, size_t n);
 
 #endif

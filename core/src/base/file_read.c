@@ -2,189 +2,81 @@
 /* Bring a trace's JSON text into memory: a read-only private mapping of a
  * plain file (no copy; pages can be dropped once scanned and fault back in
  * from the page cache when an event's args are read later), or gzip data
- * inflated with libdeflate into an anonymous mapping sized from the gzip
- * trailer (zlib streams the rare multi-member or >4 GiB file). */
+ * inflated by gzip_inflate.c. Every input is held against the size limits
+ * (tl_text_limits) before any work. */
 #include <fcntl.h>
-#include <libdeflate.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "base/base_internal.h"
 
-static void *anon_map(size_t len)
+/* ------------------------------------------------------------------ limits */
+
+/* "8G", "500M", "1.5GB", "2GiB", "123" (bytes); "0", "none" and "unlimited"
+ * mean no limit (0). */
+int tl_parse_size(const char *s, uint64_t *out)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *end;
+	double v, mul = 1;
 
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* Inflate with zlib, growing the output mapping as needed (multi-member and
- * huge files). */
-static int inflate_zlib(const char *label, const unsigned char *in, size_t in_len,
-			struct tl_text *out)
-{
-	size_t cap = in_len * 8 + (1u << 20), len = 0;
-	char *buf = anon_map(cap);
-	z_stream zs;
-	int zr, err = 0;
-
-	if (!buf)
-		return tl_err(-ENOMEM, "%s: out of memory inflating gzip data", label);
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, 15 + 32) != Z_OK) {
-		munmap(buf, cap);
-		return tl_err(-ENOMEM, "%s: cannot initialise zlib", label);
+	if (!s || !*s)
+		return -EINVAL;
+	if (!strcmp(s, "none") || !strcmp(s, "unlimited")) {
+		*out = 0;
+		return 0;
 	}
-	zs.next_in = (unsigned char *)in;
-	for (;;) {
-		size_t chunk_in = in_len - (size_t)((const unsigned char *)zs.next_in - in);
-
-		if (cap - len < (1u << 20)) {
-			size_t ncap = cap * 2;
-			void *nb = mremap(buf, cap, ncap, MREMAP_MAYMOVE);
-
-			if (nb == MAP_FAILED) {
-				err = tl_err(-ENOMEM, "%s: out of memory inflating gzip data", label);
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		zs.avail_in = chunk_in > UINT32_MAX ? UINT32_MAX : (uInt)chunk_in;
-		zs.next_out = (unsigned char *)buf + len;
-		zs.avail_out = (cap - len) > UINT32_MAX ? UINT32_MAX : (uInt)(cap - len);
-		{
-			uInt before = zs.avail_out;
-
-			zr = inflate(&zs, Z_NO_FLUSH);
-			len += before - zs.avail_out;
-		}
-		if (zr == Z_STREAM_END) {
-			size_t used = (size_t)((const unsigned char *)zs.next_in - in);
-
-			/* Another gzip member follows? */
-			if (used + 2 <= in_len && in[used] == 0x1f && in[used + 1] == 0x8b) {
-				inflateReset(&zs);
-				continue;
-			}
-			break;
-		}
-		if (zr == Z_BUF_ERROR && zs.avail_in == 0) {
-			err = tl_err(-EBADMSG, "%s: truncated gzip data (%zu bytes inflated)", label,
-				     len);
-			goto out;
-		}
-		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			err = tl_err(-EBADMSG, "%s: corrupt gzip data (%s)", label,
-				     zs.msg ? zs.msg : "inflate failed");
-			goto out;
-		}
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0 || v != v)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': mul = 1024.0; end++; break;
+	case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
 	}
-	out->p = buf;
-	out->len = len;
-	out->map_len = cap;
-	out->is_file = false;
-	buf = NULL;
-out:
-	inflateEnd(&zs);
-	if (buf)
-		munmap(buf, cap);
-	return err;
-}
-
-static int inflate_gzip(const char *label, const unsigned char *in, size_t in_len,
-			struct tl_text *out)
-{
-	struct libdeflate_decompressor *d = NULL;
-	size_t isize, cap, actual_in = 0, actual_out = 0;
-	enum libdeflate_result r;
-	char *buf = NULL;
-	int err = 0;
-
-	if (in_len < 18)
-		return tl_err(-EBADMSG, "%s: truncated gzip data (%zu bytes)", label, in_len);
-	isize = (size_t)in[in_len - 4] | (size_t)in[in_len - 3] << 8 |
-		(size_t)in[in_len - 2] << 16 | (size_t)in[in_len - 1] << 24;
-	/* The trailer holds the size mod 2^32 (of the last member only); a value
-	 * that cannot be right sends us to the streaming path. */
-	if (isize + 1 < in_len / 1100 || in_len > ((size_t)1 << 31))
-		return inflate_zlib(label, in, in_len, out);
-	cap = isize + 1;
-	buf = anon_map(cap);
-	d = libdeflate_alloc_decompressor();
-	if (!buf || !d) {
-		err = tl_err(-ENOMEM, "%s: out of memory inflating gzip data", label);
-		goto out;
-	}
-	r = libdeflate_gzip_decompress_ex(d, in, in_len, buf, cap, &actual_in, &actual_out);
-	if (r == LIBDEFLATE_SUCCESS && actual_in == in_len) {
-		out->p = buf;
-		out->len = actual_out;
-		out->map_len = cap;
-		out->is_file = false;
-		buf = NULL;
-		goto out;
-	}
-	if (r == LIBDEFLATE_BAD_DATA && in_len >= 4) {
-		/* Distinguish a cut-off file from a corrupt one for the message. */
-		munmap(buf, cap);
-		buf = NULL;
-		err = inflate_zlib(label, in, in_len, out);
-		goto out;
-	}
-	/* Multi-member stream or a trailer that lies: stream it with zlib. */
-	munmap(buf, cap);
-	buf = NULL;
-	err = inflate_zlib(label, in, in_len, out);
-out:
-	if (d)
-		libdeflate_free_decompressor(d);
-	if (buf)
-		munmap(buf, cap);
-	return err;
-}
-
-static int read_all(int fd, const char *label, unsigned char **out, size_t *out_len)
-{
-	size_t cap = 1 << 20, len = 0;
-	unsigned char *buf = malloc(cap);
-
-	if (!buf)
-		return tl_err(-ENOMEM, "%s: out of memory", label);
-	for (;;) {
-		ssize_t r;
-
-		if (len == cap) {
-			unsigned char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				return tl_err(-ENOMEM, "%s: out of memory", label);
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			free(buf);
-			return tl_err(-e, "%s: read failed: %s", label, strerror(e));
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	*out = buf;
-	*out_len = len;
+	if (mul > 1 && *end == 'i')
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v * mul >= 1.8e19)
+		return -EINVAL;
+	*out = (uint64_t)(v * mul);
 	return 0;
 }
+
+static uint64_t env_size(const char *name, uint64_t dflt)
+{
+	const char *s = getenv(name);
+	uint64_t v;
+
+	if (!s || !*s)
+		return dflt;
+	if (tl_parse_size(s, &v)) {
+		tl_log(TL_LOG_WARN, "%s='%s' is not a size (like 8G or 500M); using the default", name, s);
+		return dflt;
+	}
+	return v;
+}
+
+void tl_text_limits_default(struct tl_text_limits *l)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+	uint64_t ram = pages > 0 && pg > 0 ? (uint64_t)pages * (uint64_t)pg : 16ull << 30;
+	uint64_t ratio = env_size("TLREPLAY_MAX_RATIO", 200);
+
+	memset(l, 0, sizeof(*l));
+	/* The event table takes about 0.6 bytes per byte of text (the text
+	 * itself stays in the page cache): 1.5x RAM is what analyses fit in. */
+	l->max_text = env_size("TLREPLAY_MAX_TEXT", ram + ram / 2);
+	l->max_ratio = ratio > UINT32_MAX ? UINT32_MAX : (unsigned)ratio;
+	l->spill_min = env_size("TLREPLAY_SPILL_MIN", 64u << 20);
+}
+
+/* ------------------------------------------------------------------ reading */
 
 static bool is_gzip(const unsigned char *p, size_t n)
 {
@@ -193,15 +85,22 @@ static bool is_gzip(const unsigned char *p, size_t n)
 
 int tl_text_from_mem(const void *buf, size_t len, const char *label, struct tl_text *out)
 {
+	struct tl_text_limits l;
 	char *copy;
+	int err;
 
+	tl_text_limits_default(&l);
 	memset(out, 0, sizeof(*out));
 	if (len == 0)
 		return tl_err(-ENODATA, "%s: empty file", label);
 	if (is_gzip(buf, len))
-		return inflate_gzip(label, buf, len, out);
-	copy = anon_map(len);
-	if (!copy)
+		return tl_gzip_inflate(label, buf, len, &l, out);
+	err = tl_text_over_limits(label, &l, len, 0, TL_SIZE_PLAIN);
+	if (err)
+		return err;
+	copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		    -1, 0);
+	if (copy == MAP_FAILED)
 		return tl_err(-ENOMEM, "%s: out of memory", label);
 	memcpy(copy, buf, len);
 	out->p = copy;
@@ -210,13 +109,103 @@ int tl_text_from_mem(const void *buf, size_t len, const char *label, struct tl_t
 	return 0;
 }
 
-int tl_text_read(const char *path, struct tl_text *out)
+/* A pipe or a character device: copied into an unlinked temporary file, so
+ * that it is read like a regular one, never held in memory whole. Plain
+ * text is held to the size limit as it comes in (gzip is judged by what it
+ * inflates to). Returns the new descriptor or -errno. */
+static int pipe_to_file(int in, const char *label, const struct tl_text_limits *l)
 {
-	const char *label = path;
+	const char *dir = tl_tmp_dir(l);
+	size_t cap = 1u << 20;
+	uint64_t total = 0;
+	bool gz = false;
+	char *buf = NULL;
+	int fd, err = 0;
+
+	fd = tl_tmpfile(label, dir);
+	if (fd < 0)
+		return fd;
+	buf = malloc(cap);
+	if (!buf) {
+		err = tl_err(-ENOMEM, "%s: out of memory", label);
+		goto out;
+	}
+	for (;;) {
+		ssize_t r = read(in, buf, cap);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = tl_err(-errno, "%s: read failed: %s", label, strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		if (!total)
+			gz = is_gzip((unsigned char *)buf, (size_t)r);
+		total += (uint64_t)r;
+		if (!gz && (err = tl_text_over_limits(label, l, total, 0, TL_SIZE_PLAIN)))
+			goto out;
+		err = tl_write_all(fd, buf, (size_t)r);
+		if (err) {
+			err = err == -ENOSPC || err == -EDQUOT
+				? tl_err(err, "%s: no room in %s for a copy of the input (%.1f MB so far; set "
+					 "TMPDIR to a file system with room)", label, dir,
+					 (double)total / (1 << 20))
+				: tl_err(err, "%s: copying the input to %s: %s", label, dir, strerror(-err));
+			goto out;
+		}
+	}
+out:
+	free(buf);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* @fd is a regular file of @size bytes. */
+static int read_regular(int fd, size_t size, const char *label, const struct tl_text_limits *l,
+			struct tl_text *out)
+{
+	void *m;
+	int err;
+
+	if (size == 0)
+		return tl_err(-ENODATA, "%s: empty file", label);
+	m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return tl_err(-errno, "%s: cannot map: %s", label, strerror(errno));
+	madvise(m, size, MADV_SEQUENTIAL);
+	if (is_gzip(m, size)) {
+		err = tl_gzip_inflate(label, m, size, l, out);
+		munmap(m, size);
+		return err;
+	}
+	err = tl_text_over_limits(label, l, size, 0, TL_SIZE_PLAIN);
+	if (err) {
+		munmap(m, size);
+		return err;
+	}
+	out->p = m;
+	out->len = size;
+	out->map_len = size;
+	out->is_file = true;
+	return 0;
+}
+
+int tl_text_read_ex(const char *path, const struct tl_text_limits *lim, struct tl_text *out)
+{
+	struct tl_text_limits dflt;
 	struct stat st;
 	int fd, err = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (!lim) {
+		tl_text_limits_default(&dflt);
+		lim = &dflt;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
@@ -233,45 +222,29 @@ int tl_text_read(const char *path, struct tl_text *out)
 		err = tl_err(-EISDIR, "%s: is a directory, not a trace file", path);
 		goto out;
 	}
-	if (S_ISREG(st.st_mode)) {
-		void *m;
+	if (!S_ISREG(st.st_mode)) {
+		int copy = pipe_to_file(fd, path, lim);
 
-		if (st.st_size == 0) {
-			err = tl_err(-ENODATA, "%s: empty file", path);
+		if (copy < 0) {
+			err = copy;
 			goto out;
 		}
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			err = tl_err(-errno, "%s: cannot map: %s", path, strerror(errno));
+		close(fd);
+		fd = copy;
+		if (fstat(fd, &st)) {
+			err = tl_err(-errno, "%s: cannot stat its copy: %s", path, strerror(errno));
 			goto out;
-		}
-		if (is_gzip(m, (size_t)st.st_size)) {
-			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-			err = inflate_gzip(label, m, (size_t)st.st_size, out);
-			munmap(m, (size_t)st.st_size);
-			goto out;
-		}
-		madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-		out->p = m;
-		out->len = (size_t)st.st_size;
-		out->map_len = (size_t)st.st_size;
-		out->is_file = true;
-		goto out;
-	}
-	/* A pipe or character device: read it all. */
-	{
-		unsigned char *buf = NULL;
-		size_t len = 0;
-
-		err = read_all(fd, label, &buf, &len);
-		if (!err) {
-			err = tl_text_from_mem(buf, len, label, out);
-			free(buf);
 		}
 	}
+	err = read_regular(fd, (size_t)st.st_size, path, lim, out);
 out:
 	close(fd);
 	return err;
+}
+
+int tl_text_read(const char *path, struct tl_text *out)
+{
+	return tl_text_read_ex(path, NULL, out);
 }
 
 void tl_text_drop_pages(const struct tl_text *t, size_t from, size_t to)

@@ -149,26 +149,6 @@ static int cut_torn_tail(int fd, const char *path, off_t *size)
 	return 0;
 }
 
-/* Normally one write(2); a short one (disk full, a signal) is continued so
- * that the real error, if any, is known. */
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* A new store's directory entry must reach the disk too. */
 static void sync_dir_of(const char *path)
 {
@@ -221,7 +201,7 @@ int tl_store_append(const char *path, const cJSON *rec)
 	err = cut_torn_tail(fd, path, &before);
 	if (err)
 		goto out;
-	err = write_all(fd, line, len);
+	err = tl_write_all(fd, line, len);	/* a short write is continued */
 	if (!err && fsync(fd))
 		err = -errno;
 	if (err) {

@@ -16,6 +16,7 @@
 
 #define PROGRESS_STEP (16u << 20)
 #define DROP_STEP (64u << 20)
+#define META_MAX (16u << 20)	/* largest top-level value kept (deviceProperties, ...) */
 
 /* Where parsed events and their strings go: the trace itself, or a private
  * table of a helper thread that is merged in afterwards. */
@@ -545,6 +546,19 @@ done_close:
 	return p + 1;
 }
 
+/* Scanned pages of a mapped file are not needed until someone reads that
+ * event's args: let them go to keep the resident set small. */
+static void drop_scanned(struct loader *L, size_t done)
+{
+	if (L->text->is_file && done >= L->next_drop) {
+		size_t to = done > (1u << 20) ? done - (1u << 20) : 0;
+
+		tl_text_drop_pages(L->text, L->dropped_to, to);
+		L->dropped_to = to;
+		L->next_drop = done + DROP_STEP;
+	}
+}
+
 static void progress_tick(struct loader *L, const char *p)
 {
 	size_t done = (size_t)(p - L->base);
@@ -565,14 +579,24 @@ static void progress_tick(struct loader *L, const char *p)
 		L->progress(all, total, L->pctx);
 		L->next_progress = done + PROGRESS_STEP;
 	}
-	/* Scanned pages of a mapped file are not needed until someone reads
-	 * that event's args: let them go to keep the resident set small. */
-	if (L->text->is_file && done >= L->next_drop) {
-		size_t to = done > (1u << 20) ? done - (1u << 20) : 0;
+	drop_scanned(L, done);
+}
 
-		tl_text_drop_pages(L->text, L->dropped_to, to);
-		L->dropped_to = to;
-		L->next_drop = done + DROP_STEP;
+/* Whitespace from @p, in slices for a mapped file so that pages are dropped
+ * even where no event ends (gigabytes of padding: a gzip bomb's usual text). */
+static const char *scan_ws(struct loader *L, const char *p)
+{
+	const char *e = L->end, *lim, *q;
+
+	if (!L->text->is_file)
+		return js_ws(p, e);
+	for (;;) {
+		lim = (size_t)(e - p) > DROP_STEP ? p + DROP_STEP : e;
+		q = js_ws(p, lim);
+		if (q < lim || lim == e)
+			return q;
+		p = q;
+		drop_scanned(L, (size_t)(p - L->base));
 	}
 }
 
@@ -616,14 +640,14 @@ static const char *parse_elements(struct loader *L, const char *p, const char *s
 		L->ev_index++;
 		if (tl_unlikely((L->ev_index & 1023) == 0))
 			progress_tick(L, p);
-		p = js_ws(p, e);
+		p = scan_ws(L, p);
 		if (p >= e) {
 			L->err.at = e;
 			L->err.what = "truncated JSON";
 			return NULL;
 		}
 		if (*p == ',') {
-			p = js_ws(p + 1, e);
+			p = scan_ws(L, p + 1);
 			if (stop && p >= stop) {
 				if (p == stop) {
 					*stopped = true;
@@ -759,7 +783,7 @@ static const char *parse_events(struct loader *L, const char *p)
 	L->in_events = true;
 	L->ev_index = 0;
 	L->tr->events_open = (size_t)(p - L->base);
-	p = js_ws(p + 1, e);
+	p = scan_ws(L, p + 1);
 	if (p < e && *p == ']') {
 		L->in_events = false;
 		L->tr->events_close = (size_t)(p - L->base);
@@ -833,6 +857,14 @@ static int add_meta(struct loader *L, const char *k, size_t klen, bool esc, cons
 		return -EBADMSG;
 	}
 	key[n] = 0;
+	/* deviceProperties and the like are kilobytes; a value of many MB is
+	 * padding or junk, and parsing it would cost memory the size of it. */
+	if (vlen > META_MAX) {
+		tl_log(TL_LOG_WARN, "%s: top-level key \"%s\" left out: %zu MB, too big for metadata",
+		       L->tr->path, key, vlen >> 20);
+		free(key);
+		return 0;
+	}
 	if (tl_grow((void **)&L->meta, &L->metacap, L->nmeta + 1, sizeof(*L->meta))) {
 		free(key);
 		return -ENOMEM;
@@ -867,7 +899,7 @@ static int build_meta(struct loader *L)
 
 static int parse_document(struct loader *L)
 {
-	const char *p = js_ws(L->base, L->end), *e = L->end;
+	const char *p = scan_ws(L, L->base), *e = L->end;
 	bool found = false;
 	int err;
 
@@ -879,7 +911,7 @@ static int parse_document(struct loader *L)
 			return fail_err(L);
 		found = true;
 	} else if (*p == '{') {
-		p = js_ws(p + 1, e);
+		p = scan_ws(L, p + 1);
 		if (p < e && *p == '}') {
 			p++;
 		} else {
@@ -910,16 +942,17 @@ static int parse_document(struct loader *L)
 					p = js_skip_value(p, e, &L->err);
 					if (!p)
 						return fail_err(L);
+					drop_scanned(L, (size_t)(p - L->base));
 					err = add_meta(L, k, klen, esc, v, (size_t)(p - v));
 					if (err)
 						return err == -ENOMEM ? tl_err(err, "out of memory")
 								      : fail(L, k, "invalid key");
 				}
-				p = js_ws(p, e);
+				p = scan_ws(L, p);
 				if (p >= e)
 					return fail(L, e, "truncated JSON");
 				if (*p == ',') {
-					p = js_ws(p + 1, e);
+					p = scan_ws(L, p + 1);
 					continue;
 				}
 				if (*p == '}') {
@@ -932,7 +965,7 @@ static int parse_document(struct loader *L)
 	} else {
 		return fail(L, p, "not a JSON trace: top level is neither an object nor an array");
 	}
-	p = js_ws(p, e);
+	p = scan_ws(L, p);
 	if (p < e)
 		return fail(L, p, "unexpected data after the end of the JSON document");
 	if (!found)
@@ -1043,13 +1076,22 @@ static int open_text(struct tl_trace *tr, struct tl_text *text,
 
 int tl_trace_open(const char *path, const struct tl_open_opts *opts, struct tl_trace **out)
 {
+	struct tl_text_limits lim;
 	struct tl_text text;
 	struct tl_trace *tr;
 	int err;
 
 	if (!path || !out)
 		return tl_err(-EINVAL, "no trace path given");
-	err = tl_text_read(path, &text);
+	tl_text_limits_default(&lim);
+	if (opts && opts->sz >= offsetof(struct tl_open_opts, inflate_progress) + sizeof(tl_progress_fn)) {
+		if (opts->max_text)
+			lim.max_text = opts->max_text == UINT64_MAX ? 0 : opts->max_text;
+		lim.tmpdir = opts->tmpdir;
+		lim.progress = opts->inflate_progress;
+		lim.pctx = opts->progress_ctx;
+	}
+	err = tl_text_read_ex(path, &lim, &text);
 	if (err)
 		return err;
 	tr = trace_new(path, opts);
