@@ -5,6 +5,7 @@
  * (tl_report_compare); the terminal gets its summary, -o DIR its sheets. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -373,32 +374,72 @@ static int chart(const char *path, const struct tl_report *cmp, const char *cons
  * given), chart and summary; the gpu_timeline changes (ms, the rows in
  * the comparison's order) into @bd_diff when not NULL. 0, or 1 after
  * printing why. */
+/* One side of a diff: its trace loaded and its report built, on a thread of
+ * its own (the two sides share nothing). */
+struct diff_side {
+	const char *path;
+	const struct tl_report_opts *ro;
+	bool progress, build, keep;
+	struct tl_trace *tr;
+	struct tl_report *rep;
+	int rc;			/* 0, or 1 after printing why */
+	pthread_t thread;
+};
+
+static void *side_main(void *arg)
+{
+	struct diff_side *d = arg;
+	int err;
+
+	d->rc = 1;
+	if (cli_load_ex(d->path, d->progress, &d->tr))
+		return NULL;
+	err = d->build ? tl_report_build(d->tr, d->ro, &d->rep) : 0;
+	if (!d->keep) {
+		tl_trace_close(d->tr);
+		d->tr = NULL;
+	}
+	if (err) {
+		/* the library's message (of this thread) names the trace */
+		cli_error("diff: %s", tl_last_error());
+		return NULL;
+	}
+	d->rc = 0;
+	return NULL;
+}
+
 static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vpath,
 		     const char *const tag[2], const char *dir, struct out_fmt *o,
 		     double bd_diff[TL_BD_NROWS])
 {
-	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = true };
-	const char *path[2] = { bpath, vpath };
+	/* The summary needs the timeline, op and kernel sheets; the perf-model
+	 * sheets (most of a report's time) only go to -o. */
+	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = dir != NULL };
 	struct tl_report *rep[2] = { NULL, NULL }, *cmp = NULL;
 	struct tl_trace *tr[2] = { NULL, NULL };
 	/* the merged call tree reads the traces; the comparison, the reports */
 	bool csv_dir = dir && !sheets_is_xlsx(dir), keep = x->tree || csv_dir;
+	struct diff_side side[2] = {
+		{ .path = bpath, .ro = &ro, .progress = true, .build = !x->tree, .keep = keep },
+		{ .path = vpath, .ro = &ro, .progress = false, .build = !x->tree, .keep = keep },
+	};
+	const char *path[2] = { bpath, vpath };
+	bool threaded;
 	int rc = 1, err, i;
 
+	/* Both sides at once (the variant's progress is not shown: one line). */
+	threaded = !pthread_create(&side[1].thread, NULL, side_main, &side[1]);
+	side_main(&side[0]);
+	if (threaded)
+		pthread_join(side[1].thread, NULL);
+	else
+		side_main(&side[1]);
 	for (i = 0; i < 2; i++) {
-		if (cli_load(path[i], &tr[i]))
-			goto out;
-		err = x->tree ? 0 : tl_report_build(tr[i], &ro, &rep[i]);
-		if (!keep) {
-			tl_trace_close(tr[i]);
-			tr[i] = NULL;
-		}
-		if (err) {
-			/* the library's message names the trace */
-			cli_error("diff: %s", tl_last_error());
-			goto out;
-		}
+		tr[i] = side[i].tr;
+		rep[i] = side[i].rep;
 	}
+	if (side[0].rc || side[1].rc)
+		goto out;
 	if (x->tree) {
 		rc = diff_tree_print(tr[0], tr[1], tag, x->tree_uid, o->f);
 		goto out;

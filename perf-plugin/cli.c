@@ -234,6 +234,11 @@ static void inflate_cb(uint64_t done, uint64_t total, void *ctx)
  * step when stderr is not a terminal), =never hides it. */
 int cli_load(const char *path, struct tl_trace **out)
 {
+	return cli_load_ex(path, true, out);
+}
+
+int cli_load_ex(const char *path, bool progress, struct tl_trace **out)
+{
 	struct tl_open_opts opts = { .sz = sizeof(opts), .rank = -1 };
 	struct progress p = { .path = path, .t0 = now(), .after = 1.0, .tty = isatty(2) };
 	const char *mode = getenv("TLREPLAY_PROGRESS");
@@ -242,7 +247,7 @@ int cli_load(const char *path, struct tl_trace **out)
 
 	if (always)
 		p.after = 0;
-	if (!never && (always || p.tty)) {
+	if (progress && !never && (always || p.tty)) {
 		opts.progress = progress_cb;
 		opts.inflate_progress = inflate_cb;
 		opts.progress_ctx = &p;

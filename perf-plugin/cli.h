@@ -41,6 +41,8 @@ const char *cli_base(const char *path);
 bool cli_is_trace_dir(const char *path);
 /* Load a trace with progress on stderr when it is a terminal. */
 int cli_load(const char *path, struct tl_trace **out);
+/* ... with no progress unless @progress (one of several loads at once). */
+int cli_load_ex(const char *path, bool progress, struct tl_trace **out);
 /* The trace of -i (else $TLREPLAY_TRACE, else `tlreplay open`), loaded with
  * progress and with --capture merged. Returns 0, or 1 after printing why. */
 int cli_open_trace(const struct common_opts *co, struct tl_trace **tr);

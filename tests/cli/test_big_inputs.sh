@@ -69,6 +69,13 @@ ok $? "plain text from standard input: the same breakdown"
 TLREPLAY_SPILL_MIN=0 "$TLREPLAY" ops -x, -i "$TMP/real.json.gz" >"$TMP/got" 2>"$TMP/err" &&
 	"$TLREPLAY" ops -x, -i "$TMP/real.json" >"$TMP/want" 2>>"$TMP/err" && cmp -s "$TMP/want" "$TMP/got"
 ok $? "the op summary (args read back from the mapped file) is the same too"
+# Reading args with the text's pages let go every 32 MB (what a text of over
+# a quarter of memory gets) changes nothing in the whole report.
+TLREPLAY_SPILL_MIN=0 TLREPLAY_TEXT_WINDOW=never "$TLREPLAY" report -i "$TMP/real.json.gz" -o "$TMP/rep-never" \
+	>/dev/null 2>"$TMP/err" &&
+	TLREPLAY_SPILL_MIN=0 TLREPLAY_TEXT_WINDOW=always "$TLREPLAY" report -i "$TMP/real.json.gz" \
+		-o "$TMP/rep-always" >/dev/null 2>>"$TMP/err" && diff -r "$TMP/rep-never" "$TMP/rep-always" >/dev/null
+ok $? "the report with the args window forced on: the same sheets ($(ls "$TMP/rep-always" 2>/dev/null | wc -l))"
 [ -z "$(ls -A "$T")" ]
 ok $? "nothing left in TMPDIR"
 

@@ -25,8 +25,6 @@ void prow_release(struct prow *r)
 		free(r->pvals[i]);
 	for (i = 0; i < 4; i++)
 		free(r->args[i]);
-	for (i = 0; i < r->nk; i++)
-		free(r->k[i].name);
 	free(r->k);
 	free(r->name_own);
 	memset(r, 0, sizeof(*r));
@@ -67,10 +65,8 @@ static int take_kernels(const struct tl_trace *tr, struct prow *r, uint64_t *gpu
 		r->k[i].ts = e.ts;
 		r->k[i].dur = e.dur;
 		r->k[i].stream = e.stream;
-		r->k[i].name = strdup(e.name ? e.name : "");
+		r->k[i].name = e.name ? e.name : "";
 		r->nk++;
-		if (!r->k[i].name)
-			goto out;
 		iv[i] = (struct tl_iv){ e.ts, e.ts + e.dur };
 	}
 	tl_qsort(r->k, r->nk, sizeof(*r->k), cmp_kernel_ts);

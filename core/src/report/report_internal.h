@@ -68,7 +68,7 @@ struct pkernel {
 	uint64_t uid;
 	double ts, dur;
 	int64_t stream;		/* TL_NOID when absent */
-	char *name;
+	const char *name;	/* borrowed from the trace's string table */
 };
 
 struct prow {

@@ -337,9 +337,7 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *r
 		r->p.k->ts = k.ts;
 		r->p.k->dur = k.dur;
 		r->p.k->stream = k.stream;
-		r->p.k->name = strdup(k.name);
-		if (!r->p.k->name)
-			return -ENOMEM;
+		r->p.k->name = k.name;
 		/* busy time of one interval: its end minus its start, which
 		 * rounds differently from the duration */
 		r->p.kt = (k.ts + k.dur) - k.ts;

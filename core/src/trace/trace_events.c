@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading events back out of a loaded trace. */
 #include <stdio.h>
+#include <sys/mman.h>
 
 #include "trace/trace_internal.h"
 
@@ -115,6 +116,23 @@ int tl_trace_event(const struct tl_trace *tr, uint64_t uid, struct tl_event_info
 	o->stream = (e->flags & EV_HAS_STREAM) ? e->stream : TL_NOID;
 	o->device = (e->flags & EV_HAS_DEVICE) ? e->device : TL_NOID;
 	return 0;
+}
+
+_Thread_local struct tl_args_window tl_args_win = { .last_page = UINT64_MAX };
+
+void tl_trace_text_release(const struct tl_trace *tr)
+{
+	struct tl_args_window *w = &tl_args_win;
+	size_t pg = 4096, lo = (size_t)w->lo & ~(pg - 1), hi = (size_t)w->hi & ~(pg - 1);
+
+	/* A private read-only file mapping that nothing writes: MADV_DONTNEED
+	 * only unmaps pages, and a thread reading them faults them back. The
+	 * page being read stays. */
+	if (tr->text_is_file && hi > lo && hi <= tr->map_len)
+		madvise((void *)(tr->text + lo), hi - lo, MADV_DONTNEED);
+	w->moves = 0;
+	w->lo = UINT64_MAX;
+	w->hi = 0;
 }
 
 bool tl_meta_name(const struct tl_trace *tr, const struct tl_ev *e, char *buf, size_t n)

@@ -10,12 +10,13 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/base_internal.h"
 #include "trace/trace_internal.h"
 
 #define PROGRESS_STEP (16u << 20)
-#define DROP_STEP (64u << 20)
+#define DROP_STEP (8u << 20)	/* resident text while loading: about two of these per thread */
 #define META_MAX (16u << 20)	/* largest top-level value kept (deviceProperties, ...) */
 
 /* Where parsed events and their strings go: the trace itself, or a private
@@ -718,6 +719,21 @@ static const char *guess_boundary(const char *p, const char *e)
 	return NULL;
 }
 
+/* Whether reading args keeps the text's resident pages bounded: for a text
+ * of over a quarter of physical memory, or as TLREPLAY_TEXT_WINDOW says
+ * (always, never; the tests force it). */
+static bool text_window(size_t len)
+{
+	const char *env = getenv("TLREPLAY_TEXT_WINDOW");
+	long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+
+	if (env && !strcmp(env, "always"))
+		return true;
+	if (env && !strcmp(env, "never"))
+		return false;
+	return pages > 0 && pg > 0 && len > (size_t)pages / 4 * (size_t)pg;
+}
+
 /* TLREPLAY_THREADS=1 parses with one thread; TLREPLAY_PARALLEL_MIN (bytes,
  * default 16 MiB) is the smallest traceEvents text split in two (the fuzzer
  * lowers it to reach the two-thread path with small inputs). */
@@ -997,6 +1013,7 @@ static int load(struct tl_trace *tr, struct tl_text *text, const struct tl_open_
 	tr->text_len = text->len;
 	tr->map_len = text->map_len;
 	tr->text_is_file = text->is_file;
+	tr->text_window = text->is_file && text_window(text->len);
 	/* ~250 bytes per event in Kineto traces; over-reserving is cheap. */
 	if (tl_grow((void **)&tr->ev, &tr->cap, text->len / 250 + 16, sizeof(*tr->ev)))
 		return tl_err(-ENOMEM, "%s: out of memory", tr->path);
