@@ -412,9 +412,10 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 		     const char *const tag[2], const char *dir, struct out_fmt *o,
 		     double bd_diff[TL_BD_NROWS])
 {
-	/* The summary needs the timeline, op and kernel sheets; the perf-model
-	 * sheets (most of a report's time) only go to -o. */
-	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = dir != NULL };
+	/* The summary reads the timeline, op and kernel sheets; the rest of a
+	 * report (most of its time) only goes to -o. */
+	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = true,
+				     .summary_only = !dir };
 	struct tl_report *rep[2] = { NULL, NULL }, *cmp = NULL;
 	struct tl_trace *tr[2] = { NULL, NULL };
 	/* the merged call tree reads the traces; the comparison, the reports */

@@ -132,6 +132,54 @@ static void unified_checks(const struct tl_report *r)
 	num_is(1, "Cumulative Percentage (%)", 50.0 / 103 * 100 + 45.0 / 103 * 100);
 }
 
+static char *csv_of(const struct tl_sheet *sh)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	tl_sheet_write_csv(sh, f);
+	fclose(f);
+	return buf;
+}
+
+/* summary_only: the four sheets a comparison's summary reads, each the same
+ * as in the whole report, and nothing else. */
+static void summary_only_checks(struct tl_trace *tr)
+{
+	static const char *const want[] = { "gpu_timeline", "ops_summary_by_category", "ops_summary",
+					     "kernel_summary" };
+	struct tl_report_opts full_o = { .sz = sizeof(full_o), .perf_models = true, .kernel_summary = true };
+	struct tl_report_opts sum_o = full_o;
+	struct tl_report *full = NULL, *sum = NULL;
+	size_t i;
+	int err, same = 1;
+
+	sum_o.summary_only = true;
+	err = tl_report_build(tr, &full_o, &full) || tl_report_build(tr, &sum_o, &sum);
+	if (!ok(!err && sum->n == 4, "summary_only: %zu sheets (want 4)", sum ? sum->n : 0))
+		goto out;
+	for (i = 0; i < 4; i++) {
+		const struct tl_sheet *a = tl_report_sheet(full, want[i]);
+		char *x = a ? csv_of(a) : NULL, *y = csv_of(sum->v[i]);
+
+		if (strcmp(tl_sheet_name(sum->v[i]), want[i]) || !x || !y || strcmp(x, y)) {
+			diag("summary_only: sheet %zu '%s' differs from the whole report's", i,
+			     tl_sheet_name(sum->v[i]));
+			same = 0;
+		}
+		free(x);
+		free(y);
+	}
+	ok(same, "summary_only: gpu_timeline, ops_summary_by_category, ops_summary, kernel_summary, "
+	   "each as in the whole report (of %zu sheets)", full->n);
+out:
+	tl_report_free(full);
+	tl_report_free(sum);
+}
+
 int main(void)
 {
 	static const char *const want_cols[] = {
@@ -152,7 +200,7 @@ int main(void)
 	size_t i, c;
 	int err;
 
-	plan(59);
+	plan(61);
 	tl_set_print(log_cb, NULL);
 	err = tl_trace_open("tests/fixtures/report_perf.json", NULL, &tr);
 	if (!ok(!err, "open the fixture (%d)", err))
@@ -229,6 +277,7 @@ int main(void)
 	/* the call the model refused: no row, a note in the log */
 	ok(logged[0] != 0, "the model's note went to the log: %s", logged);
 	unified_checks(r);
+	summary_only_checks(tr);
 out:
 	tl_report_free(r);
 	tl_trace_close(tr);

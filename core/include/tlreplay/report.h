@@ -143,6 +143,10 @@ struct tl_report_opts {
 	 * progress line); may be NULL. */
 	void (*progress)(const char *sheet, void *ctx);
 	void *progress_ctx;
+	/** Only gpu_timeline, ops_summary_by_category, ops_summary and (with
+	 * kernel_summary) kernel_summary: what a comparison's summary reads.
+	 * Leaves out ops_unique_args, unified_perf_summary and the perf models. */
+	bool summary_only;
 };
 
 /** The sheets of a report, in TraceLens's order. */

@@ -46,6 +46,12 @@ static bool has_cpu_ops(const struct tl_trace *tr)
 	return false;
 }
 
+/* opts->summary_only, where the caller's struct has it. */
+static bool summary_only(const struct tl_report_opts *o)
+{
+	return o->sz >= offsetof(struct tl_report_opts, summary_only) + sizeof(bool) && o->summary_only;
+}
+
 /* The sheets of the ops: by category, by name, by recorded args. TraceLens
  * leaves out an empty one, and all three for a trace without CPU ops. */
 static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct tl_report *r,
@@ -90,7 +96,7 @@ static int op_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct
 		err = rpt_sheet_drop_col(sh, "ex_UID");
 	if (!err)
 		err = rpt_report_push(r, sh);
-	if (err)
+	if (err || summary_only(o))
 		goto out;
 	progress(o, "ops_unique_args");
 	/* the inference form groups the launchers itself, those without args too */
@@ -276,7 +282,8 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		err = tl_trace_link(tr, &lk);
 		if (err)
 			goto done;
-		threaded = !pthread_create(&th, NULL, unified_main, &uj);
+		if (!summary_only(o))
+			threaded = !pthread_create(&th, NULL, unified_main, &uj);
 	}
 	/* the op sheets into their own list, spliced in their place below */
 	err = op_sheets(tr, o, r, &gpu_only);
@@ -284,7 +291,7 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	nops = r->n;
 	r->v = NULL;
 	r->n = 0;
-	if (!err && !gpu_only && !threaded)
+	if (!err && !gpu_only && !threaded && !summary_only(o))
 		unified_main(&uj);	/* no thread to be had: in turn */
 	if (!err) {
 		progress(o, "gpu_timeline");
@@ -292,7 +299,7 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	}
 	if (!err)
 		err = tl_sheet_gpu_timeline(bd, TL_BD_GROUP_NONE, o->split_recompute, &timeline);
-	if (!err && o->perf_models && !gpu_only) {
+	if (!err && o->perf_models && !gpu_only && !summary_only(o)) {
 		progress(o, "perf models");
 		err = rpt_perf_sheets(tr, o->by_module, o->split_recompute, &r->v, &r->n);
 	}
