@@ -392,7 +392,7 @@ static void *side_main(void *arg)
 	int err;
 
 	d->rc = 1;
-	if (cli_load_ex(d->path, d->progress, &d->tr))
+	if (!d->tr && cli_load_ex(d->path, d->progress, &d->tr))
 		return NULL;
 	err = d->build ? tl_report_build(d->tr, d->ro, &d->rep) : 0;
 	if (!d->keep) {
@@ -408,6 +408,20 @@ static void *side_main(void *arg)
 	return NULL;
 }
 
+/* Both sides at once (the variant's progress is not shown: one line).
+ * 0, or 1 after printing why. */
+static int run_sides(struct diff_side side[2])
+{
+	bool threaded = !pthread_create(&side[1].thread, NULL, side_main, &side[1]);
+
+	side_main(&side[0]);
+	if (threaded)
+		pthread_join(side[1].thread, NULL);
+	else
+		side_main(&side[1]);
+	return side[0].rc || side[1].rc;
+}
+
 static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vpath,
 		     const char *const tag[2], const char *dir, struct out_fmt *o,
 		     double bd_diff[TL_BD_NROWS])
@@ -417,34 +431,36 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = true,
 				     .summary_only = !dir };
 	struct tl_report *rep[2] = { NULL, NULL }, *cmp = NULL;
-	struct tl_trace *tr[2] = { NULL, NULL };
-	/* the merged call tree reads the traces; the comparison, the reports */
-	bool csv_dir = dir && !sheets_is_xlsx(dir), keep = x->tree || csv_dir;
+	/* The merged call tree reads the traces, the comparison the reports.
+	 * With both (-o DIR), the tree's CSVs are written first, while the
+	 * traces are all there is; then each side builds its report and lets
+	 * its trace go: two traces and two reports are never held at once. */
+	bool csv_dir = dir && !sheets_is_xlsx(dir), tree_first = x->tree || csv_dir;
 	struct diff_side side[2] = {
-		{ .path = bpath, .ro = &ro, .progress = true, .build = !x->tree, .keep = keep },
-		{ .path = vpath, .ro = &ro, .progress = false, .build = !x->tree, .keep = keep },
+		{ .path = bpath, .ro = &ro, .progress = true, .build = !tree_first, .keep = tree_first },
+		{ .path = vpath, .ro = &ro, .progress = false, .build = !tree_first, .keep = tree_first },
 	};
 	const char *path[2] = { bpath, vpath };
-	bool threaded;
 	int rc = 1, err, i;
 
-	/* Both sides at once (the variant's progress is not shown: one line). */
-	threaded = !pthread_create(&side[1].thread, NULL, side_main, &side[1]);
-	side_main(&side[0]);
-	if (threaded)
-		pthread_join(side[1].thread, NULL);
-	else
-		side_main(&side[1]);
-	for (i = 0; i < 2; i++) {
-		tr[i] = side[i].tr;
-		rep[i] = side[i].rep;
-	}
-	if (side[0].rc || side[1].rc)
+	if (run_sides(side))
 		goto out;
 	if (x->tree) {
-		rc = diff_tree_print(tr[0], tr[1], tag, x->tree_uid, o->f);
+		rc = diff_tree_print(side[0].tr, side[1].tr, tag, x->tree_uid, o->f);
 		goto out;
 	}
+	if (csv_dir) {
+		if (sheets_make_dir("diff", dir) || diff_tree_write(side[0].tr, side[1].tr, tag, dir))
+			goto out;
+		for (i = 0; i < 2; i++) {
+			side[i].build = true;
+			side[i].keep = false;
+		}
+		if (run_sides(side))
+			goto out;
+	}
+	for (i = 0; i < 2; i++)
+		rep[i] = side[i].rep;
 	err = tl_report_compare(rep[0], rep[1], tag[0], tag[1], &cmp);
 	if (err) {
 		rc = cli_lib_error(err);
@@ -457,8 +473,7 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 				cli_error("diff: %s", tl_last_error());
 				goto out;
 			}
-		} else if (sheets_make_dir("diff", dir) || sheets_write_dir("diff", dir, cmp) ||
-			   diff_tree_write(tr[0], tr[1], tag, dir)) {
+		} else if (sheets_write_dir("diff", dir, cmp)) {
 			goto out;
 		}
 	}
@@ -481,8 +496,8 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 out:
 	tl_report_free(cmp);
 	for (i = 0; i < 2; i++) {
-		tl_report_free(rep[i]);
-		tl_trace_close(tr[i]);
+		tl_report_free(side[i].rep);
+		tl_trace_close(side[i].tr);
 	}
 	return rc;
 }
