@@ -4,6 +4,7 @@
  * TraceLens's compare_perf_reports over the perf report of each trace
  * (tl_report_compare); the terminal gets its summary, -o DIR its sheets. */
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -452,6 +453,9 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 	if (csv_dir) {
 		if (sheets_make_dir("diff", dir) || diff_tree_write(side[0].tr, side[1].tr, tag, dir))
 			goto out;
+		/* the merged tree's tables are freed: give the pages back before
+		 * the reports grow, or the two phases' peaks add up */
+		malloc_trim(0);
 		for (i = 0; i < 2; i++) {
 			side[i].build = true;
 			side[i].keep = false;

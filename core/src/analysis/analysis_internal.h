@@ -104,8 +104,9 @@ struct td_side {
 	uint64_t n;
 	double *gpu_us;		/* GPU time under each event */
 	uint32_t *ngpu;		/* GPU events under each event */
-	char **norm;		/* normalised names, made on demand */
-	char **norm_strip;	/* the same without python_function details */
+	const char **norm;	/* normalised names, made on demand */
+	const char **norm_strip;	/* the same without python_function details */
+	struct td_norm_cache *nc;	/* those names, one copy per distinct raw name */
 	uint8_t *kind;
 	double *ts;
 	int64_t *merged;	/* merged id + 1 holding the UID, 0 for none */

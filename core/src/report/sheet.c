@@ -11,8 +11,11 @@ struct tl_sheet {
 	char *name;
 	size_t ncols;
 	char **cols;
-	struct tl_cell *cells;	/* nrows * ncols, row-major; string cells own their text */
+	struct tl_cell *cells;	/* nrows * ncols, row-major */
 	size_t nrows, cap;
+	/* the text of the string cells: one arena, not a malloc per cell (a
+	 * diff's 35k-row sheets held 150 MB of small allocations) */
+	struct tl_arena strs;
 };
 
 int tl_sheet_new(const char *name, size_t ncols, const char *const *cols, struct tl_sheet **out)
@@ -28,6 +31,7 @@ int tl_sheet_new(const char *name, size_t ncols, const char *const *cols, struct
 	if (!sh)
 		return -ENOMEM;
 	sh->ncols = ncols;
+	tl_arena_init(&sh->strs, 32 * 1024);
 	sh->name = strdup(name);
 	sh->cols = calloc(ncols ? ncols : 1, sizeof(*sh->cols));
 	if (!sh->name || !sh->cols)
@@ -62,13 +66,12 @@ int tl_sheet_add_row(struct tl_sheet *sh, const struct tl_cell *cells)
 	for (i = 0; i < sh->ncols; i++) {
 		row[i] = cells[i];
 		if (row[i].kind == TL_CELL_STR) {
-			row[i].s = strdup(cells[i].s ? cells[i].s : "");
-			if (!row[i].s) {
-				while (i--)
-					if (row[i].kind == TL_CELL_STR)
-						free((char *)row[i].s);
+			const char *s = cells[i].s ? cells[i].s : "";
+
+			/* a failed row leaves its copies in the arena until the sheet goes */
+			row[i].s = tl_arena_strndup(&sh->strs, s, strlen(s));
+			if (!row[i].s)
 				return -ENOMEM;
-			}
 		}
 	}
 	sh->nrows++;
@@ -215,11 +218,8 @@ int rpt_sheet_drop_col(struct tl_sheet *sh, const char *col)
 		for (c = 0; c < sh->ncols; c++) {
 			struct tl_cell *cell = &sh->cells[r * sh->ncols + c];
 
-			if (c == (size_t)k) {
-				if (cell->kind == TL_CELL_STR)
-					free((char *)cell->s);
-				continue;
-			}
+			if (c == (size_t)k)
+				continue;	/* its text stays in the arena */
 			sh->cells[j++] = *cell;
 		}
 	free(sh->cols[k]);
@@ -246,9 +246,7 @@ void tl_sheet_free(struct tl_sheet *sh)
 
 	if (!sh)
 		return;
-	for (i = 0; i < sh->nrows * sh->ncols; i++)
-		if (sh->cells[i].kind == TL_CELL_STR)
-			free((char *)sh->cells[i].s);
+	tl_arena_free(&sh->strs);
 	for (i = 0; sh->cols && i < sh->ncols; i++)
 		free(sh->cols[i]);
 	free(sh->cols);
