@@ -20,7 +20,7 @@ uid=$("$tl" list -i "$plain" -c cpu_op --name '^aten::linear$' -n 1 -x, | awk -F
 # A results store with one replay, for fold.
 store=$work/store.jsonl
 
-cmds=${*:-info breakdown idle launches steps annotations critpath summarize ops kernels seqs report diff list show tree check ir pack uid stat fold}
+cmds=${*:-info breakdown idle launches steps annotations critpath summarize ops kernels seqs report diff diff-o list show tree check ir pack uid stat fold}
 
 # run LABEL TRACE: one command on one input; prints "time rss_mb ratio" or "error"
 run() {
@@ -30,6 +30,7 @@ run() {
 	summarize) set -- summarize -i "$t" -o "$work/sum.json" ;;
 	report) rm -rf "$work/report"; set -- report -i "$t" -o "$work/report" ;;
 	diff) set -- diff -i "$t" -i "$t" ;;
+	diff-o) rm -rf "$work/diff"; set -- diff -i "$t" -i "$t" -o "$work/diff" ;;
 	list) set -- list -i "$t" -n 0 -x, ;;
 	show | tree) set -- "$c" -i "$t" "$uid" ;;
 	ir) set -- ir -i "$t" --unique -o "$work/ir.json" ;;
@@ -41,7 +42,7 @@ run() {
 	esac
 	# diff reads two traces: its RSS is against both texts
 	n=1
-	[ "$c" = diff ] && n=2
+	case $c in diff*) n=2 ;; esac
 	if /usr/bin/time -f "%e %M" -o "$work/one" "$tl" "$@" >/dev/null 2>"$work/err"; then
 		awk -v text="$((text * n))" '{ printf "%.2f s | %d MB | %.2fx", $1, $2 / 1024, $2 * 1024 / text }' "$work/one"
 	else
