@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
 #include <tlreplay/critpath.h>
 #include <tlreplay/trace.h>
 
@@ -255,124 +254,80 @@ static void print_machine(struct out_fmt *o, struct tl_trace *tr, const struct t
 	}
 }
 
-/* One flow event of a path edge: "s" at its source, "f" at its destination. */
-static cJSON *flow(const cJSON *ev, char ph, uint64_t id, double ts, const struct tl_cp_edge *e)
+static int file_write(const void *buf, size_t len, void *ctx)
 {
-	cJSON *f = cJSON_CreateObject(), *a;
-	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
-	const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
-	char type[48];
-
-	if (!f)
-		return NULL;
-	snprintf(type, sizeof(type), "critical_path_%s", tl_cp_edge_name(e->type));
-	cJSON_AddStringToObject(f, "ph", ph == 's' ? "s" : "f");
-	cJSON_AddStringToObject(f, "cat", "critical_path");
-	cJSON_AddStringToObject(f, "name", type);
-	cJSON_AddNumberToObject(f, "id", (double)id);
-	cJSON_AddNumberToObject(f, "ts", ts);
-	if (pid)
-		cJSON_AddItemToObject(f, "pid", cJSON_Duplicate(pid, true));
-	if (tid)
-		cJSON_AddItemToObject(f, "tid", cJSON_Duplicate(tid, true));
-	if (ph == 'f')
-		cJSON_AddStringToObject(f, "bp", "e");
-	a = cJSON_AddObjectToObject(f, "args");
-	if (a) {
-		cJSON_AddNumberToObject(a, "critical", 1);
-		cJSON_AddStringToObject(a, "type", type);
-		cJSON_AddNumberToObject(a, "weight", e->weight);
-	}
-	return f;
+	return fwrite(buf, 1, len, ctx) == len ? 0 : -(errno ? errno : EIO);
 }
 
-/* A copy of the trace file with the path marked, written to a temporary file
- * beside @out and renamed over it (the input is never written). */
-static int fold_path(const char *in, const char *out, const struct tl_critpath *cp)
+/* The members of one flow event of a path edge: "s" at its source, "f" at
+ * its destination (the pid and tid are the event's, put by the library).
+ * Malloc'ed, NULL when out of memory. */
+static char *flow_members(char ph, uint64_t id, double ts, const struct tl_cp_edge *e)
 {
-	size_t len, i, nev;
-	char *text = cli_read_file(in, true, &len), *js = NULL, *tmp = NULL;
-	cJSON *root = NULL, *evs;
-	FILE *f = NULL;
-	int rc = 1;
+	char t[40], w[40], *s = NULL;
+	const char *type = tl_cp_edge_name(e->type);
 
-	if (!text) {
-		rc = cli_error("critpath: cannot read '%s': %s", in, strerror(errno));
-		goto out;
-	}
-	root = cJSON_ParseWithLength(text, len);
-	if (!root) {
-		rc = cli_error("critpath: '%s' does not parse as JSON", in);
-		goto out;
-	}
-	evs = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
-	if (!cJSON_IsArray(evs)) {
-		rc = cli_error("critpath: '%s' has no traceEvents array", in);
-		goto out;
-	}
-	{
-		/* index the array once: cJSON_GetArrayItem walks the list */
-		cJSON **byuid, *it;
+	fmt_pyfloat(t, sizeof(t), ts);
+	fmt_pyfloat(w, sizeof(w), e->weight);
+	if (asprintf(&s, "\"ph\":\"%c\",\"cat\":\"critical_path\",\"name\":\"critical_path_%s\","
+		     "\"id\":%llu,\"ts\":%s,%s\"args\":{\"critical\":1,\"type\":\"critical_path_%s\","
+		     "\"weight\":%s}", ph, type, (unsigned long long)id, t, ph == 'f' ? "\"bp\":\"e\"," : "",
+		     type, w) < 0)
+		return NULL;
+	return s;
+}
 
-		nev = (size_t)cJSON_GetArraySize(evs);
-		byuid = malloc((nev + 1) * sizeof(*byuid));
-		if (!byuid) {
-			rc = cli_error("critpath: out of memory");
-			goto out;
-		}
-		i = 0;
-		cJSON_ArrayForEach(it, evs) byuid[i++] = it;
-		for (i = 0; i < cp->nevents; i++) {
-			cJSON *ev = cp->events[i] < nev ? byuid[cp->events[i]] : NULL, *a;
+/* A copy of the trace with the path marked: args.critical = 1 on its
+ * events, a flow pair along each edge between two events. Streamed from the
+ * loaded trace (no JSON tree of it: a copy of a GB trace costs no more
+ * memory than its analysis) into a temporary file renamed over @out. */
+static int fold_path(struct tl_trace *tr, const char *out, const struct tl_critpath *cp)
+{
+	uint64_t nfile = tl_trace_nevents_file(tr);
+	struct tl_mark *marks = calloc(cp->nevents + 1, sizeof(*marks));
+	struct tl_extra_event *extra = calloc(2 * cp->npath + 1, sizeof(*extra));
+	struct out_fmt o = { 0 };
+	size_t i, nm = 0, nx = 0;
+	int rc = 1, err;
 
-			if (!ev)
-				continue;
-			a = cJSON_GetObjectItemCaseSensitive(ev, "args");
-			if (!cJSON_IsObject(a))
-				a = cJSON_AddObjectToObject(ev, "args");
-			if (a) {
-				cJSON_DeleteItemFromObjectCaseSensitive(a, "critical");
-				cJSON_AddNumberToObject(a, "critical", 1);
-			}
-		}
-		for (i = 0; i < cp->npath; i++) {
-			const struct tl_cp_edge *e = &cp->path[i];
+	if (!marks || !extra) {
+		cli_error("critpath: out of memory");
+		goto out;
+	}
+	/* events merged from graph captures are not in the file: not marked */
+	for (i = 0; i < cp->nevents; i++)
+		if (cp->events[i] < nfile)
+			marks[nm++] = (struct tl_mark){ cp->events[i], "critical", "1" };
+	for (i = 0; i < cp->npath; i++) {
+		const struct tl_cp_edge *e = &cp->path[i];
 
-			/* an edge inside one event is that event: no arrow */
-			if (e->from_uid == e->to_uid || e->from_uid >= nev || e->to_uid >= nev)
-				continue;
-			cJSON_AddItemToArray(evs, flow(byuid[e->from_uid], 's', 0x7c000000u + i, e->from_ts, e));
-			cJSON_AddItemToArray(evs, flow(byuid[e->to_uid], 'f', 0x7c000000u + i, e->to_ts, e));
-		}
-		free(byuid);
+		/* an edge inside one event is that event: no arrow */
+		if (e->from_uid == e->to_uid || e->from_uid >= nfile || e->to_uid >= nfile)
+			continue;
+		extra[nx].like = e->from_uid;
+		extra[nx].members = flow_members('s', 0x7c000000u + i, e->from_ts, e);
+		if (!extra[nx++].members)
+			break;
+		extra[nx].like = e->to_uid;
+		extra[nx].members = flow_members('f', 0x7c000000u + i, e->to_ts, e);
+		if (!extra[nx++].members)
+			break;
 	}
-	js = cJSON_PrintUnformatted(root);
-	if (!js || asprintf(&tmp, "%s.tmp.%ld", out, (long)getpid()) < 0) {
-		tmp = NULL;
-		rc = cli_error("critpath: out of memory");
+	if (nx && !extra[nx - 1].members) {
+		cli_error("critpath: out of memory");
 		goto out;
 	}
-	f = fopen(tmp, "wb");
-	if (!f || fputs(js, f) == EOF || fclose(f)) {
-		f = NULL;
-		rc = cli_error("critpath: cannot write '%s': %s", tmp, strerror(errno));
-		unlink(tmp);
+	if (out_open(&o, out))
 		goto out;
-	}
-	f = NULL;
-	if (rename(tmp, out)) {
-		rc = cli_error("critpath: cannot rename '%s' to '%s': %s", tmp, out, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
+	err = tl_trace_write_marked(tr, marks, nm, extra, nx, file_write, o.f);
+	if (err)
+		cli_lib_error(err);
+	rc = out_close(&o, err != 0) || err ? 1 : 0;
 out:
-	if (f)
-		fclose(f);
-	free(tmp);
-	free(js);
-	cJSON_Delete(root);
-	free(text);
+	for (i = 0; extra && i < nx; i++)
+		free((char *)extra[i].members);
+	free(extra);
+	free(marks);
 	return rc;
 }
 
@@ -436,7 +391,7 @@ static int cmd_critpath(int argc, char **argv)
 		rc = cli_error("critpath: out of memory");
 		goto out;
 	}
-	if (a.fold && fold_path(tl_trace_path(tr), a.fold, cp))
+	if (a.fold && fold_path(tr, a.fold, cp))
 		goto out;
 	if (out_open_opts(&o, &a.co))
 		goto out;

@@ -226,7 +226,7 @@ run tl critpath -i "$F" --window 5000:6000
 [ "$RC" -ne 0 ] && grep -q 'no CPU op, runtime call or GPU event in the window' "$TMP/err"
 ok $? "an empty window: error"
 run tl critpath -i "$F" --fold "$TMP/nodir/x.json"
-[ "$RC" -ne 0 ] && grep -q 'cannot write' "$TMP/err" && [ ! -e "$TMP/nodir" ]
+[ "$RC" -ne 0 ] && grep -q 'nodir/x.json: cannot create' "$TMP/err" && [ ! -e "$TMP/nodir" ]
 ok $? "--fold into a missing directory: error"
 run tl critpath -i "$F" extra
 [ "$RC" -ne 0 ]

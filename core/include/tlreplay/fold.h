@@ -131,6 +131,33 @@ TL_API int tl_fold(struct tl_trace *tr, const struct cJSON *const *records, size
 		   const struct tl_fold_opts *opts, tl_fold_write_fn write, void *ctx,
 		   struct tl_fold_result *res);
 
+/** One member set in an event's args by tl_trace_write_marked(). */
+struct tl_mark {
+	uint64_t uid;		/**< the event (of the trace's own text) */
+	const char *key;	/**< a plain key (no escapes); an existing member of that name is replaced */
+	const char *json;	/**< the value, as JSON text ("1", "\"kernel\"", "{...}") */
+};
+
+/** One event appended to traceEvents by tl_trace_write_marked(). */
+struct tl_extra_event {
+	uint64_t like;		/**< it gets the pid and tid of this event, as written there */
+	const char *members;	/**< then these members (JSON text without braces; not empty) */
+};
+
+/**
+ * @brief Write a copy of @p tr's text with @p marks set in events' args (an
+ *        args object is made where an event has none) and @p extra appended
+ *        to traceEvents; every original event keeps its UID. Streamed as
+ *        tl_fold_write() streams: no JSON tree of the trace, so memory stays
+ *        that of the loaded trace whatever its size. Two marks of one event
+ *        must have different keys.
+ * @return 0; -EINVAL (a uid past the trace's text), -EBADMSG (the text does
+ *         not walk as it loaded), -ENOMEM, or what @p write returned.
+ */
+TL_API int tl_trace_write_marked(struct tl_trace *tr, const struct tl_mark *marks, size_t nmarks,
+				 const struct tl_extra_event *extra, size_t nextra,
+				 tl_fold_write_fn write, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

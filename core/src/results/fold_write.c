@@ -15,7 +15,7 @@
 #include "results/results_internal.h"
 #include "trace/trace_internal.h"
 
-#define WRITE_CHUNK (64u << 20)
+#define WRITE_CHUNK (8u << 20)	/* resident at once while copying: dropped after each */
 
 struct edit {
 	size_t at, end;		/* replace text[at, end) (end == at: insert) */
@@ -224,20 +224,21 @@ static int drop_old_counters(struct splice *s)
 	return add_edit(s, (size_t)(p - s->base), last_event_end(s), strdup(""), 0);
 }
 
-/* args["tlreplay"] = @ann on event @u: into its args, replacing an earlier
- * fold's member; into a new args when it has none (or a non-object one). */
-static int annotate_event(struct splice *s, uint64_t u, const cJSON *ann)
+/* args[@key] = @json (a value's text) on event @u: into its args, replacing
+ * a member of that name (an earlier fold's); into a new args when it has
+ * none (or a non-object one). */
+static int annotate_event(struct splice *s, uint64_t u, const char *key, const char *json)
 {
 	const struct tl_ev *ev = &s->tr->ev[u];
-	char *json = cJSON_PrintUnformatted(ann);
 	struct members m;
 	const char *p;
+	char *kq = NULL, *pre = NULL;
 	int err;
 
-	if (!json)
+	if (asprintf(&kq, "\"%s\":", key) < 0)
 		return tl_err(-ENOMEM, "out of memory");
 	if (args_in_text(ev)) {
-		p = walk_object(s, s->base + ev->args_off, false, "tlreplay", &m);
+		p = walk_object(s, s->base + ev->args_off, false, key, &m);
 		if (!p)
 			err = bad_text(s, s->base + ev->args_off);
 		else if (m.vs)
@@ -245,7 +246,7 @@ static int annotate_event(struct splice *s, uint64_t u, const cJSON *ann)
 					   json, "");
 		else
 			err = add_edit_fmt(s, (size_t)(m.close - s->base), (size_t)(m.close - s->base),
-					   m.any ? ",\"tlreplay\":" : "\"tlreplay\":", json, "");
+					   m.any ? "," : "", kq, json);
 	} else {
 		p = event_start(s, u);
 		if (p)
@@ -253,14 +254,29 @@ static int annotate_event(struct splice *s, uint64_t u, const cJSON *ann)
 		if (!p)
 			err = tl_err(-EBADMSG, "%s: cannot find traceEvents[%llu] in the text",
 				     s->tr->path, (unsigned long long)u);
+		else if (asprintf(&pre, "%s\"args\":{%s", m.vs ? "" : m.any ? "," : "", kq) < 0)
+			err = tl_err(-ENOMEM, "out of memory");
 		else if (m.vs)
-			err = add_edit_fmt(s, (size_t)(m.vs - s->base), (size_t)(m.ve - s->base),
-					   "{\"tlreplay\":", json, "}");
+			err = add_edit_fmt(s, (size_t)(m.vs - s->base), (size_t)(m.ve - s->base), pre,
+					   json, "}");
 		else
 			err = add_edit_fmt(s, (size_t)(m.close - s->base), (size_t)(m.close - s->base),
-					   m.any ? ",\"args\":{\"tlreplay\":" : "\"args\":{\"tlreplay\":",
-					   json, "}");
+					   pre, json, "}");
 	}
+	free(kq);
+	free(pre);
+	return err;
+}
+
+/* args["tlreplay"] = @ann on event @u. */
+static int annotate_tlreplay(struct splice *s, uint64_t u, const cJSON *ann)
+{
+	char *json = cJSON_PrintUnformatted(ann);
+	int err;
+
+	if (!json)
+		return tl_err(-ENOMEM, "out of memory");
+	err = annotate_event(s, u, "tlreplay", json);
 	free(json);
 	return err;
 }
@@ -335,8 +351,14 @@ static int emit_text(const struct splice *s, size_t from, size_t to, tl_fold_wri
 
 static int emit(struct splice *s, tl_fold_write_fn write, void *ctx)
 {
+	const struct tl_trace *tr = s->tr;
+	struct tl_text t = { tr->text, tr->text_len, tr->map_len, tr->text_is_file };
 	size_t i, pos = 0;
 	int err;
+
+	/* finding the edits read the text all over: let those pages go now, or
+	 * the copy would hold them resident beside the pages it streams */
+	tl_text_drop_pages(&t, 0, tr->text_len);
 
 	if (s->edits.n > 1)
 		tl_qsort(s->edits.v, s->edits.n, sizeof(*s->edits.v), cmp_edit);
@@ -497,7 +519,7 @@ int tl_fold_write(struct tl_fold *f, struct tl_trace *tr, tl_fold_write_fn write
 
 		/* copies merged from capture traces are not in the text: only their kernels are */
 		if (op->uid < tr->nev_src) {
-			err = annotate_event(&s, op->uid, op->args);
+			err = annotate_tlreplay(&s, op->uid, op->args);
 			if (err)
 				goto out;
 		}
@@ -506,7 +528,7 @@ int tl_fold_write(struct tl_fold *f, struct tl_trace *tr, tl_fold_write_fn write
 			/* a GPU event with results of its own keeps those */
 			if (op->kernels[j] >= tr->nev_src || has_results(ops.v, ops.n, op->kernels[j]))
 				continue;
-			err = annotate_event(&s, op->kernels[j], op->kargs);
+			err = annotate_tlreplay(&s, op->kernels[j], op->kargs);
 			if (err)
 				goto out;
 			f->res.kernels++;
@@ -545,6 +567,77 @@ out:
 	tl_vec_free(&ops);
 	cJSON_Delete(summary);
 	free(cev);
+	return err;
+}
+
+/* ------------------------------------------------------------ marked copies */
+
+/* "KEY":RAW, appended (RAW a JSON token as the trace wrote it). */
+static int put_member(char **buf, size_t *len, size_t *cap, const char *key, const char *raw)
+{
+	int err = tl_text_put(buf, len, cap, "\"", 1);
+
+	if (!err)
+		err = tl_text_put(buf, len, cap, key, strlen(key));
+	if (!err)
+		err = tl_text_put(buf, len, cap, "\":", 2);
+	if (!err)
+		err = tl_text_put(buf, len, cap, raw, strlen(raw));
+	if (!err)
+		err = tl_text_put(buf, len, cap, ",", 1);
+	return err;
+}
+
+/* A copy of @tr's text with args members set on events and events
+ * appended: the same splicing as a fold, for other writers (critpath's path). */
+int tl_trace_write_marked(struct tl_trace *tr, const struct tl_mark *marks, size_t nmarks,
+			  const struct tl_extra_event *extra, size_t nextra, tl_fold_write_fn write,
+			  void *ctx)
+{
+	struct splice s = { tr, tr->text, tr->text + tr->text_len, { 0 } };
+	struct tl_text t = { tr->text, tr->text_len, tr->map_len, tr->text_is_file };
+	char *app = NULL;
+	size_t len = 0, cap = 0, i;
+	int err = 0;
+
+	for (i = 0; i < nmarks && !err; i++) {
+		/* finding a marked event faults in its part of the text (and the
+		 * kernel maps up to 64 KB around each fault): a long list of marks
+		 * would make all of it resident */
+		if (i % 256 == 255)
+			tl_text_drop_pages(&t, 0, tr->text_len);
+		if (marks[i].uid >= tr->nev_src)
+			err = tl_err(-EINVAL, "%s: no event %llu in the trace's text to mark", tr->path,
+				     (unsigned long long)marks[i].uid);
+		else
+			err = annotate_event(&s, marks[i].uid, marks[i].key, marks[i].json);
+	}
+	for (i = 0; i < nextra && !err; i++) {
+		const struct tl_ev *like = extra[i].like < tr->nev ? &tr->ev[extra[i].like] : NULL;
+
+		/* pid and tid as the event wrote them: 7 and "7" are two tracks */
+		err = tl_text_put(&app, &len, &cap, ",{", 2);
+		if (!err && like && like->pid)
+			err = put_member(&app, &len, &cap, "pid", tl_strtab_get(&tr->strs, like->pid));
+		if (!err && like && like->tid)
+			err = put_member(&app, &len, &cap, "tid", tl_strtab_get(&tr->strs, like->tid));
+		if (!err)
+			err = tl_text_put(&app, &len, &cap, extra[i].members, strlen(extra[i].members));
+		if (!err)
+			err = tl_text_put(&app, &len, &cap, "}", 1);
+		if (err)
+			err = tl_err(-ENOMEM, "out of memory");
+	}
+	if (!err && len) {
+		err = add_edit(&s, last_event_end(&s), last_event_end(&s), app, len);
+		app = NULL;
+	}
+	if (!err)
+		err = emit(&s, write, ctx);
+	free(app);
+	for (i = 0; i < s.edits.n; i++)
+		free(s.edits.v[i].text);
+	tl_vec_free(&s.edits);
 	return err;
 }
 
