@@ -20,13 +20,14 @@ uid=$("$tl" list -i "$plain" -c cpu_op --name '^aten::linear$' -n 1 -x, | awk -F
 # A results store with one replay, for fold.
 store=$work/store.jsonl
 
-cmds=${*:-info breakdown idle launches steps annotations critpath summarize ops kernels seqs report diff diff-o list show tree check ir pack uid stat fold}
+cmds=${*:-info breakdown idle launches steps annotations critpath critpath-fold summarize ops kernels seqs report diff diff-o list show tree check ir pack uid stat fold}
 
 # run LABEL TRACE: one command on one input; prints "time rss_mb ratio" or "error"
 run() {
 	c=$1
 	t=$2
 	case $c in
+	critpath-fold) set -- critpath -i "$t" --fold "$work/critical.json" ;;
 	summarize) set -- summarize -i "$t" -o "$work/sum.json" ;;
 	report) rm -rf "$work/report"; set -- report -i "$t" -o "$work/report" ;;
 	diff) set -- diff -i "$t" -i "$t" ;;

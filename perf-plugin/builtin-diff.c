@@ -214,7 +214,10 @@ static void line(struct out_fmt *o, const char *section, const char *name, doubl
 	}
 }
 
+/* One row the summary weighs: a name and its time on each side (NaN on a
+ * side that lacks it); row breaks ties in the sheet's order. */
 struct change {
+	const char *name;
 	size_t row;
 	double b, v, d;
 };
@@ -228,25 +231,34 @@ static int cmp_gain(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-/* The rows of a joined summary sheet (ops_summary, kernel_summary) that
- * changed most, gained then lost, then those only one side has. */
-static int changes(struct out_fmt *o, const struct tl_sheet *sh, const char *key,
-		   const char *col, double scale, const char *what, const char *tag[2], size_t top)
+static int cmp_name_row(const void *a, const void *b)
 {
-	size_t n = tl_sheet_nrows(sh), i, m = 0, shown;
-	struct change *c = calloc(n + 1, sizeof(*c));
+	const struct change *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+/* The @n rows that changed most, gained then lost, then those only one side
+ * has (@c is reordered). */
+static void changes(struct out_fmt *o, struct change *c, size_t n, const char *what,
+		    const char *tag[2], size_t top)
+{
+	size_t i, m = 0, shown, both;
 	char head[160];
 	int side;
 
-	if (!c)
-		return cli_error("diff: out of memory");
-	for (i = 0; i < n; i++) {
-		double b = num_at(sh, i, tag[0], col) * scale, v = num_at(sh, i, tag[1], col) * scale;
+	for (i = 0; i < n; i++)
+		c[i].d = isnan(c[i].b) || isnan(c[i].v) ? NAN : c[i].v - c[i].b;
+	/* those on both sides first, by change */
+	for (i = 0; i < n; i++)
+		if (!isnan(c[i].d)) {
+			struct change t = c[m];
 
-		if (isnan(b) || isnan(v))
-			continue;
-		c[m++] = (struct change){ i, b, v, v - b };
-	}
+			c[m++] = c[i];
+			c[i] = t;
+		}
+	both = m;
 	if (m)
 		qsort(c, m, sizeof(*c), cmp_gain);
 	if (!o->json && !o->sep) {
@@ -254,44 +266,107 @@ static int changes(struct out_fmt *o, const struct tl_sheet *sh, const char *key
 		fprintf(o->f, "\n%s:\n  %12.12s %12.12s %12s\n", head, tag[0], tag[1], "change");
 	}
 	for (i = 0, shown = 0; i < m && shown < top && c[i].d > 0; i++, shown++)
-		line(o, what, str_at(sh, c[i].row, key), c[i].b, c[i].v, "ms");
+		line(o, what, c[i].name, c[i].b, c[i].v, "ms");
 	if (!shown && !o->json && !o->sep)
 		fputs("  (none)\n", o->f);
 	if (!o->json && !o->sep)
 		fprintf(o->f, "\n%s that lost the most GPU time (ms):\n", what);
 	for (i = m, shown = 0; i > 0 && shown < top && c[i - 1].d < 0; i--, shown++)
-		line(o, what, str_at(sh, c[i - 1].row, key), c[i - 1].b, c[i - 1].v, "ms");
+		line(o, what, c[i - 1].name, c[i - 1].b, c[i - 1].v, "ms");
 	if (!shown && !o->json && !o->sep)
 		fputs("  (none)\n", o->f);
-	/* those only one side has, the largest first */
-	for (side = 0; side < 2; side++) {
-		for (i = 0, m = 0; i < n; i++) {
-			double b = num_at(sh, i, tag[0], col), v = num_at(sh, i, tag[1], col);
+	/* those only one side has, the largest first: baseline's ahead of
+	 * the variant's in c[both..n) */
+	for (i = both, m = both; i < n; i++)
+		if (!isnan(c[i].b)) {
+			struct change t = c[m];
 
-			if (side ? (isnan(b) && !isnan(v)) : (!isnan(b) && isnan(v)))
-				c[m++] = (struct change){ i, b * scale, v * scale, side ? v : b };
+			c[m++] = c[i];
+			c[i] = t;
 		}
-		if (m)
-			qsort(c, m, sizeof(*c), cmp_gain);
-		if (m && !o->json && !o->sep)
+	for (side = 0; side < 2; side++) {
+		struct change *one = side ? c + m : c + both;
+		size_t k = side ? n - m : m - both;
+
+		for (i = 0; i < k; i++)
+			one[i].d = side ? one[i].v : one[i].b;
+		if (k)
+			qsort(one, k, sizeof(*one), cmp_gain);
+		if (k && !o->json && !o->sep)
 			fprintf(o->f, "\n%s only in %s (ms):\n", what, tag[side]);
-		for (i = 0; i < m && i < top; i++)
-			line(o, what, str_at(sh, c[i].row, key), c[i].b, c[i].v, "ms");
-		if (m > top && !o->json && !o->sep)
-			fprintf(o->f, "  ... and %zu more\n", m - top);
+		for (i = 0; i < k && i < top; i++)
+			line(o, what, one[i].name, one[i].b, one[i].v, "ms");
+		if (k > top && !o->json && !o->sep)
+			fprintf(o->f, "  ... and %zu more\n", k - top);
 	}
-	free(c);
-	return 0;
 }
 
-static int summary(struct out_fmt *o, const struct tl_report *cmp, const char *tag[2],
-		   const char *path[2], size_t top)
+/* The ops of the joined ops_summary (one row per op name and side). */
+static struct change *op_rows(const struct tl_sheet *ops, const char *tag[2], size_t *n)
+{
+	size_t i, m = tl_sheet_nrows(ops);
+	struct change *c = calloc(m + 1, sizeof(*c));
+
+	for (i = 0; c && i < m; i++)
+		c[i] = (struct change){ str_at(ops, i, "name"), i,
+					num_at(ops, i, tag[0], "total_direct_kernel_time_ms"),
+					num_at(ops, i, tag[1], "total_direct_kernel_time_ms"), 0 };
+	*n = m;
+	return c;
+}
+
+/* Each kernel name's time on each side, summed over its kernel_summary rows
+ * (one per parent op and stream): the joined sheet pairs same-name rows as
+ * TraceLens does, row by row, which says nothing of what a kernel gained. */
+static struct change *kernel_rows(const struct tl_report *rep[2], size_t *n)
+{
+	const struct tl_sheet *ks[2] = { tl_report_sheet(rep[0], "kernel_summary"),
+					 tl_report_sheet(rep[1], "kernel_summary") };
+	size_t nr[2] = { ks[0] ? tl_sheet_nrows(ks[0]) : 0, ks[1] ? tl_sheet_nrows(ks[1]) : 0 };
+	struct change *c = calloc(nr[0] + nr[1] + 1, sizeof(*c));
+	size_t i, m = 0, k;
+	int side;
+
+	if (!c)
+		return NULL;
+	for (side = 0; side < 2; side++)
+		for (i = 0; i < nr[side]; i++) {
+			double us = num_at(ks[side], i, NULL, "Kernel duration (µs)_sum");
+
+			c[m++] = (struct change){ str_at(ks[side], i, "Kernel name"),
+						  side ? nr[0] + i : i, side ? NAN : us, side ? us : NAN,
+						  0 };
+		}
+	/* same names together, each in its first row's place */
+	qsort(c, m, sizeof(*c), cmp_name_row);
+	for (i = 0, k = 0; i < m; i++) {
+		if (k && !strcmp(c[k - 1].name, c[i].name)) {
+			struct change *t = &c[k - 1];
+
+			if (!isnan(c[i].b))
+				t->b = isnan(t->b) ? c[i].b : t->b + c[i].b;
+			if (!isnan(c[i].v))
+				t->v = isnan(t->v) ? c[i].v : t->v + c[i].v;
+			continue;
+		}
+		c[k++] = c[i];
+	}
+	/* summed in µs, as the sheet has them; shown in ms */
+	for (i = 0; i < k; i++) {
+		c[i].b /= 1e3;
+		c[i].v /= 1e3;
+	}
+	*n = k;
+	return c;
+}
+
+static int summary(struct out_fmt *o, const struct tl_report *cmp, const struct tl_report *rep[2],
+		   const char *tag[2], const char *path[2], size_t top)
 {
 	const struct tl_sheet *tl = tl_report_sheet(cmp, "gpu_timeline");
 	const struct tl_sheet *ops = tl_report_sheet(cmp, "ops_summary");
-	const struct tl_sheet *ks = tl_report_sheet(cmp, "kernel_summary");
-	size_t i;
-	int rc = 0;
+	struct change *c = NULL;
+	size_t i, n;
 
 	if (o->sep && diff_rank <= 0) {
 		const char *h[] = { "rank", "section", "name", tag[0], tag[1], "diff", "pct", "unit" };
@@ -309,12 +384,18 @@ static int summary(struct out_fmt *o, const struct tl_report *cmp, const char *t
 		     num_at(tl, i, tag[1], "time ms"), "ms");
 	if (ops && !tl_sheet_nrows(ops) && !o->json && !o->sep)
 		fputs("\nThe traces have no op with GPU time.\n", o->f);
-	if (ops && tl_sheet_nrows(ops))
-		rc = changes(o, ops, "name", "total_direct_kernel_time_ms", 1, "ops", tag, top);
-	if (!rc && ks && tl_sheet_nrows(ks))
-		rc = changes(o, ks, "Kernel name", "Kernel duration (µs)_sum", 1e-3, "kernels", tag,
-			     top);
-	if (!rc && ops && tl_sheet_nrows(ops) && !o->json && !o->sep) {
+	if (ops && tl_sheet_nrows(ops)) {
+		if (!(c = op_rows(ops, tag, &n)))
+			return cli_error("diff: out of memory");
+		changes(o, c, n, "ops", tag, top);
+		free(c);
+	}
+	if (!(c = kernel_rows(rep, &n)))
+		return cli_error("diff: out of memory");
+	if (n)
+		changes(o, c, n, "kernels", tag, top);
+	free(c);
+	if (ops && tl_sheet_nrows(ops) && !o->json && !o->sep) {
 		size_t both = 0;
 
 		for (i = 0; i < tl_sheet_nrows(ops); i++)
@@ -324,7 +405,7 @@ static int summary(struct out_fmt *o, const struct tl_report *cmp, const char *t
 			fputs("\nThe traces have no op in common: every op is on one side only.\n",
 			      o->f);
 	}
-	return rc;
+	return 0;
 }
 
 static int cmp_abs_change(const void *a, const void *b)
@@ -393,8 +474,14 @@ static void *side_main(void *arg)
 	int err;
 
 	d->rc = 1;
-	if (!d->tr && cli_load_ex(d->path, d->progress, &d->tr))
-		return NULL;
+	if (!d->tr) {
+		if (cli_load_ex(d->path, d->progress, &d->tr))
+			return NULL;
+		/* both traces are held while the merged tree reads their args:
+		 * each keeps only the text it is reading resident */
+		if (d->keep)
+			tl_trace_set_text_window(d->tr, true);
+	}
 	err = d->build ? tl_report_build(d->tr, d->ro, &d->rep) : 0;
 	if (!d->keep) {
 		tl_trace_close(d->tr);
@@ -496,7 +583,7 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 						     num_at(tl, k, tag[0], "time ms");
 		}
 	}
-	rc = summary(o, cmp, (const char **)tag, path, (size_t)x->top);
+	rc = summary(o, cmp, (const struct tl_report **)rep, (const char **)tag, path, (size_t)x->top);
 out:
 	tl_report_free(cmp);
 	for (i = 0; i < 2; i++) {

@@ -76,6 +76,13 @@ TLREPLAY_SPILL_MIN=0 TLREPLAY_TEXT_WINDOW=never "$TLREPLAY" report -i "$TMP/real
 	TLREPLAY_SPILL_MIN=0 TLREPLAY_TEXT_WINDOW=always "$TLREPLAY" report -i "$TMP/real.json.gz" \
 		-o "$TMP/rep-always" >/dev/null 2>>"$TMP/err" && diff -r "$TMP/rep-never" "$TMP/rep-always" >/dev/null
 ok $? "the report with the args window forced on: the same sheets ($(ls "$TMP/rep-always" 2>/dev/null | wc -l))"
+# diff -o holds two traces: it keeps each one's text window on (the merged
+# tree reads both traces' args in turn), which changes no sheet either.
+TLREPLAY_TEXT_WINDOW=never "$TLREPLAY" diff -i "$TMP/real.json" -i "$TMP/real.json.gz" -o "$TMP/diff-never" \
+	>/dev/null 2>"$TMP/err" &&
+	"$TLREPLAY" diff -i "$TMP/real.json" -i "$TMP/real.json.gz" -o "$TMP/diff-win" >/dev/null 2>>"$TMP/err" &&
+	diff -r "$TMP/diff-never" "$TMP/diff-win" >/dev/null
+ok $? "diff -o with both texts windowed: the same sheets ($(ls "$TMP/diff-win" 2>/dev/null | wc -l))"
 [ -z "$(ls -A "$T")" ]
 ok $? "nothing left in TMPDIR"
 

@@ -131,4 +131,15 @@ printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "ti
 run "$TLREPLAY" diff -i "$B" -i "$TMP/gpu_only.json"
 [ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "gpu_only.json" "$TMP/err"
 ok $? "a trace no report can be built for: one line naming it"
+# one kernel under two ops (2 and 50 us): the joined kernel_summary pairs
+# every row of a name with every other, as pandas' merge does; the summary
+# weighs each kernel name's total, so a trace against itself changed nothing
+S=$ROOT/tests/fixtures/cmp_shared_kernel.json
+run "$TLREPLAY" diff -i "$S" -i "$S"
+[ $RC -eq 0 ] && grep -A2 "^kernels that gained" "$TMP/out" | grep -q "(none)" &&
+	grep -A1 "^kernels that lost" "$TMP/out" | grep -q "(none)"
+ok $? "a kernel under two ops against itself: no kernel gained or lost"
+run "$TLREPLAY" diff -i "$S" -i "$B" -x,
+[ $RC -eq 0 ] && grep -q "^kernels,copy_kernel,0.052,,-0.052,,ms$" "$TMP/out"
+ok $? "a kernel under two ops only in the baseline: its total, once"
 done_testing

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading events back out of a loaded trace. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "trace/trace_internal.h"
@@ -23,6 +25,17 @@ uint64_t tl_trace_nevents_file(const struct tl_trace *tr)
 uint64_t tl_trace_text_size(const struct tl_trace *tr)
 {
 	return tr->text_len;
+}
+
+void tl_trace_set_text_window(struct tl_trace *tr, bool on)
+{
+	const char *env = getenv("TLREPLAY_TEXT_WINDOW");
+
+	if (env && !strcmp(env, "always"))
+		on = true;
+	else if (env && !strcmp(env, "never"))
+		on = false;
+	tr->text_window = on && tr->text_is_file;
 }
 
 const struct cJSON *tl_trace_metadata(const struct tl_trace *tr)
@@ -118,21 +131,47 @@ int tl_trace_event(const struct tl_trace *tr, uint64_t uid, struct tl_event_info
 	return 0;
 }
 
-_Thread_local struct tl_args_window tl_args_win = { .last_page = UINT64_MAX };
+static _Thread_local struct tl_args_window args_win[2];
+static _Thread_local unsigned args_win_next;
 
-void tl_trace_text_release(const struct tl_trace *tr)
+/* Let the pages of @w's span go. A private read-only file mapping that
+ * nothing writes: MADV_DONTNEED only unmaps pages, and a thread reading them
+ * faults them back. */
+static void window_release(const struct tl_trace *tr, struct tl_args_window *w)
 {
-	struct tl_args_window *w = &tl_args_win;
 	size_t pg = 4096, lo = (size_t)w->lo & ~(pg - 1), hi = (size_t)w->hi & ~(pg - 1);
 
-	/* A private read-only file mapping that nothing writes: MADV_DONTNEED
-	 * only unmaps pages, and a thread reading them faults them back. The
-	 * page being read stays. */
+	/* the page being read (at hi) stays */
 	if (tr->text_is_file && hi > lo && hi <= tr->map_len)
 		madvise((void *)(tr->text + lo), hi - lo, MADV_DONTNEED);
 	w->moves = 0;
 	w->lo = UINT64_MAX;
 	w->hi = 0;
+}
+
+void tl_trace_text_touch(const struct tl_trace *tr, uint64_t off, uint64_t len)
+{
+	struct tl_args_window *w = &args_win[0];
+
+	if (w->text != tr->text) {
+		w = &args_win[1];
+		if (w->text != tr->text) {
+			/* a trace this thread has not read yet: the older slot */
+			w = &args_win[args_win_next];
+			args_win_next ^= 1;
+			*w = (struct tl_args_window){ .text = tr->text, .lo = UINT64_MAX,
+						      .last_page = UINT64_MAX };
+		}
+	}
+	if (off >> 12 == w->last_page)
+		return;
+	w->last_page = off >> 12;
+	if (off < w->lo)
+		w->lo = off;
+	if (off + len > w->hi)
+		w->hi = off + len;
+	if (++w->moves >= TL_ARGS_DROP_PAGES)
+		window_release(tr, w);
 }
 
 bool tl_meta_name(const struct tl_trace *tr, const struct tl_ev *e, char *buf, size_t n)

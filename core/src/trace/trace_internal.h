@@ -136,25 +136,27 @@ int tl_trace_prepare_display(struct tl_trace *tr);
  * @buf; false if it has none. */
 bool tl_meta_name(const struct tl_trace *tr, const struct tl_ev *e, char *buf, size_t n);
 
-/* The span of a file-backed text this thread has read args from since it
- * last let those pages go, and how many moves to another page that took
- * (trace_events.c). */
+/* The span of a mapped text this thread read args from since it last let
+ * those pages go, and how many moves to another page that took
+ * (trace_events.c). One per trace a thread reads at once (a diff walks two
+ * side by side); a third trace takes the older slot. */
 struct tl_args_window {
+	const char *text;
 	uint64_t lo, hi, last_page;
 	size_t moves;
 };
-extern _Thread_local struct tl_args_window tl_args_win __attribute__((visibility("hidden")));
 #define TL_ARGS_DROP_PAGES 8192u	/* 32 MiB of 4 KiB pages */
-/* Drop the resident pages of this thread's window of a file-backed text:
- * they come back from the page cache when read again. */
-void tl_trace_text_release(const struct tl_trace *tr);
+/* Note that this thread read args at @off..@off+@len of @tr's text; after
+ * every TL_ARGS_DROP_PAGES moves to another page, let the span read go:
+ * its pages come back from the page cache when read again. */
+void tl_trace_text_touch(const struct tl_trace *tr, uint64_t off, uint64_t len);
 
 /* Raw args text of an event (NULL if none). Reading args faults the text's
  * pages back in after the loader let them go. For a text that is a good
- * share of memory (text_window), after every TL_ARGS_DROP_PAGES moves to
- * another page this thread lets the span it read go again, so that a pass
- * over every op's args does not make the whole text resident; smaller texts
- * stay mapped (refaulting them costs a report about 7%). */
+ * share of memory, or a caller holding several (text_window), the pages
+ * read are let go again as the reading moves on (tl_trace_text_touch), so
+ * that a pass over every op's args does not make the whole text resident;
+ * smaller texts stay mapped (refaulting them costs a report about 7%). */
 static inline const char *tl_ev_args(const struct tl_trace *tr, const struct tl_ev *e, size_t *len)
 {
 	if (e->args_off == TL_NOARGS) {
@@ -164,17 +166,8 @@ static inline const char *tl_ev_args(const struct tl_trace *tr, const struct tl_
 	*len = e->args_len;
 	if (e->args_off & TL_ARGS_EXTRA)
 		return tr->extra + (e->args_off & ~TL_ARGS_EXTRA);
-	if (tr->text_window && e->args_off >> 12 != tl_args_win.last_page) {
-		struct tl_args_window *w = &tl_args_win;
-
-		w->last_page = e->args_off >> 12;
-		if (!w->moves++ || e->args_off < w->lo)
-			w->lo = e->args_off;
-		if (e->args_off + e->args_len > w->hi)
-			w->hi = e->args_off + e->args_len;
-		if (w->moves >= TL_ARGS_DROP_PAGES)
-			tl_trace_text_release(tr);
-	}
+	if (tr->text_window)
+		tl_trace_text_touch(tr, e->args_off, e->args_len);
 	return tr->text + e->args_off;
 }
 
