@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../taplib.sh"
 
 GOLD=$SHARED/traces/TraceLens/tests/traces
-DUMP=${SHEET_DUMP:-$ROOT/build/tests/tools/sheet_dump}
+DUMP=${SHEET_DUMP:-${TLREPLAY_BUILD:-$ROOT/build}/tests/tools/sheet_dump}
 if [ ! -x "$DUMP" ]; then
 	echo "1..0 # SKIP $DUMP not built (make $DUMP)"
 	exit 0

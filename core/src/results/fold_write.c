@@ -254,7 +254,9 @@ static int annotate_event(struct splice *s, uint64_t u, const char *key, const c
 		if (!p)
 			err = tl_err(-EBADMSG, "%s: cannot find traceEvents[%llu] in the text",
 				     s->tr->path, (unsigned long long)u);
-		else if (asprintf(&pre, "%s\"args\":{%s", m.vs ? "" : m.any ? "," : "", kq) < 0)
+		/* args that are not an object (null): the value replaced; none:
+		 * a member added */
+		else if (asprintf(&pre, "%s{%s", m.vs ? "" : m.any ? ",\"args\":" : "\"args\":", kq) < 0)
 			err = tl_err(-ENOMEM, "out of memory");
 		else if (m.vs)
 			err = add_edit_fmt(s, (size_t)(m.vs - s->base), (size_t)(m.ve - s->base), pre,
