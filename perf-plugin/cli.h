@@ -43,6 +43,10 @@ bool cli_is_trace_dir(const char *path);
 int cli_load(const char *path, struct tl_trace **out);
 /* ... with no progress unless @progress (one of several loads at once). */
 int cli_load_ex(const char *path, bool progress, struct tl_trace **out);
+/* First thing in main: once, executes the program again with glibc's
+ * huge-page tunable set, where that helps (hugepages.c says when); the
+ * second start restores the environment and returns. */
+void cli_hugepages(char **argv);
 /* The trace of -i (else $TLREPLAY_TRACE, else `tlreplay open`), loaded with
  * progress and with --capture merged. Returns 0, or 1 after printing why. */
 int cli_open_trace(const struct common_opts *co, struct tl_trace **tr);

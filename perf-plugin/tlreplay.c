@@ -122,6 +122,7 @@ int main(int argc, char **argv)
 	bool amb;
 	size_t i;
 
+	cli_hugepages(argv);
 	/* Options before the command: settings for every command's loads. */
 	while (argc >= 2 && !strncmp(argv[1], "--max-text", 10) &&
 	       (argv[1][10] == '=' || !argv[1][10])) {

@@ -7,7 +7,7 @@ int tl_strtab_init(struct tl_strtab *t)
 	memset(t, 0, sizeof(*t));
 	tl_arena_init(&t->arena, 256 * 1024);
 	t->nslots = 1024;
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
+	t->slots = tl_calloc_big(t->nslots, sizeof(*t->slots));
 	if (!t->slots)
 		return -ENOMEM;
 	/* id 0 = "" */
@@ -29,7 +29,7 @@ void tl_strtab_free(struct tl_strtab *t)
 static int rehash(struct tl_strtab *t)
 {
 	size_t ns = t->nslots * 2, i;
-	uint32_t *slots = calloc(ns, sizeof(*slots));
+	uint32_t *slots = tl_calloc_big(ns, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -110,7 +110,7 @@ int tl_kmap_init(struct tl_kmap *m, size_t expected)
 
 	while (ns < expected * 2)
 		ns *= 2;
-	m->slots = calloc(ns, sizeof(*m->slots));
+	m->slots = tl_calloc_big(ns, sizeof(*m->slots));
 	m->nslots = m->slots ? ns : 0;
 	m->n = 0;
 	return m->slots ? 0 : -ENOMEM;

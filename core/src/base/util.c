@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal helpers: logging, last-error, growable arrays, arena, hashing. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -103,9 +106,40 @@ int tl_grow(void **ptr, size_t *cap, size_t need, size_t esz)
 	p = realloc(*ptr, ncap * esz);
 	if (!p)
 		return -ENOMEM;
+	/* the new part is not touched yet (realloc of a large block moves it
+	 * with mremap, which keeps the pages already there) */
+	tl_hint_huge((char *)p + *cap * esz, (ncap - *cap) * esz);
 	*ptr = p;
 	*cap = ncap;
 	return 0;
+}
+
+void tl_hint_huge(void *p, size_t n)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+
+	if (n >= TL_HUGE_MIN && hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
+void *tl_malloc_big(size_t n)
+{
+	void *p = malloc(n);
+
+	if (p)
+		tl_hint_huge(p, n);
+	return p;
+}
+
+void *tl_calloc_big(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb, size);
+
+	/* a large calloc is fresh zero pages from mmap: not touched yet */
+	if (p && nmemb && size <= SIZE_MAX / nmemb)
+		tl_hint_huge(p, nmemb * size);
+	return p;
 }
 
 int tl_text_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)

@@ -16,6 +16,7 @@
 #include <tlreplay/tree.h>
 
 #include "report/report_internal.h"
+#include "trace/trace_internal.h"
 
 #define SK_THRESHOLD_US 10.0	/* TraceLens's --short_kernel_threshold_us */
 #define SK_BINS 100		/* --short_kernel_histogram_bins */
@@ -273,7 +274,6 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 		"Short Kernel duration (µs) percent of total time",
 	};
 	struct sk_opts o = sk_opts_of(opts);
-	struct tl_link_opts lo = { .sz = sizeof(lo) };
 	struct tl_strtab keys;
 	TL_VEC(struct sk_group) g = { 0 };
 	struct tl_sheet *sh = NULL;
@@ -290,8 +290,12 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 	gpu_only = is_gpu_only(tr);
 	err = gpu_only ? tl_sheet_new("short_kernels_summary", 5, cols + 4, &sh)
 		       : tl_sheet_new("short_kernels_summary", 9, cols, &sh);
+	/* the call tree as the caller built it (a report builds other sheets
+	 * on other threads meanwhile: rebuilding it here would pull it from
+	 * under them); the lowest cpu_op above a kernel is the same with or
+	 * without python functions in the tree */
 	if (!err)
-		err = tl_trace_link(tr, &lo);
+		err = tl_tree_ensure(tr, tr->tree.built && tr->tree.with_python);
 	if (err)
 		goto out;
 	for (uid = 0; uid < n; uid++) {

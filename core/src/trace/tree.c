@@ -543,12 +543,12 @@ static int tree_alloc(struct tl_trace *tr)
 	size_t n = tr->nev, i;
 
 	tl_tree_free(t);
-	t->parent = malloc(n * sizeof(int32_t) + 1);
-	t->first_child = malloc(n * sizeof(int32_t) + 1);
-	t->last_child = malloc(n * sizeof(int32_t) + 1);
-	t->next_sibling = malloc(n * sizeof(int32_t) + 1);
-	t->fwd = malloc(n * sizeof(int32_t) + 1);
-	t->in_tree = calloc(n + 1, 1);
+	t->parent = tl_malloc_big(n * sizeof(int32_t) + 1);
+	t->first_child = tl_malloc_big(n * sizeof(int32_t) + 1);
+	t->last_child = tl_malloc_big(n * sizeof(int32_t) + 1);
+	t->next_sibling = tl_malloc_big(n * sizeof(int32_t) + 1);
+	t->fwd = tl_malloc_big(n * sizeof(int32_t) + 1);
+	t->in_tree = tl_calloc_big(n + 1, 1);
 	if (!t->parent || !t->first_child || !t->last_child || !t->next_sibling || !t->fwd ||
 	    !t->in_tree) {
 		tl_tree_free(t);
