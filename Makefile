@@ -7,7 +7,7 @@
 #   make gpu-check       the folder to carry to a GPU machine: sh $(O)/gpu-check/run.sh there
 #   make install         install under $(DESTDIR)$(PREFIX)    (uninstall: the reverse)
 #
-# Variables: V=1 (show commands), O=dir (build dir), SANITIZER=address|undefined,
+# Variables: V=1 (show commands), O=dir (build dir), SANITIZER=address|undefined|thread,
 # PREFIX, DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, DATADIR, CC, EXTRA_CFLAGS,
 # EXTRA_LDFLAGS, PKG_CONFIG, PYTHON (interpreter for tests, default /usr/bin/python3).
 
@@ -46,8 +46,11 @@ ifeq ($(SANITIZER),address)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 else ifeq ($(SANITIZER),undefined)
 SANFLAGS := -fsanitize=undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(SANITIZER),thread)
+# the threads of the loader, the report and diff (make tsan-check)
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 else ifneq ($(SANITIZER),)
-$(error SANITIZER must be address or undefined)
+$(error SANITIZER must be address, undefined or thread)
 endif
 
 CFLAGS_ALL = $(BASE_CFLAGS) $(SANFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
@@ -91,7 +94,7 @@ GPU_FAKES := $(if $(HAVE_CUDA_HEADERS),$(O)/tests/libfake_cupti.so $(O)/tests/li
 GPU_CFLAGS = $(LIB_CFLAGS) $(addprefix -isystem ,$(CUDA_INCS))
 FAKE_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARNINGS) -fPIC -shared
 
-.PHONY: all check test demo bench install uninstall clean unit-tests fuzz bundle gpu-check
+.PHONY: all check test demo bench install uninstall clean unit-tests fuzz bundle gpu-check tsan-check
 .DEFAULT_GOAL := all
 
 all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay $(GPU_LIB)
@@ -203,6 +206,13 @@ check: all unit-tests fuzz bundle gpu-check
 		tests/gdb/*.sh $(if $(SANITIZER),,tests/memcheck/*.sh)
 
 test: check
+
+# The threaded commands under ThreadSanitizer (build-tsan/, a few minutes of
+# build; not part of check).
+tsan-check:
+	$(Q)$(MAKE) --no-print-directory O=build-tsan SANITIZER=thread all
+	$(Q)TLREPLAY=$(abspath build-tsan/tlreplay) TLREPLAY_SHARED=$(SHARED) PYTHON=$(PYTHON) \
+		prove -f $(if $(V),-v) tests/tsan/*.sh
 
 # ------------------------------------------------------------------ fuzzing
 # libFuzzer through clang; with gcc (or without libFuzzer) the same target is

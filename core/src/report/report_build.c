@@ -300,8 +300,21 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	}
 	if (!err)
 		err = tl_sheet_gpu_timeline(bd, TL_BD_GROUP_NONE, o->split_recompute, &timeline);
-	/* the sheets that go last are built here while the unified sheet's
-	 * thread runs, and spliced in after it */
+	/* the perf-model sheets on this thread (on a third, beside the unified
+	 * sheet, they saved 6% of the time for 20 MB more at the peak: the
+	 * report of a 276 MB text went over its size) */
+	if (!err && o->perf_models && !gpu_only && !summary_only(o)) {
+		progress(o, "perf models");
+		err = rpt_perf_sheets(tr, o->by_module, o->split_recompute, &r->v, &r->n);
+	}
+	if (threaded)
+		pthread_join(th, NULL);
+	if (!err && uj.err)
+		err = tl_err(uj.err, "%s", uj.msg);
+	/* the sheets that go last, once the unified sheet's thread is done:
+	 * kernel_summary reads the launchers without python functions, which
+	 * rebuilds the call tree of a --recompute or --by-module report
+	 * (ThreadSanitizer caught it freeing the tree under that thread) */
 	if (!err && o->kernel_summary) {
 		progress(o, "kernel_summary");
 		err = tl_kernel_summary(tr, &kt);
@@ -332,17 +345,6 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		else if (!err)
 			tl_sheet_free(sh);
 	}
-	/* the perf-model sheets on this thread too: on a third, beside the
-	 * unified sheet, they saved 6% of the time for 20 MB more at the peak
-	 * (the report of a 276 MB text went over its size) */
-	if (!err && o->perf_models && !gpu_only && !summary_only(o)) {
-		progress(o, "perf models");
-		err = rpt_perf_sheets(tr, o->by_module, o->split_recompute, &r->v, &r->n);
-	}
-	if (threaded)
-		pthread_join(th, NULL);
-	if (!err && uj.err)
-		err = tl_err(uj.err, "%s", uj.msg);
 	if (err)
 		goto done;
 	/* in TraceLens's order: gpu_timeline, the op sheets, unified, perf,
