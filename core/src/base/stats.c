@@ -18,15 +18,23 @@ void tl_sort_doubles(double *v, size_t n)
 
 void tl_aggregate(double *v, size_t n, struct tl_agg *a)
 {
-	double sum = 0, ss = 0;
+	double sum = 0, mean = 0, ss = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		sum += v[i];
 	a->sum = sum;
 	a->mean = sum / (double)n;
-	for (i = 0; i < n; i++)
-		ss += (v[i] - a->mean) * (v[i] - a->mean);
+	/* the sample std as pandas' groupby computes it, by Welford's
+	 * updates: equal values give exactly 0, where a two-pass sum of
+	 * squares around sum/n keeps the rounding of that mean (1e-12 for
+	 * 36 equal durations of a replayed graph) */
+	for (i = 0; i < n; i++) {
+		double old = mean;
+
+		mean += (v[i] - old) / (double)(i + 1);
+		ss += (v[i] - mean) * (v[i] - old);
+	}
 	a->std = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
 	tl_sort_doubles(v, n);
 	a->min = v[0];

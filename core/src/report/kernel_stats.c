@@ -85,6 +85,11 @@ static void order_positions(const struct rpt_klist *t, const struct tl_agg *a, s
 
 char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 {
+	return rpt_kernel_stats_ord(v, n, trunc, NULL);
+}
+
+char *rpt_kernel_stats_ord(const struct rpt_klist *v, size_t n, bool trunc, size_t **order)
+{
 	const struct rpt_klist *t = NULL;
 	double *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *var = NULL;
 	double *dev = malloc((n ? n : 1) * sizeof(*dev));
@@ -170,6 +175,10 @@ char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc)
 	if (fclose(f)) {
 		free(buf);
 		buf = NULL;
+	}
+	if (buf && order) {
+		*order = ord;
+		ord = NULL;
 	}
 out:
 	free(ord);

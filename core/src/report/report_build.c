@@ -232,7 +232,7 @@ static int jax_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struc
  * tree's mode, the op summary's interned names) is done before it starts. */
 struct unified_job {
 	struct tl_trace *tr;
-	bool recompute;
+	bool recompute, inference;
 	struct tl_sheet *sh;
 	int err;
 	char msg[1024];		/* its tl_last_error(), which is per thread */
@@ -242,7 +242,7 @@ static void *unified_main(void *arg)
 {
 	struct unified_job *j = arg;
 
-	j->err = rpt_sheet_unified(j->tr, j->recompute, &j->sh);
+	j->err = rpt_sheet_unified(j->tr, j->recompute, j->inference, &j->sh);
 	if (j->err)
 		snprintf(j->msg, sizeof(j->msg), "%s", tl_last_error());
 	return NULL;
@@ -254,7 +254,7 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	const struct tl_report_opts *o = opts ? opts : &none;
 	struct tl_breakdown_opts bo = { .sz = sizeof(bo), .split_recompute = o->split_recompute };
 	struct tl_link_opts lk = { .sz = sizeof(lk) };
-	struct unified_job uj = { .tr = tr, .recompute = o->split_recompute };
+	struct unified_job uj = { .tr = tr, .recompute = o->split_recompute, .inference = o->by_module };
 	struct tl_report tail = { 0 };	/* the sheets after the perf sheets */
 	struct tl_breakdown_set *bd = NULL;
 	struct tl_kernel_table *kt = NULL;

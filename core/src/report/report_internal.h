@@ -60,7 +60,17 @@ int rpt_perf_sheets(struct tl_trace *tr, bool inference, bool recompute, struct 
 /* sheet_unified.c: TraceLens's unified_perf_summary of @tr, with
  * is_recompute when @recompute; *out NULL when no op does GPU work.
  * 0 or -ENOMEM. */
-int rpt_sheet_unified(struct tl_trace *tr, bool recompute, struct tl_sheet **out);
+/* @inference: the inference report's form, with entry_point and
+ * call_stack_full (TraceLens's include_call_stack). */
+int rpt_sheet_unified(struct tl_trace *tr, bool recompute, bool inference, struct tl_sheet **out);
+struct pkernel;
+/* unified_callstack.c: TraceLens's call_stack_full of the op @op (its
+ * kernels @k, in its kernel_details order) into *stack and its entry_point
+ * (for the row named @name) into *entry, both malloc'ed. @from_op: the
+ * frames above and below the op are in the chains (false for a synthetic
+ * op: its kernels' names only). 0 or -ENOMEM. */
+int rpt_call_stack(struct tl_trace *tr, uint64_t op, bool from_op, const struct pkernel *k, size_t nk,
+		   const char *name, char **stack, char **entry);
 
 /* ------------------------------------------------ perf_rows.c: one row per
  * modelled call, for sheet_perf.c */
@@ -138,6 +148,10 @@ struct rpt_klist {
  * 64 characters, the mean rounded to 2 places; "" for no kernels).
  * malloc'ed; NULL when out of memory. */
 char *rpt_kernel_stats(const struct rpt_klist *v, size_t n, bool trunc);
+/* The same, and where @order is not NULL the positions of the template
+ * (the first list with kernels) in the order listed, malloc'ed (NULL when
+ * no list has kernels). */
+char *rpt_kernel_stats_ord(const struct rpt_klist *v, size_t n, bool trunc, size_t **order);
 
 /* sheet_unique_args.c: ops_unique_args as TraceLens's report writes it
  * (process and thread names, kernel details), where the command prints pid

@@ -72,11 +72,20 @@ static bool launches_gpu(struct tl_trace *tr, uint64_t uid)
 	return n > 0;
 }
 
+/* The model class of an op's name (sglang_profiler's ops are modelled
+ * without their call counter). */
+static const struct pm_class *class_of(const char *name)
+{
+	char buf[256];
+
+	return pm_class_of(tl_op_norm_name(name, buf, sizeof(buf)));
+}
+
 static bool has_model(struct tl_trace *tr, uint64_t uid)
 {
 	const char *name = "";
 
-	return kind_of(tr, uid, &name) == TL_KIND_CPU_OP && pm_class_of(name);
+	return kind_of(tr, uid, &name) == TL_KIND_CPU_OP && class_of(name);
 }
 
 /* A cpu_op strictly below @uid with a model of its own and GPU work
@@ -188,7 +197,7 @@ static int traverse(struct ucoll *u, uint64_t uid)
 	u->visited[uid] = true;
 	if (kind_of(u->tr, uid, &name) != TL_KIND_CPU_OP || !launches_gpu(u->tr, uid))
 		return 0;
-	if (pm_class_of(name))
+	if (class_of(name))
 		return push_sel(u, uid);
 	if (descendant_with_model(u->tr, uid))
 		return traverse_children(u, uid, false);
@@ -311,11 +320,19 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *r
 		return err;
 	r->p.uid = uid;
 	r->p.name = e.name;
+	if (kernel < 0) {
+		char buf[256];
+
+		/* TraceLens reports sglang_profiler's ops without their call counter */
+		r->p.name = tl_op_norm_name(e.name, buf, sizeof(buf));
+		if (r->p.name == buf && !(r->p.name = r->p.name_own = strdup(buf)))
+			return -ENOMEM;
+	}
 	r->ex_uid = ex_uid;
 	r->dur = e.dur;
 	r->recompute = recompute && recompute[uid];
 	rpt_meta_names(meta, e.pid, e.tid, &r->p.pname, &r->p.plabel, &r->p.tname);
-	r->p.cls = kernel < 0 ? pm_class_of(e.name) : NULL;
+	r->p.cls = kernel < 0 ? pm_class_of(r->p.name) : NULL;
 	/* a modelled op's args come with its model, from one parse */
 	if (!r->p.cls && (err = args_of(tr, uid, r)))
 		return err;
@@ -615,13 +632,14 @@ static const char *const ucols[] = {
 	"Cumulative Percentage (%)",
 };
 
-static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sheet **out)
+static int build(struct tl_trace *tr, const struct urow *rows, size_t n, bool recompute, bool inference,
+		 struct tl_sheet **out)
 {
 	struct ugroup *g = NULL;
 	struct rpt_klist *kl = NULL;
 	struct tl_sheet *sh = NULL;
-	const char *cols[RPT_N(ucols) + 1];
-	struct tl_cell row[RPT_N(ucols) + 1];
+	const char *cols[RPT_N(ucols) + 3];
+	struct tl_cell row[RPT_N(ucols) + 3];
 	double *tmp = NULL, total = 0, cum = 0;
 	size_t ng = 0, i, j, *gof = NULL;
 	int err = -ENOMEM;
@@ -662,6 +680,10 @@ static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sh
 		cols[j++] = ucols[i];
 		if (recompute && !strcmp(ucols[i], "Concrete Inputs"))
 			cols[j++] = "is_recompute";
+		if (inference && !strcmp(ucols[i], "has_perf_model")) {
+			cols[j++] = "entry_point";
+			cols[j++] = "call_stack_full";
+		}
 	}
 	err = tl_sheet_new("unified_perf_summary", j, cols, &sh);
 	if (err)
@@ -670,9 +692,10 @@ static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sh
 		const struct ugroup *gr = &g[j];
 		const struct urow *r0 = &rows[gr->first];
 		struct tl_agg d, tb, tf, kt;
+		const struct urow *tpl = NULL;
 		const char *spec = NULL, *params = NULL;
-		char *kd, *tk;
-		size_t c = 0;
+		char *kd, *tk, *stack = NULL, *entry = NULL;
+		size_t c = 0, *ord = NULL;
 
 		for (i = 0; i < gr->n; i++) {
 			const struct urow *r = &rows[gr->rows[i]];
@@ -683,12 +706,37 @@ static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sh
 				params = r->params;
 			kl[i].k = r->p.k;
 			kl[i].nk = r->p.nk;
+			/* TraceLens's kernel summary is of the group's first
+			 * row with kernels, and its call stack with it */
+			if (!tpl && r->p.nk)
+				tpl = r;
 		}
-		kd = rpt_kernel_stats(kl, gr->n, false);
+		kd = rpt_kernel_stats_ord(kl, gr->n, false, inference ? &ord : NULL);
+		/* the call stack follows the kernel summary's order */
+		if (inference && kd && tpl && ord) {
+			struct pkernel *ok = malloc(tpl->p.nk * sizeof(*ok));
+
+			for (i = 0; ok && i < tpl->p.nk; i++)
+				ok[i] = tpl->p.k[ord[i]];
+			err = ok ? rpt_call_stack(tr, tpl->p.uid, !tpl->synth_name, ok, tpl->p.nk,
+						  r0->p.name, &stack, &entry)
+				 : -ENOMEM;
+			free(ok);
+		} else if (inference && kd) {
+			err = rpt_call_stack(tr, r0->p.uid, false, NULL, 0, r0->p.name, &stack, &entry);
+		}
+		free(ord);
+		ord = NULL;
+		if (err) {
+			free(kd);
+			break;
+		}
 		tk = rpt_kernel_stats(kl, gr->n, true);
 		if (!kd || !tk) {
 			free(kd);
 			free(tk);
+			free(stack);
+			free(entry);
 			err = -ENOMEM;
 			break;
 		}
@@ -737,6 +785,10 @@ static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sh
 		row[c++] = tl_cell_str(tk);
 		row[c++] = tl_cell_str(params);
 		row[c++] = tl_cell_bool(r0->model);
+		if (inference) {
+			row[c++] = tl_cell_str(entry);
+			row[c++] = tl_cell_str(stack);
+		}
 		/* pandas' cumsum adds the percentages, not the sums */
 		row[c++] = tl_cell_num(gr->kt_sum / total * 100);
 		cum += gr->kt_sum / total * 100;
@@ -744,6 +796,8 @@ static int build(const struct urow *rows, size_t n, bool recompute, struct tl_sh
 		err = tl_sheet_add_row(sh, row);
 		free(kd);
 		free(tk);
+		free(stack);
+		free(entry);
 	}
 out:
 	for (j = 0; g && j < ng; j++)
@@ -755,7 +809,7 @@ out:
 	return rpt_sheet_done(sh, err, out);
 }
 
-int rpt_sheet_unified(struct tl_trace *tr, bool recompute, struct tl_sheet **out)
+int rpt_sheet_unified(struct tl_trace *tr, bool recompute, bool inference, struct tl_sheet **out)
 {
 	struct rpt_meta *meta = NULL;
 	struct urow *rows = NULL;
@@ -774,7 +828,7 @@ int rpt_sheet_unified(struct tl_trace *tr, bool recompute, struct tl_sheet **out
 		err = collect_rows(tr, meta, rc, &rows, &n);
 	/* TraceLens writes no sheet when nothing was collected */
 	if (!err && n)
-		err = build(rows, n, recompute, out);
+		err = build(tr, rows, n, recompute, inference, out);
 	for (i = 0; i < n; i++)
 		urow_release(&rows[i]);
 	free(rows);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* tl_aggregate: the sum, mean, sample std, min, max and median of a group,
+ * as pandas' groupby computes them. The std is Welford's: equal values give
+ * exactly 0 (TraceLens's golden sheets print 0.0 for the 36 equal durations
+ * of a replayed CUDA graph, where a two-pass sum of squares left 1.15e-12). */
+#include <math.h>
+#include <string.h>
+
+#include "base/base_internal.h"
+
+#include "tap.h"
+
+int main(void)
+{
+	double v[36], w[] = { 2, 4, 4, 4, 5, 5, 7, 9 }, one[] = { 3.5 };
+	struct tl_agg a;
+	size_t i;
+
+	plan(7);
+	for (i = 0; i < 36; i++)
+		v[i] = 1572.609;
+	tl_aggregate(v, 36, &a);
+	ok(a.std == 0.0, "36 equal values: std exactly 0 (%.17g)", a.std);
+	ok(a.min == 1572.609 && a.max == 1572.609 && a.median == 1572.609,
+	   "36 equal values: min, max and median are the value");
+	tl_aggregate(w, 8, &a);
+	ok(a.sum == 40 && a.mean == 5, "sum 40, mean 5");
+	ok(fabs(a.std - sqrt(32.0 / 7)) < 1e-15, "sample std (ddof 1): sqrt(32/7) (%.17g)", a.std);
+	ok(a.median == 4.5 && a.min == 2 && a.max == 9, "median of an even count: the mean of the middle two");
+	tl_aggregate(one, 1, &a);
+	ok(isnan(a.std) && a.mean == 3.5 && a.median == 3.5, "one value: std NaN, as pandas gives");
+	/* a large offset: Welford keeps the spread, not the offset's rounding */
+	{
+		double big[] = { 1e9 + 4, 1e9 + 7, 1e9 + 13, 1e9 + 16 };
+
+		tl_aggregate(big, 4, &a);
+		ok(fabs(a.std - sqrt(90.0 / 3)) < 1e-6, "values around 1e9: std sqrt(30) (%.17g)", a.std);
+	}
+	return done_testing();
+}
