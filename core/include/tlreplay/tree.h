@@ -94,6 +94,21 @@ struct tl_capture_result {
 };
 
 /**
+ * @brief Add TraceLens's inference pseudo ops to a linked trace: for each
+ *        vllm::moe_forward, a cpu_op per matmul_ogs kernel
+ *        (pseudo_op::moe_triton_unfused_up, then _down) and one for its
+ *        matmul_scatter (..._finalize_matmul_scatter), between the kernel's
+ *        launch call and the op above it, with the MoE op's shapes and its
+ *        "MoE topk" and "MoE GEMM gated" facts as args.
+ *
+ * The events get the next UIDs and no duration; the call tree is fixed from
+ * then on (no later tl_trace_link rebuilds it). A second call adds nothing.
+ * @param[out] added how many pseudo ops were added.
+ * @return 0, -EINVAL if the call tree is not built, -ENOMEM.
+ */
+TL_API int tl_trace_add_pseudo_ops(struct tl_trace *tr, size_t *added);
+
+/**
  * @brief Attribute CUDA/HIP-graph kernels to the ops that launched them when the
  *        graph was captured (TraceLens's merge_capture_trace_into_graph).
  *

@@ -283,7 +283,8 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		err = tl_trace_link(tr, &lk);
 		if (err)
 			goto done;
-		if (!summary_only(o))
+		/* the inference report's unified sheet waits for the pseudo ops */
+		if (!summary_only(o) && !o->by_module)
 			threaded = !pthread_create(&th, NULL, unified_main, &uj);
 	}
 	/* the op sheets into their own list, spliced in their place below */
@@ -292,6 +293,16 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	nops = r->n;
 	r->v = NULL;
 	r->n = 0;
+	/* TraceLens's inference report puts pseudo ops in the tree (vLLM's
+	 * MoE kernels each under an op of its own) for the unified and perf
+	 * sheets; its op sheets read what the tree held before them */
+	if (!err && !gpu_only && o->by_module && !summary_only(o)) {
+		size_t added;
+
+		err = tl_trace_add_pseudo_ops(tr, &added);
+		if (!err)
+			threaded = !pthread_create(&th, NULL, unified_main, &uj);
+	}
 	if (!err && !gpu_only && !threaded && !summary_only(o))
 		unified_main(&uj);	/* no thread to be had: in turn */
 	if (!err) {

@@ -295,6 +295,16 @@ static int category_of(struct tl_trace *tr, uint64_t uid, const char *name, cons
 		err = rpt_kernels_of(tr, &d, true);
 	if (!err)
 		*out = tl_op_category_by_name(name, d.nk ? d.k[0].name : NULL);
+	/* an op the registry does not name but a perf model knows (the
+	 * inference extensions' ops: aiter's and vLLM's GEMMs, the MoE pseudo
+	 * ops) takes its model's category, as TraceLens's registry, built from
+	 * its op -> model map, gives it */
+	if (!err && *out && !strcmp(*out, "other")) {
+		const struct pm_class *c = class_of(name);
+
+		if (c)
+			*out = c->category;
+	}
 	prow_release(&d);
 	return err;
 }

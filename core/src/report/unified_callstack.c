@@ -112,7 +112,11 @@ out:
 	return err;
 }
 
-/* The frames between @op and its kernel @k (exclusive), top first. */
+/* The frames between @op and its kernel @k (exclusive), top first. Under a
+ * pseudo op (tl_trace_add_pseudo_ops) TraceLens's launch call still has the
+ * op above the pseudo op as its parent: the walk up from the kernel passes
+ * the pseudo op by and reaches the root, so its chain holds the whole stack
+ * twice. So does this one, to print what TraceLens prints. */
 static int kernel_frames(struct tl_trace *tr, uint64_t op, uint64_t k, struct frames *out)
 {
 	struct tl_event_info e;
@@ -120,10 +124,16 @@ static int kernel_frames(struct tl_trace *tr, uint64_t op, uint64_t k, struct fr
 	int64_t p;
 	int err = 0;
 
-	for (p = tl_event_parent(tr, k); p >= 0 && (uint64_t)p != op && !err;
-	     p = tl_event_parent(tr, (uint64_t)p))
-		if (!tl_trace_event(tr, (uint64_t)p, &e) && is_frame(&e))
+	for (p = tl_event_parent(tr, k); p >= 0 && !err; p = tl_event_parent(tr, (uint64_t)p)) {
+		if (tl_trace_event(tr, (uint64_t)p, &e))
+			continue;
+		if (!strncmp(e.name, "pseudo_op::", 11))
+			continue;
+		if ((uint64_t)p == op)
+			break;
+		if (is_frame(&e))
 			err = push(out, strip_counters(e.name));
+	}
 	for (i = first, j = out->n; !err && i + 1 < j; i++, j--) {
 		char *t = out->v[i];
 

@@ -110,6 +110,7 @@ struct tl_trace {
 	char *extra;
 	size_t nextra, extracap;
 	bool merged;		/* capture trace merged: the tree is fixed */
+	bool pseudo_ops;	/* pseudo ops added (pseudo_ops.c): the tree is fixed too */
 	/* An XProf (JAX) trace, read from an .xplane.pb or XProf's JSON: event
 	 * kinds come from process and thread names (xplane_kinds.c). */
 	bool xprof;
@@ -184,6 +185,8 @@ int tl_links_ensure(struct tl_trace *tr);
  * @parent's children; grow the per-UID arrays from tr->nev to @n entries. */
 void tl_tree_add_child(struct tl_tree *t, int32_t parent, int32_t child);
 void tl_tree_clear_children(struct tl_tree *t, int32_t parent);
+/* Take @child out of @parent's children (no-op if it is not one). */
+void tl_tree_remove_child(struct tl_tree *t, int32_t parent, int32_t child);
 int tl_tree_grow(struct tl_trace *tr, size_t n);
 void tl_tree_free(struct tl_tree *t);
 

@@ -74,7 +74,7 @@ int tl_tree_grow(struct tl_trace *tr, size_t n)
 	return 0;
 }
 
-static void remove_child(struct tl_tree *t, int32_t parent, int32_t child)
+void tl_tree_remove_child(struct tl_tree *t, int32_t parent, int32_t child)
 {
 	int32_t prev = -1, c = t->first_child[parent];
 
@@ -417,7 +417,7 @@ static int link_gpu(struct tl_trace *tr)
 				continue;
 			for (j = (int32_t)head; j >= 0; j = graph_next[j]) {
 				if (t->parent[j] >= 0)
-					remove_child(t, t->parent[j], j);
+					tl_tree_remove_child(t, t->parent[j], j);
 				tl_tree_add_child(t, (int32_t)i, j);
 				t->in_tree[j] = 2;
 			}
@@ -434,7 +434,7 @@ static int link_gpu(struct tl_trace *tr)
 		if (!tl_kind_is_gpu(tr->ev[g].kind) || g == i)
 			continue;
 		if (t->parent[g] >= 0)
-			remove_child(t, t->parent[g], (int32_t)g);
+			tl_tree_remove_child(t, t->parent[g], (int32_t)g);
 		tl_tree_add_child(t, (int32_t)i, (int32_t)g);
 		t->in_tree[g] = 2;
 	}
@@ -587,8 +587,10 @@ int tl_tree_ensure(struct tl_trace *tr, bool with_python)
 	struct tl_tree *t = &tr->tree;
 	int err;
 
-	if (t->built && (t->with_python == with_python || tr->merged))
-		return 0;	/* a merged tree is fixed (built with python functions) */
+	/* a merged tree is fixed (built with python functions), as is one
+	 * pseudo ops were put in */
+	if (t->built && (t->with_python == with_python || tr->merged || tr->pseudo_ops))
+		return 0;
 	err = tree_alloc(tr);
 	if (err)
 		return err;
