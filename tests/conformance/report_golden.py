@@ -55,9 +55,6 @@ def options(trace, gdir):
 # that starts to match is a plain pass. A sheet not listed here that differs
 # fails. Keys: a regex on "GOLDEN_DIR/SHEET.csv" under tests/traces/.
 KNOWN_GAPS = [
-    (r"^inference/(vllm|xdit)_.*/unified_perf_summary\.csv$",
-     "the perf model of torch.compile's fused Triton kernels (triton_poi_/red_/per_*: "
-     "TraceLens's TritonCompiledPerfModel) is not written yet"),
     (r"^mi210/gpu_only_trace/.*/kernel_summary\.csv$",
      "two rows with equal sums come in the order of pandas' unstable sort"),
 ]

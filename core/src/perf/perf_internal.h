@@ -12,6 +12,7 @@
 #ifndef TL_PERF_INTERNAL_H
 #define TL_PERF_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -104,8 +105,22 @@ extern const struct pm_class pm_reduce_classes[];
 extern const struct pm_class pm_norm_classes[];
 extern const struct pm_class pm_misc_classes[];
 
-/* The class that models op @name, or NULL. */
+/* The class that models op @name, or NULL: a family table's, else the
+ * class matched by name prefix (pm_triton.c). */
 const struct pm_class *pm_class_of(const char *name);
+
+/* pm_triton.c: torch.compile's fused Triton kernels (triton_poi_, _red_,
+ * _per_), matched by prefix; no sheet of their own (sheet NULL). */
+extern const struct pm_class pm_triton_compiled_class;
+bool pm_is_triton_compiled(const char *name);
+/* aten_op_names.c (scripts/gen-aten-ops.sh): ATen op names, strcmp order. */
+extern const char *const pm_aten_ops[];
+extern const size_t pm_aten_nops;
+
+/* TraceLens's can_model: whether @cls can model this call at all (a fused
+ * Triton kernel needs its element counts in the args); a call it cannot is
+ * an op without a model (its unified row is the plain launcher's). */
+bool pm_can_model(const struct pm_class *cls, const struct pm_call *c);
 
 /* Every class of the tables in the registry's order, into @v (at most @max);
  * returns how many there are. The perf report orders its sheets by it. */

@@ -83,7 +83,7 @@ static void build_table(void)
 	}
 }
 
-const struct pm_class *pm_class_of(const char *name)
+static const struct pm_class *by_table(const char *name)
 {
 	size_t s;
 
@@ -94,6 +94,16 @@ const struct pm_class *pm_class_of(const char *name)
 		if (!strcmp(table[s].op, name))
 			return table[s].cls;
 	return NULL;
+}
+
+const struct pm_class *pm_class_of(const char *name)
+{
+	const struct pm_class *c = by_table(name);
+
+	/* TraceLens's pattern matchers, after its op map */
+	if (!c && pm_is_triton_compiled(name))
+		c = &pm_triton_compiled_class;
+	return c;
 }
 
 size_t pm_class_list(const struct pm_class **v, size_t max)

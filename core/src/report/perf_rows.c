@@ -192,6 +192,7 @@ static int model_of(const struct tl_trace *tr, struct prow *r, bool bwd)
 		 * (an empty cell) is written as an empty field */
 		r->pnames[i] = o->param_names[i];
 		r->pvals[i] = strdup(tl_cell_text(v, buf, sizeof(buf)));
+		r->pnone[i] = v->kind == TL_CELL_EMPTY;
 		if (!r->pvals[i])
 			goto out;
 		r->nparams++;

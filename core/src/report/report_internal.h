@@ -95,6 +95,7 @@ struct prow {
 	size_t nparams;
 	const char *pnames[PM_MAX_PARAMS];	/* static, the model's */
 	char *pvals[PM_MAX_PARAMS];	/* str() of each value, malloc'ed */
+	bool pnone[PM_MAX_PARAMS];	/* the value is None (pvals[i] is ""), not a str */
 	char *args[4];			/* repr of Input Dims/type/Strides/Concrete Inputs; NULL: absent */
 	bool tuple_args;		/* set by the caller: args as the unified sheet writes them
 					 * (lists as tuples, null as absent) */

@@ -476,6 +476,10 @@ static int classify(struct tl_trace *tr, const struct pm_class ***out, size_t *n
 			last_name = e.name;
 			/* sglang_profiler's ops are modelled without their call counter */
 			last = pm_class_of(tl_op_norm_name(e.name, buf, sizeof(buf)));
+			/* a class without a sheet (the fused Triton kernels)
+			 * has its rows in unified_perf_summary only */
+			if (last && !last->sheet)
+				last = NULL;
 		}
 		v[uid] = last;
 		*ncalls += !!last;

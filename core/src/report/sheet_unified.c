@@ -81,11 +81,28 @@ static const struct pm_class *class_of(const char *name)
 	return pm_class_of(tl_op_norm_name(name, buf, sizeof(buf)));
 }
 
+/* The model class of op @uid named @name, when it can model this call (a
+ * fused Triton kernel needs its element counts in the args). */
+static const struct pm_class *model_of(struct tl_trace *tr, uint64_t uid, const char *name)
+{
+	const struct pm_class *c = class_of(name);
+	struct pm_call call;
+	bool ok;
+
+	if (c != &pm_triton_compiled_class)
+		return c;
+	if (pm_call_of(tr, uid, &call))
+		return NULL;
+	ok = pm_can_model(c, &call);
+	pm_call_release(&call);
+	return ok ? c : NULL;
+}
+
 static bool has_model(struct tl_trace *tr, uint64_t uid)
 {
 	const char *name = "";
 
-	return kind_of(tr, uid, &name) == TL_KIND_CPU_OP && class_of(name);
+	return kind_of(tr, uid, &name) == TL_KIND_CPU_OP && model_of(tr, uid, name);
 }
 
 /* A cpu_op strictly below @uid with a model of its own and GPU work
@@ -197,7 +214,7 @@ static int traverse(struct ucoll *u, uint64_t uid)
 	u->visited[uid] = true;
 	if (kind_of(u->tr, uid, &name) != TL_KIND_CPU_OP || !launches_gpu(u->tr, uid))
 		return 0;
-	if (class_of(name))
+	if (model_of(u->tr, uid, name))
 		return push_sel(u, uid);
 	if (descendant_with_model(u->tr, uid))
 		return traverse_children(u, uid, false);
@@ -230,13 +247,16 @@ static void urow_release(struct urow *r)
 }
 
 /* A parameter's str() as its repr inside the perf_params dict: numbers,
- * booleans, None and tuples read the same; anything else was a str. */
-static int put_param(char **buf, size_t *len, size_t *cap, const char *v)
+ * booleans, None and tuples read the same; anything else was a str (an
+ * empty one too: '' is not None). */
+static int put_param(char **buf, size_t *len, size_t *cap, const char *v, bool none)
 {
 	char *end;
 
-	if (!*v)
+	if (none)
 		return rpt_str_append(buf, len, cap, "None");
+	if (!*v)
+		return rpt_pystr_append(buf, len, cap, v);
 	strtod(v, &end);
 	if (!*end || !strcmp(v, "True") || !strcmp(v, "False") || !strcmp(v, "None") ||
 	    v[0] == '(' || v[0] == '[' || v[0] == '{')
@@ -260,7 +280,7 @@ static int params_repr(struct urow *r)
 		if (!err)
 			err = rpt_str_append(&r->params, &len, &cap, ": ");
 		if (!err)
-			err = put_param(&r->params, &len, &cap, r->p.pvals[i]);
+			err = put_param(&r->params, &len, &cap, r->p.pvals[i], r->p.pnone[i]);
 	}
 	return err ? err : rpt_str_append(&r->params, &len, &cap, "}");
 }
@@ -342,7 +362,7 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *r
 	r->dur = e.dur;
 	r->recompute = recompute && recompute[uid];
 	rpt_meta_names(meta, e.pid, e.tid, &r->p.pname, &r->p.plabel, &r->p.tname);
-	r->p.cls = kernel < 0 ? pm_class_of(r->p.name) : NULL;
+	r->p.cls = kernel < 0 ? model_of(tr, uid, r->p.name) : NULL;
 	/* a modelled op's args come with its model, from one parse */
 	if (!r->p.cls && (err = args_of(tr, uid, r)))
 		return err;
