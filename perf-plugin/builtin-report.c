@@ -152,6 +152,24 @@ static int cmd_report(int argc, char **argv)
 		return cli_error("report: --recompute and --by-module are exclusive");
 	if (x.roofline && x.no_perf_models)
 		return cli_error("report: --roofline draws the perf-model rows: not with --no-perf-models");
+	/* a workbook beside no directory fails before the work, not after it */
+	if (sheets_is_xlsx(x.dir)) {
+		char *d = strdup(x.dir), *slash = d ? strrchr(d, '/') : NULL;
+		struct stat st;
+		int e = 0;
+
+		if (!d)
+			return cli_error("report: out of memory");
+		if (slash)
+			*(slash == d ? slash + 1 : slash) = 0;
+		if (stat(slash ? d : ".", &st))
+			e = errno;
+		else if (!S_ISDIR(st.st_mode))
+			e = ENOTDIR;
+		free(d);
+		if (e)
+			return cli_error("report: %s: cannot create: %s", x.dir, strerror(e));
+	}
 	/* a bad spec file stops everything before a directory is made */
 	if (tl_gpu_set_new(&gpus))
 		return cli_error("report: out of memory");

@@ -11,11 +11,9 @@ and compares every golden CSV with ours (sheet_compare.py's rules). Prints one
 TAP line per golden sheet without its number ("ok - ...", "not ok - ...");
 a sheet we did not write fails. The sheets of KNOWN_GAPS below, TraceLens's
 that we know we do not match yet, are "not ok ... # TODO <why>", and turn
-into plain results when they match. The JAX sheets that
-need the HLO operands of the XLA ops (kernel_launchers,
-kernel_launchers_unique_args, df_xla_perf, op_*), which the XSpace reader does
-not keep, are "not ok ... # TODO needs HLO operand data the XSpace reader
-skips" for an .xplane.pb trace. Stdlib only.
+into plain results when they match. A JAX op_* sheet whose perf model is
+not written yet (op_gemm, op_te; op_conv is) is "not ok ... # TODO" for an
+.xplane.pb trace. Stdlib only.
 """
 import csv
 import os
@@ -68,11 +66,11 @@ def known_gap(rel):
 
 
 def jax_hlo_sheet(trace, name):
-    """True for a JAX op_* sheet: TraceLens's JAX perf models (jax_conv,
-    jax_gemm, TE attention) over the HLO operands are not written yet; the
-    HLO sheets themselves (kernel_launchers, its unique_args, df_xla_perf)
-    are, and must match."""
-    return ".xplane.pb" in trace and name.startswith("op_")
+    """True for a JAX op_* sheet whose perf model is not written yet
+    (jax_gemm's op_gemm, TE attention's op_te); op_conv (jax_conv) is, and
+    must match, as the HLO sheets (kernel_launchers, its unique_args,
+    df_xla_perf) must."""
+    return ".xplane.pb" in trace and name.startswith("op_") and name != "op_conv.csv"
 
 
 def main(argv):
@@ -96,7 +94,7 @@ def main(argv):
             continue
         gap = known_gap(os.path.join(gdir.split("/tests/traces/", 1)[-1], name))
         if jax_hlo_sheet(trace, name):
-            todo = " # TODO TraceLens's JAX perf models (op_* sheets) are not written yet"
+            todo = " # TODO TraceLens's JAX perf model of this op_* sheet is not written yet"
         elif gap:
             todo = " # TODO " + gap
         else:

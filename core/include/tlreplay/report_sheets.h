@@ -100,6 +100,14 @@ TL_API int tl_sheet_jax_kernel_launchers_summary(struct tl_trace *tr, struct tl_
 /** @brief kernel_launchers_summary_by_category: the same by category. */
 TL_API int tl_sheet_jax_kernel_launchers_summary_by_category(struct tl_trace *tr, struct tl_sheet **out);
 
+/** @brief op_conv: the convolution kernels (cuDNN's convForward custom
+ *  calls) with TraceLens's jax_conv perf model (FLOPs, bytes, TFLOP/s, TB/s
+ *  from the HLO op's operand and output shapes), grouped by kernel name and
+ *  parameters, by summed kernel time. *out is NULL (0 returned) when no
+ *  kernel has the model: TraceLens writes no sheet then. Backward
+ *  convolutions are left out (no model yet). */
+TL_API int tl_sheet_jax_op_conv(struct tl_trace *tr, struct tl_sheet **out);
+
 /** @brief xla_summary: the uncategorised (XLA) kernels by name with its
  *  digits removed ("loop_slice_fusion_202" -> "loop_slice_fusion_"). */
 TL_API int tl_sheet_jax_xla_summary(struct tl_trace *tr, struct tl_sheet **out);

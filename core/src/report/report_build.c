@@ -190,9 +190,8 @@ static int jax_gpu_timeline(const struct tl_breakdown_set *set, struct tl_sheet 
 	return rpt_sheet_done(sh, err, out);
 }
 
-/* TraceLens's JAX report, in its order, without the sheets that need the HLO
- * operands the XSpace reader does not keep (kernel_launchers,
- * kernel_launchers_unique_args, df_xla_perf, op_*). */
+/* TraceLens's JAX report, in its order; of its perf-model sheets, op_conv
+ * (op_gemm and op_te are not written yet). */
 static int jax_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struct tl_report *r)
 {
 	static int (*const build[])(struct tl_trace *, struct tl_sheet **) = {
@@ -222,6 +221,11 @@ static int jax_sheets(struct tl_trace *tr, const struct tl_report_opts *o, struc
 		if (!err)
 			err = rpt_report_push(r, sh);
 	}
+	/* the perf-model sheets, op_<category>, when a kernel has a model */
+	if (!err)
+		err = tl_sheet_jax_op_conv(tr, &sh);
+	if (!err && sh)
+		err = rpt_report_push(r, sh);
 	tl_breakdown_free(bd);
 	return err;
 }

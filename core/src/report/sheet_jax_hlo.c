@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cjson/cJSON.h>
 #include <tlreplay/analysis.h>
@@ -29,6 +30,11 @@
 
 #include "report/report_internal.h"
 
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+
 struct hrow {
 	uint64_t uid;		/* TraceLens's */
 	const char *name, *cat;	/* owned by the trace / static */
@@ -37,18 +43,37 @@ struct hrow {
 	char *dims, *types, *concrete, *details;
 	size_t tail;		/* where details' keys after 'dur' start */
 	long long in_bytes;	/* df_xla_perf's total_input_bytes */
+	/* for the perf models (op_* sheets): the HLO op's operands, its
+	 * custom_call_target as TraceLens's regex keeps it, its output */
+	bool has_op;
+	struct strv *ops;
+	char *cct, *output;
 };
+
+static void hrow_release(struct hrow *r)
+{
+	size_t k;
+
+	free(r->dims);
+	free(r->types);
+	free(r->concrete);
+	free(r->details);
+	free(r->cct);
+	free(r->output);
+	if (r->ops) {
+		for (k = 0; k < r->ops->n; k++)
+			free(r->ops->v[k]);
+		free(r->ops->v);
+		free(r->ops);
+	}
+}
 
 static void hrows_free(struct hrow *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		free(v[i].dims);
-		free(v[i].types);
-		free(v[i].concrete);
-		free(v[i].details);
-	}
+	for (i = 0; i < n; i++)
+		hrow_release(&v[i]);
 	free(v);
 }
 
@@ -91,10 +116,6 @@ static char *attr_regex(const char *s, const char *prefix, const char *extra)
 	return t;
 }
 
-struct strv {
-	char **v;
-	size_t n, cap;
-};
 
 static int strv_push(struct strv *s, const char *p, size_t n)
 {
@@ -414,6 +435,22 @@ static int hlo_cells(struct hrow *r, const cJSON *op)
 		r->concrete = strdup("()");
 		err = r->concrete ? 0 : -ENOMEM;
 	}
+	if (!err && op) {
+		const cJSON *out = cJSON_GetObjectItemCaseSensitive(op, "output");
+
+		r->has_op = true;
+		r->ops = malloc(sizeof(*r->ops));
+		if (r->ops) {
+			*r->ops = ops;
+			ops = (struct strv){ 0 };
+		}
+		r->cct = cct;
+		cct = NULL;
+		if (cJSON_IsString(out))
+			r->output = strdup(out->valuestring);
+		if (!r->ops || (cJSON_IsString(out) && !r->output))
+			err = -ENOMEM;
+	}
 	free(b);
 	free(md);
 	free(cct);
@@ -481,12 +518,8 @@ static int hlo_rows(struct tl_trace *tr, struct hrow **out, size_t *nout)
 		cJSON_Delete(args);
 		if (!err && tl_vec_push(&v, r))
 			err = -ENOMEM;
-		if (err) {
-			free(r.dims);
-			free(r.types);
-			free(r.concrete);
-			free(r.details);
-		}
+		if (err)
+			hrow_release(&r);
 	}
 	if (err) {
 		hrows_free(v.v, v.n);
@@ -598,9 +631,9 @@ static int cmp_ugroup(const void *pa, const void *pb)
 
 /* TraceLens's _summarize_kernel_stats of a JAX group: its first kernel's
  * details less 'dur', with numpy's count, sum, mean, median, std, min, max */
-static char *kernel_summary(const struct hrow *v, const struct ugroup *g)
+static char *kernel_summary(const struct hrow *v, const struct ugroup *g, bool bare)
 {
-	double *d = malloc(g->count * sizeof(*d)), sum, mean, *sq = NULL;
+	double *d = calloc(g->count ? g->count : 1, sizeof(*d)), sum, mean, *sq = NULL;
 	const struct hrow *t = &v[g->rows[0]];
 	char *b = NULL, num[64];
 	size_t bl = 0, bc = 0, i, n = g->count;
@@ -622,7 +655,8 @@ static char *kernel_summary(const struct hrow *v, const struct ugroup *g)
 
 		err = tl_text_put(&b, &bl, &bc, t->details, dur ? (size_t)(dur - t->details) : 0);
 	}
-	if (!err)
+	/* an op_* sheet's kernel details are the name and 'dur' only */
+	if (!err && !bare)
 		err = tl_text_put(&b, &bl, &bc, t->details + t->tail, strlen(t->details + t->tail) - 2);
 	if (!err) {
 		snprintf(num, sizeof(num), ", 'count': %zu", n);
@@ -715,7 +749,7 @@ int tl_sheet_jax_kernel_launchers_unique_args(struct tl_trace *tr, struct tl_she
 		total = np_sum(tmp, ng);
 	for (j = 0; j < ng && !err; j++) {
 		const struct hrow *r = &v[g[j].first];
-		char *ks = kernel_summary(v, &g[j]);
+		char *ks = kernel_summary(v, &g[j], false);
 		double pct = g[j].agg.sum / total * 100;
 
 		cum += pct;
@@ -736,6 +770,320 @@ int tl_sheet_jax_kernel_launchers_unique_args(struct tl_trace *tr, struct tl_she
 	for (j = 0; j < ng; j++)
 		free(g[j].rows);
 	free(g);
+	free(tmp);
+	hrows_free(v, n);
+	if (err) {
+		tl_sheet_free(sh);
+		return err;
+	}
+	*out = sh;
+	return 0;
+}
+
+/* ------------------------------------------------------------ op_conv */
+
+/* The first (type)[dims]{layout} in @s, TraceLens's parse_operands regex
+ * ([A-Za-z]+[0-9]+)\[([0-9,]+)\]\{([0-9,]+)\}: its type and dims. */
+static bool first_shape(const char *s, char *type, size_t tn, long long *dims, size_t *nd, size_t max)
+{
+	size_t i, k;
+
+	for (i = 0; s[i]; i++) {
+		const char *p = s + i, *t0 = p, *d0, *d1;
+
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			continue;
+		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			continue;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p != '[')
+			continue;
+		d0 = ++p;
+		while ((*p >= '0' && *p <= '9') || *p == ',')
+			p++;
+		if (p == d0 || *p != ']' || p[1] != '{')
+			continue;
+		d1 = p;
+		p += 2;
+		for (k = 0; (p[k] >= '0' && p[k] <= '9') || p[k] == ','; k++)
+			;
+		if (!k || p[k] != '}')
+			continue;
+		snprintf(type, tn, "%.*s", (int)(d0 - 1 - t0), t0);
+		*nd = 0;
+		for (p = d0; p < d1;) {
+			char *end;
+			long long x = strtoll(p, &end, 10);
+
+			if (end != p && *nd < max)
+				dims[(*nd)++] = x;
+			p = end == p ? p + 1 : end;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* TraceLens's jax_dtype2bpe; 0 for the rest (None) */
+static int jax_bpe(const char *t)
+{
+	if (!strcasecmp(t, "f32"))
+		return 4;
+	if (!strcasecmp(t, "f16") || !strcasecmp(t, "bf16"))
+		return 2;
+	if (!strcasecmp(t, "f8") || !strcasecmp(t, "fp8"))
+		return 1;
+	return 0;
+}
+
+static int put_tuple(char *b, size_t n, const long long *v, size_t k)
+{
+	size_t i, o = 0;
+
+	o += (size_t)snprintf(b + o, n - o, "(");
+	for (i = 0; i < k && o < n; i++)
+		o += (size_t)snprintf(b + o, n - o, "%s%lld", i ? ", " : "", v[i]);
+	if (o < n)
+		o += (size_t)snprintf(b + o, n - o, k == 1 ? ",)" : ")");
+	return o < n ? 0 : -ENOSPC;
+}
+
+#define CONV_MAXD 8
+
+/* One modelled conv kernel: TraceLens's jax_conv (x, spatial filter, out). */
+struct crow {
+	size_t row;			/* in the hrows */
+	char params[7][160];		/* convNd .. transposed_conv, as str() */
+	double gflops, bytes, tflops, tbs;
+};
+
+static const char *const conv_params[7] = { "convNd", "input_shape", "filter_shape", "output_shape",
+					    "bias", "bytes_per_element", "transposed_conv" };
+
+/* The jax_conv model of kernel @r: 1, 0 when it has none (TraceLens's
+ * "rest", or a model that raises), -errno. */
+static int conv_row(const struct hrow *r, struct crow *c)
+{
+	long long x[CONV_MAXD], w[CONV_MAXD], out[CONV_MAXD], tmp[CONV_MAXD];
+	size_t nx = 0, nw = 0, no = 0, nt, i, nops = 0;
+	double px = 1, pw = 1, po = 1, fpe = 2;
+	char tx[32] = "", tt[32];
+	bool bias;
+	int bpe;
+
+	if (!r->has_op || !r->cct || !r->ops || strcasecmp(r->cat, "conv"))
+		return 0;
+	/* TraceLens's order of checks: gemm, TE attention, then conv */
+	if (strstr(r->cct, "te_fused_attn_forward_ffi") || strstr(r->cct, "te_fused_attn_backward_ffi") ||
+	    !(strstr(r->cct, "cudnn$convForward") || strstr(r->cct, "cudnn$convBiasActivationForward")))
+		return 0;
+	for (i = 0; i < r->ops->n; i++) {
+		if (!r->ops->v[i][0] || !first_shape(r->ops->v[i], tt, sizeof(tt), tmp, &nt, CONV_MAXD))
+			continue;
+		if (nops == 0) {
+			memcpy(x, tmp, nt * sizeof(*x));
+			nx = nt;
+			snprintf(tx, sizeof(tx), "%s", tt);
+		} else if (nops == 1) {
+			memcpy(w, tmp, nt * sizeof(*w));
+			nw = nt;
+		}
+		nops++;
+	}
+	if (nops < 2 || nw < 2 || !r->output ||
+	    !first_shape(r->output, tt, sizeof(tt), out, &no, CONV_MAXD) || nx < 3 || nx > 5)
+		return 0;
+	bias = nops == 3;
+	bpe = jax_bpe(tx);
+	/* the filter shape without its two channel dims */
+	for (i = 2; i < nw; i++)
+		w[i - 2] = w[i];
+	nw -= 2;
+	snprintf(c->params[0], sizeof(c->params[0]), "conv%zud", nx - 2);
+	if (put_tuple(c->params[1], sizeof(c->params[1]), x, nx) ||
+	    put_tuple(c->params[2], sizeof(c->params[2]), w, nw) ||
+	    put_tuple(c->params[3], sizeof(c->params[3]), out, no))
+		return 0;
+	snprintf(c->params[4], sizeof(c->params[4]), "%s", bias ? "True" : "False");
+	if (bpe)
+		snprintf(c->params[5], sizeof(c->params[5]), "%d", bpe);
+	else
+		c->params[5][0] = 0;
+	snprintf(c->params[6], sizeof(c->params[6]), "False");
+	for (i = 0; i < nx; i++)
+		px *= (double)x[i];
+	for (i = 0; i < nw; i++)
+		pw *= (double)w[i];
+	for (i = 0; i < no; i++)
+		po *= (double)out[i];
+	/* CONV.flops_func: 2 x prod(filter[1:]) per output element (of the
+	 * spatial filter TraceLens passes), and the bias */
+	for (i = 1; i < nw; i++)
+		fpe *= (double)w[i];
+	c->gflops = (po * fpe + (bias ? po : 0)) / 1e9;
+	c->bytes = bpe ? (px + pw + (bias && no > 1 ? (double)out[1] : 0) + po) * bpe : NAN;
+	c->tflops = r->dur > 0 ? c->gflops * 1e9 / (r->dur * 1e-6) / 1e12 : NAN;
+	c->tbs = r->dur > 0 ? c->bytes / (r->dur * 1e-6) / 1e12 : NAN;
+	return 1;
+}
+
+static int cmp_cgroup(const void *pa, const void *pb)
+{
+	const struct ugroup *a = pa, *b = pb;
+
+	if (a->agg.sum != b->agg.sum)
+		return a->agg.sum > b->agg.sum ? -1 : 1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+static bool same_conv(const struct hrow *v, const struct crow *a, const struct crow *b)
+{
+	size_t i;
+
+	if (strcmp(v[a->row].name, v[b->row].name))
+		return false;
+	for (i = 0; i < 7; i++)
+		if (strcmp(a->params[i], b->params[i]))
+			return false;
+	return true;
+}
+
+int tl_sheet_jax_op_conv(struct tl_trace *tr, struct tl_sheet **out)
+{
+	static const char *const tail_cols[] = {
+		"GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first", "TB/s_mean", "TB/s_median",
+		"TB/s_std", "TB/s_min", "TB/s_max", "TFLOPS/s_mean", "TFLOPS/s_median", "TFLOPS/s_std",
+		"TFLOPS/s_min", "TFLOPS/s_max", "kernel_details__summarize_kernel_stats", "Input Dims_first",
+		"Input type_first", "Kernel Time (µs)_mean", "Kernel Time (µs)_median",
+		"Kernel Time (µs)_std", "Kernel Time (µs)_min", "Kernel Time (µs)_max",
+		"Kernel Time (µs)_sum", "name_count", "UID_first",
+	};
+	const char *cols[1 + 7 + TL_ARRAY_SIZE(tail_cols)];
+	char pcols[7][32];
+	struct tl_sheet *sh = NULL;
+	struct hrow *v = NULL;
+	struct crow *c = NULL;
+	struct ugroup *g = NULL;
+	size_t n = 0, nc = 0, ng = 0, i, j, k;
+	double *tmp = NULL;
+	int err;
+
+	*out = NULL;
+	err = hlo_rows(tr, &v, &n);
+	if (!err && n && (!(c = calloc(n, sizeof(*c))) || !(g = calloc(n, sizeof(*g))) ||
+			  !(tmp = malloc(n * sizeof(*tmp)))))
+		err = -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		int m = conv_row(&v[i], &c[nc]);
+
+		if (m < 0)
+			err = m;
+		else if (m)
+			c[nc++].row = i;
+	}
+	/* TraceLens writes no sheet without a modelled kernel */
+	if (err || !nc)
+		goto out;
+	for (i = 0; i < nc && !err; i++) {
+		for (j = 0; j < ng && !same_conv(v, &c[g[j].first], &c[i]); j++)
+			;
+		if (j == ng) {
+			g[ng].first = i;
+			g[ng].rows = malloc(nc * sizeof(size_t));
+			if (!g[ng++].rows)
+				err = -ENOMEM;
+		}
+		if (!err)
+			g[j].rows[g[j].count++] = i;
+	}
+	for (j = 0; j < ng && !err; j++) {
+		for (i = 0; i < g[j].count; i++)
+			tmp[i] = v[c[g[j].rows[i]].row].dur;
+		tl_aggregate(tmp, g[j].count, &g[j].agg);
+	}
+	if (!err)
+		tl_qsort(g, ng, sizeof(*g), cmp_cgroup);
+	cols[0] = "name";
+	for (k = 0; k < 7; k++) {
+		snprintf(pcols[k], sizeof(pcols[k]), "param: %s", conv_params[k]);
+		cols[1 + k] = pcols[k];
+	}
+	for (k = 0; k < TL_ARRAY_SIZE(tail_cols); k++)
+		cols[8 + k] = tail_cols[k];
+	if (!err)
+		err = tl_sheet_new("op_conv", TL_ARRAY_SIZE(cols), cols, &sh);
+	for (j = 0; j < ng && !err; j++) {
+		const struct crow *c0 = &c[g[j].first];
+		const struct hrow *r0 = &v[c0->row];
+		struct tl_cell row[TL_ARRAY_SIZE(cols)];
+		struct tl_agg tb, tf;
+		size_t *hr = malloc(g[j].count * sizeof(*hr)), q = 0;
+		char *ks;
+
+		if (!hr) {
+			err = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < g[j].count; i++)
+			hr[i] = c[g[j].rows[i]].row;
+		{
+			struct ugroup hg = { .first = c0->row, .count = g[j].count, .rows = hr };
+
+			ks = kernel_summary(v, &hg, true);
+		}
+		free(hr);
+		if (!ks) {
+			err = -ENOMEM;
+			break;
+		}
+		row[q++] = tl_cell_str(r0->name);
+		row[q++] = tl_cell_str(c0->params[0]);
+		for (k = 1; k < 4; k++)
+			row[q++] = tl_cell_str(c0->params[k]);
+		row[q++] = tl_cell_bool(!strcmp(c0->params[4], "True"));
+		row[q++] = c0->params[5][0] ? tl_cell_int(atoll(c0->params[5])) : tl_cell_empty();
+		row[q++] = tl_cell_bool(false);
+		row[q++] = tl_cell_num(c0->gflops);
+		row[q++] = tl_cell_num(c0->bytes / (1024.0 * 1024.0));
+		row[q++] = tl_cell_num(c0->gflops * 1e9 / c0->bytes);
+		for (i = 0; i < g[j].count; i++)
+			tmp[i] = c[g[j].rows[i]].tbs;
+		tl_aggregate(tmp, g[j].count, &tb);
+		for (i = 0; i < g[j].count; i++)
+			tmp[i] = c[g[j].rows[i]].tflops;
+		tl_aggregate(tmp, g[j].count, &tf);
+		row[q++] = tl_cell_num(tb.mean);
+		row[q++] = tl_cell_num(tb.median);
+		row[q++] = tl_cell_num(tb.std);
+		row[q++] = tl_cell_num(tb.min);
+		row[q++] = tl_cell_num(tb.max);
+		row[q++] = tl_cell_num(tf.mean);
+		row[q++] = tl_cell_num(tf.median);
+		row[q++] = tl_cell_num(tf.std);
+		row[q++] = tl_cell_num(tf.min);
+		row[q++] = tl_cell_num(tf.max);
+		row[q++] = tl_cell_str(ks);
+		row[q++] = tl_cell_str(r0->dims);
+		row[q++] = tl_cell_str(r0->types);
+		row[q++] = tl_cell_num(g[j].agg.mean);
+		row[q++] = tl_cell_num(g[j].agg.median);
+		row[q++] = tl_cell_num(g[j].agg.std);
+		row[q++] = tl_cell_num(g[j].agg.min);
+		row[q++] = tl_cell_num(g[j].agg.max);
+		row[q++] = tl_cell_num(g[j].agg.sum);
+		row[q++] = tl_cell_int((long long)g[j].count);
+		row[q++] = tl_cell_int((long long)r0->uid);
+		err = tl_sheet_add_row(sh, row);
+		free(ks);
+	}
+out:
+	for (j = 0; j < ng; j++)
+		free(g[j].rows);
+	free(g);
+	free(c);
 	free(tmp);
 	hrows_free(v, n);
 	if (err) {
