@@ -697,6 +697,37 @@ static char *kernel_summary(const struct hrow *v, const struct ugroup *g, bool b
 	return b;
 }
 
+/* Rows 0..n-1 into groups in order of first appearance (pandas'
+ * sort=False): @same(ctx, a, b) says whether rows a and b group together.
+ * @g holds n groups; 0 or -ENOMEM (the rows made so far stay in @g). */
+static int group_by(size_t n, bool (*same)(const void *ctx, size_t a, size_t b), const void *ctx,
+		    struct ugroup *g, size_t *ng)
+{
+	size_t i, j;
+
+	*ng = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < *ng && !same(ctx, g[j].first, i); j++)
+			;
+		if (j == *ng) {
+			g[j].first = i;
+			g[j].rows = malloc(n * sizeof(size_t));
+			if (!g[j].rows)
+				return -ENOMEM;
+			(*ng)++;
+		}
+		g[j].rows[g[j].count++] = i;
+	}
+	return 0;
+}
+
+static bool same_args_at(const void *ctx, size_t a, size_t b)
+{
+	const struct hrow *v = ctx;
+
+	return same_args(&v[a], &v[b]);
+}
+
 int tl_sheet_jax_kernel_launchers_unique_args(struct tl_trace *tr, struct tl_sheet **out)
 {
 	static const char *const cols[] = {
@@ -723,19 +754,8 @@ int tl_sheet_jax_kernel_launchers_unique_args(struct tl_trace *tr, struct tl_she
 		if (!g || !tmp)
 			err = -ENOMEM;
 	}
-	/* groups in order of first appearance (pandas' sort=False) */
-	for (i = 0; i < n && !err; i++) {
-		for (j = 0; j < ng && !same_args(&v[g[j].first], &v[i]); j++)
-			;
-		if (j == ng) {
-			g[ng].first = i;
-			g[ng].rows = malloc(n * sizeof(size_t));
-			if (!g[ng++].rows)
-				err = -ENOMEM;
-		}
-		if (!err)
-			g[j].rows[g[j].count++] = i;
-	}
+	if (!err && n)
+		err = group_by(n, same_args_at, v, g, &ng);
 	for (j = 0; j < ng && !err; j++) {
 		for (i = 0; i < g[j].count; i++)
 			tmp[i] = v[g[j].rows[i]].dur;
@@ -930,13 +950,18 @@ static int conv_row(const struct hrow *r, struct crow *c)
 	return 1;
 }
 
-static int cmp_cgroup(const void *pa, const void *pb)
-{
-	const struct ugroup *a = pa, *b = pb;
+struct conv_ctx {
+	const struct hrow *v;
+	const struct crow *c;
+};
 
-	if (a->agg.sum != b->agg.sum)
-		return a->agg.sum > b->agg.sum ? -1 : 1;
-	return (a->first > b->first) - (a->first < b->first);
+static bool same_conv(const struct hrow *v, const struct crow *a, const struct crow *b);
+
+static bool same_conv_at(const void *ctx, size_t a, size_t b)
+{
+	const struct conv_ctx *x = ctx;
+
+	return same_conv(x->v, &x->c[a], &x->c[b]);
 }
 
 static bool same_conv(const struct hrow *v, const struct crow *a, const struct crow *b)
@@ -987,17 +1012,10 @@ int tl_sheet_jax_op_conv(struct tl_trace *tr, struct tl_sheet **out)
 	/* TraceLens writes no sheet without a modelled kernel */
 	if (err || !nc)
 		goto out;
-	for (i = 0; i < nc && !err; i++) {
-		for (j = 0; j < ng && !same_conv(v, &c[g[j].first], &c[i]); j++)
-			;
-		if (j == ng) {
-			g[ng].first = i;
-			g[ng].rows = malloc(nc * sizeof(size_t));
-			if (!g[ng++].rows)
-				err = -ENOMEM;
-		}
-		if (!err)
-			g[j].rows[g[j].count++] = i;
+	{
+		struct conv_ctx cx = { v, c };
+
+		err = group_by(nc, same_conv_at, &cx, g, &ng);
 	}
 	for (j = 0; j < ng && !err; j++) {
 		for (i = 0; i < g[j].count; i++)
@@ -1005,7 +1023,7 @@ int tl_sheet_jax_op_conv(struct tl_trace *tr, struct tl_sheet **out)
 		tl_aggregate(tmp, g[j].count, &g[j].agg);
 	}
 	if (!err)
-		tl_qsort(g, ng, sizeof(*g), cmp_cgroup);
+		tl_qsort(g, ng, sizeof(*g), cmp_ugroup);
 	cols[0] = "name";
 	for (k = 0; k < 7; k++) {
 		snprintf(pcols[k], sizeof(pcols[k]), "param: %s", conv_params[k]);
