@@ -53,8 +53,6 @@ def options(trace, gdir):
 # that starts to match is a plain pass. A sheet not listed here that differs
 # fails. Keys: a regex on "GOLDEN_DIR/SHEET.csv" under tests/traces/.
 KNOWN_GAPS = [
-    (r"^mi210/gpu_only_trace/.*/kernel_summary\.csv$",
-     "two rows with equal sums come in the order of pandas' unstable sort"),
 ]
 
 

@@ -11,20 +11,49 @@ struct kgroup {
 	uint32_t name_id;
 };
 
-static int cmp_krow(const void *a, const void *b)
+/* pandas' groupby order of the keys (category, parent op, kernel name,
+ * stream): what TraceLens's sort by summed time then reorders. */
+static int cmp_kkey(const void *a, const void *b)
 {
 	const struct tl_kernel_row *x = a, *y = b;
-	int c;
+	int c = strcmp(x->category ? x->category : "", y->category ? y->category : "");
 
-	if (x->sum_us != y->sum_us)
-		return x->sum_us > y->sum_us ? -1 : 1;
-	c = strcmp(x->name, y->name);
 	if (c)
 		return c;
 	c = strcmp(x->parent_op ? x->parent_op : "", y->parent_op ? y->parent_op : "");
 	if (c)
 		return c;
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
 	return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+/* By summed time, descending, as pandas' sort_values orders the groups:
+ * equal sums as numpy's quicksort leaves them (tl_pandas_argsort_desc). */
+static int sort_rows(struct tl_kernel_row *v, size_t n)
+{
+	double *sum = malloc((n ? n : 1) * sizeof(*sum));
+	size_t *ord = malloc((n ? n : 1) * sizeof(*ord)), i;
+	struct tl_kernel_row *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	int err = 0;
+
+	if (!sum || !ord || !tmp) {
+		err = -ENOMEM;
+		goto out;
+	}
+	tl_qsort(v, n, sizeof(*v), cmp_kkey);
+	for (i = 0; i < n; i++)
+		sum[i] = v[i].sum_us;
+	tl_pandas_argsort_desc(sum, n, ord);
+	for (i = 0; i < n; i++)
+		tmp[i] = v[ord[i]];
+	memcpy(v, tmp, n * sizeof(*v));
+out:
+	free(sum);
+	free(ord);
+	free(tmp);
+	return err;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -155,7 +184,8 @@ int tl_kernel_summary(struct tl_trace *tr, struct tl_kernel_table **out)
 		r->pct_kernels = total_kernels > 0 ? r->sum_us / total_kernels * 100 : NAN;
 		r->pct_total = total_time > 0 ? r->sum_us / total_time * 100 : NAN;
 	}
-	tl_qsort(t->v, t->n, sizeof(*t->v), cmp_krow);
+	if (sort_rows(t->v, t->n))
+		goto nomem;
 	*out = t;
 	t = NULL;
 	err = 0;

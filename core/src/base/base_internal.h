@@ -151,6 +151,13 @@ struct tl_agg {
 void tl_aggregate(double *v, size_t n, struct tl_agg *a);
 /* Sort doubles in ascending order. */
 void tl_sort_doubles(double *v, size_t n);
+/* The order pandas' sort_values(ascending=False) gives @v's n values (its
+ * default kind, "quicksort": numpy's introsort, which does not keep equal
+ * values in their order): order[k] is the index of the k-th row. pandas'
+ * nargsort reverses the values, argsorts them ascending and reverses the
+ * result; equal values come out as numpy's partitioning leaves them, which
+ * TraceLens's sheets print. NaNs are not expected here. */
+void tl_pandas_argsort_desc(const double *v, size_t n, size_t *order);
 
 /* POSIX's way to turn dlsym()'s void * into a function pointer: stores the
  * symbol @name of @dl through @fnp; false if it is missing. */

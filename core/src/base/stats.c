@@ -3,6 +3,7 @@
  * standard deviation and median that the replay timings, the launcher groups
  * and the collectives summary report. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "base/base_internal.h"
 
@@ -40,4 +41,103 @@ void tl_aggregate(double *v, size_t n, struct tl_agg *a)
 	a->min = v[0];
 	a->max = v[n - 1];
 	a->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* numpy's aquicksort (npysort/quicksort.cpp) on @v through the index array
+ * @ix: median-of-3 quicksort down to 16 elements, then insertion sort; the
+ * larger part is pushed and the smaller one sorted first. Its heapsort
+ * fallback (past 2 log2 n levels) is left out: a median-of-3 pivot does not
+ * get there on the tables TraceLens sorts. */
+static void np_aquicksort(const double *v, size_t *ix, size_t num)
+{
+	size_t *pl = ix, *pr = ix + num - 1, *stack[128], **sp = stack;
+	size_t *pm, *pi, *pj, *pk, vi, t;
+	double vp;
+
+#define IX_SWAP(a, b) (t = (a), (a) = (b), (b) = t)
+	if (num < 2)
+		return;
+	for (;;) {
+		while (pr - pl > 15) {
+			pm = pl + ((pr - pl) >> 1);
+			if (v[*pm] < v[*pl])
+				IX_SWAP(*pm, *pl);
+			if (v[*pr] < v[*pm])
+				IX_SWAP(*pr, *pm);
+			if (v[*pm] < v[*pl])
+				IX_SWAP(*pm, *pl);
+			vp = v[*pm];
+			pi = pl;
+			pj = pr - 1;
+			IX_SWAP(*pm, *pj);
+			for (;;) {
+				do
+					++pi;
+				while (v[*pi] < vp);
+				do
+					--pj;
+				while (vp < v[*pj]);
+				if (pi >= pj)
+					break;
+				IX_SWAP(*pi, *pj);
+			}
+			pk = pr - 1;
+			IX_SWAP(*pi, *pk);
+			if (pi - pl < pr - pi) {
+				*sp++ = pi + 1;
+				*sp++ = pr;
+				pr = pi - 1;
+			} else {
+				*sp++ = pl;
+				*sp++ = pi - 1;
+				pl = pi + 1;
+			}
+		}
+		for (pi = pl + 1; pi <= pr; ++pi) {
+			vi = *pi;
+			vp = v[vi];
+			pj = pi;
+			pk = pi - 1;
+			while (pj > pl && vp < v[*pk])
+				*pj-- = *pk--;
+			*pj = vi;
+		}
+		if (sp == stack)
+			break;
+		pr = *(--sp);
+		pl = *(--sp);
+	}
+#undef IX_SWAP
+}
+
+void tl_pandas_argsort_desc(const double *v, size_t n, size_t *order)
+{
+	double *rv = calloc(n ? n : 1, sizeof(*rv));
+	size_t *ix = calloc(n ? n : 1, sizeof(*ix)), i;
+
+	if (!rv || !ix) {
+		/* no memory: a stable order, ties as given */
+		for (i = 0; i < n; i++)
+			order[i] = i;
+		for (i = 1; i < n; i++) {
+			size_t x = order[i], j = i;
+
+			for (; j > 0 && v[order[j - 1]] < v[x]; j--)
+				order[j] = order[j - 1];
+			order[j] = x;
+		}
+		free(rv);
+		free(ix);
+		return;
+	}
+	/* values reversed, argsorted ascending, the indexer reversed back */
+	for (i = 0; i < n; i++) {
+		rv[i] = v[n - 1 - i];
+		ix[i] = i;
+	}
+	np_aquicksort(rv, ix, n);
+	for (i = 0; i < n; i++)
+		order[i] = n - 1 - ix[n - 1 - i];
+	free(rv);
+	free(ix);
 }

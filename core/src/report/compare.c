@@ -257,23 +257,12 @@ static struct tl_cell join_cell(const struct join *j, const struct mcol *c, cons
 }
 
 /* Row order of the sort column @col (a column index of @sh), largest first,
- * empty last, ties in their order (pandas' sort_values(ascending=False)). */
+ * empty last: pandas' sort_values(ascending=False), ties as its default
+ * quicksort leaves them (tl_pandas_argsort_desc). */
 struct sortkey {
 	double v;
 	size_t i;
 };
-
-static int cmp_desc(const void *a, const void *b)
-{
-	const struct sortkey *x = a, *y = b;
-	bool nx = isnan(x->v), ny = isnan(y->v);
-
-	if (nx || ny)
-		return nx != ny ? nx - ny : (x->i > y->i) - (x->i < y->i);
-	if (x->v != y->v)
-		return x->v > y->v ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
 
 static int sorted_copy(const struct tl_sheet *sh, const char *name, const size_t *rows,
 		       size_t nrows, long sort_col, const bool *keep, struct tl_sheet **out)
@@ -295,8 +284,38 @@ static int sorted_copy(const struct tl_sheet *sh, const char *name, const size_t
 									   (size_t)sort_col))
 							: 0,
 					  i };
-	if (sort_col >= 0)
-		tl_qsort(sk, nrows, sizeof(*sk), cmp_desc);
+	if (sort_col >= 0) {
+		/* pandas' nargsort: the numbers by numpy's quicksort (equal ones
+		 * as it leaves them), the empty ones after, in their order */
+		double *vals = malloc((nrows + 1) * sizeof(*vals));
+		size_t *ord = malloc((nrows + 1) * sizeof(*ord)), *idx = malloc((nrows + 1) * sizeof(*idx));
+		size_t nn = 0, k = 0;
+
+		if (!vals || !ord || !idx) {
+			free(vals);
+			free(ord);
+			free(idx);
+			err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < nrows; i++)
+			if (!isnan(sk[i].v)) {
+				vals[nn] = sk[i].v;
+				idx[nn++] = i;
+			}
+		tl_pandas_argsort_desc(vals, nn, ord);
+		for (i = 0; i < nn; i++)
+			ord[i] = idx[ord[i]];
+		k = nn;
+		for (i = 0; i < nrows; i++)
+			if (isnan(sk[i].v))
+				ord[k++] = i;
+		for (i = 0; i < nrows; i++)
+			sk[i].i = ord[i];
+		free(vals);
+		free(ord);
+		free(idx);
+	}
 	err = tl_sheet_new(name, m, cols, &res);
 	for (i = 0; !err && i < nrows; i++) {
 		for (c = 0, m = 0; c < nc; c++)
