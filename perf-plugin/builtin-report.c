@@ -185,6 +185,10 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (!sheets_is_xlsx(x.dir) && sheets_make_dir("report", x.dir))
 		goto out;
+	/* the report reads every op's args: of a big text, it keeps only what
+	 * it is reading resident (a gzipped 276 MB text: 0.99x -> 0.85x of it) */
+	if (tl_trace_text_size(tr) > (128u << 20))
+		tl_trace_set_text_window(tr, true);
 	ro.split_recompute = x.recompute;
 	ro.by_module = x.by_module;
 	ro.kernel_summary = x.kernel_summary;
