@@ -76,20 +76,6 @@ TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a director
 	"memory-bound; --roofline FILE draws the rows on the roofline.\n"
 	"\n");
 
-/* Whether @path starts with gzip's magic bytes. */
-static bool is_gzip(const char *path)
-{
-	unsigned char m[2] = { 0, 0 };
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	bool r;
-
-	if (fd < 0)
-		return false;
-	r = read(fd, m, 2) == 2 && m[0] == 0x1f && m[1] == 0x8b;
-	close(fd);
-	return r;
-}
-
 /* One line per sheet being built, on a terminal only, overwritten in place. */
 static void show_progress(const char *sheet, void *ctx)
 {
@@ -199,12 +185,6 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (!sheets_is_xlsx(x.dir) && sheets_make_dir("report", x.dir))
 		goto out;
-	/* the report reads every op's args: of a big gzipped text (inflated into
-	 * a file of its own) it keeps only what it is reading resident: 0.99x ->
-	 * 0.85x of a 276 MB text. Not for a plain file: there it costs 20% of
-	 * the time, and its pages are the file's cache anyway */
-	if (tl_trace_text_size(tr) > (128u << 20) && is_gzip(x.co.input))
-		tl_trace_set_text_window(tr, true);
 	ro.split_recompute = x.recompute;
 	ro.by_module = x.by_module;
 	ro.kernel_summary = x.kernel_summary;

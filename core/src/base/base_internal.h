@@ -154,9 +154,9 @@ void tl_sort_doubles(double *v, size_t n);
 /* The order pandas' sort_values(ascending=False) gives @v's n values (its
  * default kind, "quicksort": numpy's introsort, which does not keep equal
  * values in their order): order[k] is the index of the k-th row. pandas'
- * nargsort reverses the values, argsorts them ascending and reverses the
- * result; equal values come out as numpy's partitioning leaves them, which
- * TraceLens's sheets print. NaNs are not expected here. */
+ * nargsort reverses the numbers, argsorts them ascending and reverses the
+ * result, then puts the NaNs last in their order; equal values come out as
+ * numpy's partitioning leaves them, which TraceLens's sheets print. */
 void tl_pandas_argsort_desc(const double *v, size_t n, size_t *order);
 
 /* POSIX's way to turn dlsym()'s void * into a function pointer: stores the
@@ -254,6 +254,7 @@ struct tl_text {
 	size_t len;
 	size_t map_len;	/* bytes to munmap */
 	bool is_file;	/* p maps a file (pages can be dropped and refaulted) */
+	bool inflated;	/* ... a file of gzip text inflated into $TMPDIR */
 };
 
 /* How big an input may be, and where gzip text is inflated. */

@@ -309,6 +309,7 @@ static int inflate_spill(const char *label, const unsigned char *in, size_t in_l
 	out->len = s.written;
 	out->map_len = s.written;
 	out->is_file = true;
+	out->inflated = true;
 out:
 	free(s.buf);
 	close(s.fd);	/* the mapping keeps the unlinked file alive */

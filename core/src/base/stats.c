@@ -113,31 +113,40 @@ static void np_aquicksort(const double *v, size_t *ix, size_t num)
 void tl_pandas_argsort_desc(const double *v, size_t n, size_t *order)
 {
 	double *rv = calloc(n ? n : 1, sizeof(*rv));
-	size_t *ix = calloc(n ? n : 1, sizeof(*ix)), i;
+	size_t *ix = calloc(n ? n : 1, sizeof(*ix)), *at = calloc(n ? n : 1, sizeof(*at));
+	size_t i, m = 0, k;
 
-	if (!rv || !ix) {
-		/* no memory: a stable order, ties as given */
+	if (!rv || !ix || !at) {
+		/* no memory: a stable order, ties as given, NaNs last */
 		for (i = 0; i < n; i++)
 			order[i] = i;
 		for (i = 1; i < n; i++) {
 			size_t x = order[i], j = i;
 
-			for (; j > 0 && v[order[j - 1]] < v[x]; j--)
+			for (; j > 0 && (v[order[j - 1]] < v[x] || (isnan(v[order[j - 1]]) && !isnan(v[x])));
+			     j--)
 				order[j] = order[j - 1];
 			order[j] = x;
 		}
-		free(rv);
-		free(ix);
-		return;
+		goto out;
 	}
-	/* values reversed, argsorted ascending, the indexer reversed back */
-	for (i = 0; i < n; i++) {
-		rv[i] = v[n - 1 - i];
-		ix[i] = i;
-	}
-	np_aquicksort(rv, ix, n);
+	/* the numbers reversed (at[]: their rows), argsorted ascending, the
+	 * indexer reversed back; then the NaNs */
+	for (i = n; i-- > 0;)
+		if (!isnan(v[i])) {
+			at[m] = i;
+			rv[m] = v[i];
+			ix[m] = m;
+			m++;
+		}
+	np_aquicksort(rv, ix, m);
+	for (k = 0; k < m; k++)
+		order[k] = at[ix[m - 1 - k]];
 	for (i = 0; i < n; i++)
-		order[i] = n - 1 - ix[n - 1 - i];
+		if (isnan(v[i]))
+			order[k++] = i;
+out:
 	free(rv);
 	free(ix);
+	free(at);
 }

@@ -122,6 +122,11 @@ extern const size_t pm_aten_nops;
  * an op without a model (its unified row is the plain launcher's). */
 bool pm_can_model(const struct pm_class *cls, const struct pm_call *c);
 
+/* The class that models this call of op @name (event @uid of @tr), or NULL:
+ * pm_class_of(@name), and for the fused Triton kernels' class only when
+ * pm_can_model says so of the call's args. */
+const struct pm_class *pm_class_of_event(const struct tl_trace *tr, uint64_t uid, const char *name);
+
 /* Every class of the tables in the registry's order, into @v (at most @max);
  * returns how many there are. The perf report orders its sheets by it. */
 size_t pm_class_list(const struct pm_class **v, size_t max);

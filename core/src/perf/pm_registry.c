@@ -106,6 +106,22 @@ const struct pm_class *pm_class_of(const char *name)
 	return c;
 }
 
+const struct pm_class *pm_class_of_event(const struct tl_trace *tr, uint64_t uid, const char *name)
+{
+	const struct pm_class *c = pm_class_of(name);
+	struct pm_call call;
+	bool ok;
+
+	/* only a pattern-matched class reads the call before it models it */
+	if (c != &pm_triton_compiled_class)
+		return c;
+	if (pm_call_of(tr, uid, &call))
+		return NULL;
+	ok = pm_can_model(c, &call);
+	pm_call_release(&call);
+	return ok ? c : NULL;
+}
+
 size_t pm_class_list(const struct pm_class **v, size_t max)
 {
 	size_t f, n = 0;

@@ -259,74 +259,41 @@ static struct tl_cell join_cell(const struct join *j, const struct mcol *c, cons
 /* Row order of the sort column @col (a column index of @sh), largest first,
  * empty last: pandas' sort_values(ascending=False), ties as its default
  * quicksort leaves them (tl_pandas_argsort_desc). */
-struct sortkey {
-	double v;
-	size_t i;
-};
-
 static int sorted_copy(const struct tl_sheet *sh, const char *name, const size_t *rows,
 		       size_t nrows, long sort_col, const bool *keep, struct tl_sheet **out)
 {
 	size_t nc = tl_sheet_ncols(sh), i, c, m = 0;
 	const char **cols = malloc((nc + 1) * sizeof(*cols));
 	struct tl_cell *row = malloc((nc + 1) * sizeof(*row));
-	struct sortkey *sk = malloc((nrows + 1) * sizeof(*sk));
+	double *vals = malloc((nrows + 1) * sizeof(*vals));
+	size_t *ord = malloc((nrows + 1) * sizeof(*ord));
 	struct tl_sheet *res = NULL;
 	int err = -ENOMEM;
 
-	if (!cols || !row || !sk)
+	if (!cols || !row || !vals || !ord)
 		goto out;
 	for (c = 0; c < nc; c++)
 		if (!keep || keep[c])
 			cols[m++] = tl_sheet_col(sh, c);
-	for (i = 0; i < nrows; i++)
-		sk[i] = (struct sortkey){ sort_col >= 0 ? num_of(tl_sheet_cell(sh, rows[i],
-									   (size_t)sort_col))
-							: 0,
-					  i };
-	if (sort_col >= 0) {
-		/* pandas' nargsort: the numbers by numpy's quicksort (equal ones
-		 * as it leaves them), the empty ones after, in their order */
-		double *vals = malloc((nrows + 1) * sizeof(*vals));
-		size_t *ord = malloc((nrows + 1) * sizeof(*ord)), *idx = malloc((nrows + 1) * sizeof(*idx));
-		size_t nn = 0, k = 0;
-
-		if (!vals || !ord || !idx) {
-			free(vals);
-			free(ord);
-			free(idx);
-			err = -ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < nrows; i++)
-			if (!isnan(sk[i].v)) {
-				vals[nn] = sk[i].v;
-				idx[nn++] = i;
-			}
-		tl_pandas_argsort_desc(vals, nn, ord);
-		for (i = 0; i < nn; i++)
-			ord[i] = idx[ord[i]];
-		k = nn;
-		for (i = 0; i < nrows; i++)
-			if (isnan(sk[i].v))
-				ord[k++] = i;
-		for (i = 0; i < nrows; i++)
-			sk[i].i = ord[i];
-		free(vals);
-		free(ord);
-		free(idx);
+	for (i = 0; i < nrows; i++) {
+		ord[i] = i;
+		if (sort_col >= 0)
+			vals[i] = num_of(tl_sheet_cell(sh, rows[i], (size_t)sort_col));
 	}
+	if (sort_col >= 0)
+		tl_pandas_argsort_desc(vals, nrows, ord);
 	err = tl_sheet_new(name, m, cols, &res);
 	for (i = 0; !err && i < nrows; i++) {
 		for (c = 0, m = 0; c < nc; c++)
 			if (!keep || keep[c])
-				row[m++] = *tl_sheet_cell(sh, rows[sk[i].i], c);
+				row[m++] = *tl_sheet_cell(sh, rows[ord[i]], c);
 		err = tl_sheet_add_row(res, row);
 	}
 out:
 	free(cols);
 	free(row);
-	free(sk);
+	free(vals);
+	free(ord);
 	return rpt_sheet_done(res, err, out);
 }
 

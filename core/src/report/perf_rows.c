@@ -11,11 +11,22 @@
 #include <cjson/cJSON.h>
 #include <tlreplay/tree.h>
 
+#include "analysis/analysis_internal.h"
 #include "perf/perf_internal.h"
 #include "report/report_internal.h"
 
 static const char *const arg_fields[4] = { "Input Dims", "Input type", "Input Strides",
 					   "Concrete Inputs" };
+
+int prow_set_name(struct prow *r, const char *raw)
+{
+	char buf[256];
+
+	r->name = tl_op_norm_name(raw, buf, sizeof(buf));
+	if (r->name == buf && !(r->name = r->name_own = strdup(buf)))
+		return -ENOMEM;
+	return 0;
+}
 
 void prow_release(struct prow *r)
 {

@@ -13,6 +13,7 @@
 
 #include "analysis/analysis_internal.h"
 #include "report/report_internal.h"
+#include "trace/trace_internal.h"
 
 int rpt_report_push(struct tl_report *r, struct tl_sheet *sh)
 {
@@ -259,7 +260,6 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	struct tl_breakdown_opts bo = { .sz = sizeof(bo), .split_recompute = o->split_recompute };
 	struct tl_link_opts lk = { .sz = sizeof(lk) };
 	struct unified_job uj = { .tr = tr, .recompute = o->split_recompute, .inference = o->by_module };
-	struct tl_report tail = { 0 };	/* the sheets after the perf sheets */
 	struct tl_breakdown_set *bd = NULL;
 	struct tl_kernel_table *kt = NULL;
 	struct tl_report *r;
@@ -287,6 +287,12 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		err = tl_trace_link(tr, &lk);
 		if (err)
 			goto done;
+		/* the report reads every op's args: of a big gzipped text
+		 * (inflated into a file of its own) it keeps only what it is
+		 * reading resident, 0.99x -> 0.85x of a 276 MB text. Not of a
+		 * plain file: there it costs 20% of the time */
+		if (!summary_only(o) && tr->text_inflated && tr->text_len > (128u << 20))
+			tl_trace_set_text_window(tr, true);
 		/* the inference report's unified sheet waits for the pseudo ops */
 		if (!summary_only(o) && !o->by_module)
 			threaded = !pthread_create(&th, NULL, unified_main, &uj);
@@ -315,9 +321,6 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	}
 	if (!err)
 		err = tl_sheet_gpu_timeline(bd, TL_BD_GROUP_NONE, o->split_recompute, &timeline);
-	/* the perf-model sheets on this thread (on a third, beside the unified
-	 * sheet, they saved 6% of the time for 20 MB more at the peak: the
-	 * report of a 276 MB text went over its size) */
 	if (!err && o->perf_models && !gpu_only && !summary_only(o)) {
 		progress(o, "perf models");
 		err = rpt_perf_sheets(tr, o->by_module, o->split_recompute, &r->v, &r->n);
@@ -326,47 +329,12 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		pthread_join(th, NULL);
 	if (!err && uj.err)
 		err = tl_err(uj.err, "%s", uj.msg);
-	/* the sheets that go last, once the unified sheet's thread is done:
-	 * kernel_summary reads the launchers without python functions, which
-	 * rebuilds the call tree of a --recompute or --by-module report
-	 * (ThreadSanitizer caught it freeing the tree under that thread) */
-	if (!err && o->kernel_summary) {
-		progress(o, "kernel_summary");
-		err = tl_kernel_summary(tr, &kt);
-		if (!err)
-			err = tl_sheet_kernel_summary(kt, &sh);
-		if (!err)
-			err = rpt_report_push(&tail, sh);
-	}
-	if (!err && o->short_kernels) {
-		progress(o, "short kernels");
-		err = tl_sheet_short_kernel_histogram(tr, NULL, &sh);
-		if (!err)
-			err = rpt_report_push(&tail, sh);
-		if (!err)
-			err = tl_sheet_short_kernels_summary(tr, NULL, &sum);
-		/* TraceLens writes no summary when no kernel is short */
-		if (!err && tl_sheet_nrows(sum))
-			err = rpt_report_push(&tail, sum);
-		else
-			tl_sheet_free(sum);
-	}
-	/* TraceLens's coll_analysis: not for a GPU-only trace, nor when empty */
-	if (!err && !gpu_only) {
-		progress(o, "coll_analysis");
-		err = tl_sheet_coll_analysis(tr, &sh);
-		if (!err && tl_sheet_nrows(sh))
-			err = rpt_report_push(&tail, sh);
-		else if (!err)
-			tl_sheet_free(sh);
-	}
 	if (err)
 		goto done;
-	/* in TraceLens's order: gpu_timeline, the op sheets, unified, perf,
-	 * then kernel_summary, the short kernels and coll_analysis */
+	/* in TraceLens's order: gpu_timeline, the op sheets, unified, perf */
 	{
 		size_t before = 1 + nops + (uj.sh ? 1 : 0);
-		struct tl_sheet **v = realloc(r->v, (r->n + before + tail.n) * sizeof(*v));
+		struct tl_sheet **v = realloc(r->v, (r->n + before) * sizeof(*v));
 
 		if (!v) {
 			err = -ENOMEM;
@@ -378,14 +346,44 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 			v[1 + i] = ops[i];
 		if (uj.sh)
 			v[1 + nops] = uj.sh;
-		for (i = 0; i < tail.n; i++)
-			v[before + r->n + i] = tail.v[i];
 		r->v = v;
-		r->n += before + tail.n;
+		r->n += before;
 		timeline = NULL;
 		uj.sh = NULL;
 		nops = 0;
-		tail.n = 0;
+	}
+	/* the sheets that go last, once the unified sheet's thread is done:
+	 * kernel_summary reads the launchers without python functions, which
+	 * rebuilds the call tree of a --recompute or --by-module report */
+	if (!err && o->kernel_summary) {
+		progress(o, "kernel_summary");
+		err = tl_kernel_summary(tr, &kt);
+		if (!err)
+			err = tl_sheet_kernel_summary(kt, &sh);
+		if (!err)
+			err = rpt_report_push(r, sh);
+	}
+	if (!err && o->short_kernels) {
+		progress(o, "short kernels");
+		err = tl_sheet_short_kernel_histogram(tr, NULL, &sh);
+		if (!err)
+			err = rpt_report_push(r, sh);
+		if (!err)
+			err = tl_sheet_short_kernels_summary(tr, NULL, &sum);
+		/* TraceLens writes no summary when no kernel is short */
+		if (!err && tl_sheet_nrows(sum))
+			err = rpt_report_push(r, sum);
+		else
+			tl_sheet_free(sum);
+	}
+	/* TraceLens's coll_analysis: not for a GPU-only trace, nor when empty */
+	if (!err && !gpu_only) {
+		progress(o, "coll_analysis");
+		err = tl_sheet_coll_analysis(tr, &sh);
+		if (!err && tl_sheet_nrows(sh))
+			err = rpt_report_push(r, sh);
+		else if (!err)
+			tl_sheet_free(sh);
 	}
 done:
 	if (err)
@@ -397,9 +395,6 @@ out:
 		tl_sheet_free(ops[i]);
 	free(ops);
 	tl_sheet_free(uj.sh);
-	for (i = 0; i < tail.n; i++)
-		tl_sheet_free(tail.v[i]);
-	free(tail.v);
 	tl_sheet_free(timeline);
 	tl_kernel_table_free(kt);
 	tl_breakdown_free(bd);

@@ -792,59 +792,29 @@ int tl_sheet_jax_kernel_launchers_unique_args(struct tl_trace *tr, struct tl_she
 	free(g);
 	free(tmp);
 	hrows_free(v, n);
-	if (err) {
-		tl_sheet_free(sh);
-		return err;
-	}
-	*out = sh;
-	return 0;
+	return rpt_sheet_done(sh, err, out);
 }
 
 /* ------------------------------------------------------------ op_conv */
 
-/* The first (type)[dims]{layout} in @s, TraceLens's parse_operands regex
- * ([A-Za-z]+[0-9]+)\[([0-9,]+)\]\{([0-9,]+)\}: its type and dims. */
+/* The first (type)[dims]{layout} in @s (parse_operand), its dims as numbers. */
 static bool first_shape(const char *s, char *type, size_t tn, long long *dims, size_t *nd, size_t max)
 {
-	size_t i, k;
+	const char *d, *p;
+	size_t dn;
 
-	for (i = 0; s[i]; i++) {
-		const char *p = s + i, *t0 = p, *d0, *d1;
+	if (!parse_operand(s, type, tn, &d, &dn))
+		return false;
+	*nd = 0;
+	for (p = d; p < d + dn;) {
+		char *end;
+		long long x = strtoll(p, &end, 10);
 
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-			continue;
-		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
-			p++;
-		if (!(*p >= '0' && *p <= '9'))
-			continue;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p != '[')
-			continue;
-		d0 = ++p;
-		while ((*p >= '0' && *p <= '9') || *p == ',')
-			p++;
-		if (p == d0 || *p != ']' || p[1] != '{')
-			continue;
-		d1 = p;
-		p += 2;
-		for (k = 0; (p[k] >= '0' && p[k] <= '9') || p[k] == ','; k++)
-			;
-		if (!k || p[k] != '}')
-			continue;
-		snprintf(type, tn, "%.*s", (int)(d0 - 1 - t0), t0);
-		*nd = 0;
-		for (p = d0; p < d1;) {
-			char *end;
-			long long x = strtoll(p, &end, 10);
-
-			if (end != p && *nd < max)
-				dims[(*nd)++] = x;
-			p = end == p ? p + 1 : end;
-		}
-		return true;
+		if (end != p && *nd < max)
+			dims[(*nd)++] = x;
+		p = end == p ? p + 1 : end;
 	}
-	return false;
+	return true;
 }
 
 /* TraceLens's jax_dtype2bpe; 0 for the rest (None) */
@@ -1104,10 +1074,5 @@ out:
 	free(c);
 	free(tmp);
 	hrows_free(v, n);
-	if (err) {
-		tl_sheet_free(sh);
-		return err;
-	}
-	*out = sh;
-	return 0;
+	return rpt_sheet_done(sh, err, out);
 }

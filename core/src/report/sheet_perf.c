@@ -400,7 +400,6 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		struct prow *r;
 		uint64_t *ops = NULL;
 		size_t nops = 0;
-		char buf[256];
 
 		if (!byuid_cls[uid] || strcmp(sheet_of(byuid_cls[uid], s->inference), name))
 			continue;
@@ -420,15 +419,9 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		if (err)
 			break;
 		r->uid = uid;
-		r->name = tl_op_norm_name(e.name, buf, sizeof(buf));
-		/* TraceLens reports sglang_profiler's ops without their call counter */
-		if (r->name == buf) {
-			r->name = r->name_own = strdup(buf);
-			if (!r->name_own) {
-				err = -ENOMEM;
-				break;
-			}
-		}
+		err = prow_set_name(r, e.name);
+		if (err)
+			break;
 		r->cls = byuid_cls[uid];
 		rpt_meta_names(meta, e.pid, e.tid, &r->pname, &r->plabel, &r->tname);
 		s->nrows++;

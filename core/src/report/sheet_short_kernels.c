@@ -290,10 +290,9 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 	gpu_only = is_gpu_only(tr);
 	err = gpu_only ? tl_sheet_new("short_kernels_summary", 5, cols + 4, &sh)
 		       : tl_sheet_new("short_kernels_summary", 9, cols, &sh);
-	/* the call tree as the caller built it (a report builds other sheets
-	 * on other threads meanwhile: rebuilding it here would pull it from
-	 * under them); the lowest cpu_op above a kernel is the same with or
-	 * without python functions in the tree */
+	/* the call tree as the caller built it: the lowest cpu_op above a
+	 * kernel is the same with or without python functions in the tree,
+	 * so no rebuild for it */
 	if (!err)
 		err = tl_tree_ensure(tr, tr->tree.built && tr->tree.with_python);
 	if (err)

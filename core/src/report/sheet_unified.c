@@ -81,21 +81,12 @@ static const struct pm_class *class_of(const char *name)
 	return pm_class_of(tl_op_norm_name(name, buf, sizeof(buf)));
 }
 
-/* The model class of op @uid named @name, when it can model this call (a
- * fused Triton kernel needs its element counts in the args). */
+/* The model class of op @uid named @name, when it can model this call */
 static const struct pm_class *model_of(struct tl_trace *tr, uint64_t uid, const char *name)
 {
-	const struct pm_class *c = class_of(name);
-	struct pm_call call;
-	bool ok;
+	char buf[256];
 
-	if (c != &pm_triton_compiled_class)
-		return c;
-	if (pm_call_of(tr, uid, &call))
-		return NULL;
-	ok = pm_can_model(c, &call);
-	pm_call_release(&call);
-	return ok ? c : NULL;
+	return pm_class_of_event(tr, uid, tl_op_norm_name(name, buf, sizeof(buf)));
 }
 
 static bool has_model(struct tl_trace *tr, uint64_t uid)
@@ -350,14 +341,8 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *r
 		return err;
 	r->p.uid = uid;
 	r->p.name = e.name;
-	if (kernel < 0) {
-		char buf[256];
-
-		/* TraceLens reports sglang_profiler's ops without their call counter */
-		r->p.name = tl_op_norm_name(e.name, buf, sizeof(buf));
-		if (r->p.name == buf && !(r->p.name = r->p.name_own = strdup(buf)))
-			return -ENOMEM;
-	}
+	if (kernel < 0 && (err = prow_set_name(&r->p, e.name)))
+		return err;
 	r->ex_uid = ex_uid;
 	r->dur = e.dur;
 	r->recompute = recompute && recompute[uid];

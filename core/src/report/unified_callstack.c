@@ -36,22 +36,13 @@ static void frames_free(struct frames *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* Append @s (malloc'ed, NULL when it could not be) to @f, which owns it. */
 static int push(struct frames *f, char *s)
 {
-	if (!s)
+	if (!s || tl_vec_push(f, s)) {
+		free(s);
 		return -ENOMEM;
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 16;
-		char **v = realloc(f->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(s);
-			return -ENOMEM;
-		}
-		f->v = v;
-		f->cap = cap;
 	}
-	f->v[f->n++] = s;
 	return 0;
 }
 
@@ -211,10 +202,10 @@ static char *lower(const char *s)
 	return o;
 }
 
-/* The frame that dispatched op @name, in the flattened chain @f: looking
+/* The frame that dispatched op @name, in the flattened chain @v (@n frames): looking
  * down from the op for a .py frame whose function is named like the op,
  * else up for the first .py frame that is not a wrapper. */
-static char *entry_point(const struct frames *f, const char *name)
+static char *entry_point(const char *const *v, size_t n, const char *name)
 {
 	const char *local = name, *q;
 	char *want = NULL, *stripped = NULL, *res = NULL;
@@ -225,37 +216,37 @@ static char *entry_point(const struct frames *f, const char *name)
 		local = q + 2;
 	if (!(want = lower(local)))
 		return NULL;
-	for (i = f->n; i-- > 0 && at < 0;)
-		if (!strcmp(f->v[i], name))
+	for (i = n; i-- > 0 && at < 0;)
+		if (!strcmp(v[i], name))
 			at = (long)i;
 	/* re.sub(r"_\d+$", "", name): a chain's frames have lost their counters */
 	while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
 		k--;
 	if (at < 0 && k < len && k > 0 && name[k - 1] == '_' && (stripped = strndup(name, k - 1)))
-		for (i = f->n; i-- > 0 && at < 0;)
-			if (!strcmp(f->v[i], stripped))
+		for (i = n; i-- > 0 && at < 0;)
+			if (!strcmp(v[i], stripped))
 				at = (long)i;
 	free(stripped);
 	if (at < 0)
 		goto out;
-	for (i = (size_t)at + 1; i < f->n && !res; i++) {
-		const char *fn = f->v[i];
+	for (i = (size_t)at + 1; i < n && !res; i++) {
+		const char *fn = v[i];
 		char *lf;
 
 		if (!strstr(fn, ".py"))
 			continue;
-		for (q = strstr(f->v[i], "): "); q; q = strstr(q + 1, "): "))
+		for (q = strstr(v[i], "): "); q; q = strstr(q + 1, "): "))
 			fn = q + 3;
 		lf = lower(fn);
 		if (lf && strstr(lf, want))
-			res = strdup(f->v[i]);
+			res = strdup(v[i]);
 		free(lf);
 		if (!lf)
 			goto out;
 	}
 	for (j = at - 1; j >= 0 && !res; j--)
-		if (strstr(f->v[j], ".py") && !is_wrapper(f->v[j]))
-			res = strdup(f->v[j]);
+		if (strstr(v[j], ".py") && !is_wrapper(v[j]))
+			res = strdup(v[j]);
 out:
 	free(want);
 	return res ? res : strdup("Not found");
@@ -264,7 +255,8 @@ out:
 int rpt_call_stack(struct tl_trace *tr, uint64_t op, bool from_op, const struct pkernel *k, size_t nk,
 		   const char *name, char **stack, char **entry)
 {
-	struct frames base = { 0 }, *ch = NULL, flat = { 0 };
+	struct frames base = { 0 }, *ch = NULL;
+	TL_VEC(const char *) flat = { 0 };	/* borrowed from ch */
 	size_t i, j, head = 0, len = 0, cap = 0;
 	int err = 0;
 
@@ -311,7 +303,7 @@ int rpt_call_stack(struct tl_trace *tr, uint64_t op, bool from_op, const struct 
 		if (!err)
 			err = rpt_pystr_append(stack, &len, &cap, ch[0].v[j]);
 		if (!err)
-			err = push(&flat, strdup(ch[0].v[j]));
+			err = tl_vec_push(&flat, ch[0].v[j]) ? -ENOMEM : 0;
 	}
 	/* then each different tail once, in order */
 	for (i = 0; nk > 1 && i < nk && !err; i++) {
@@ -325,11 +317,11 @@ int rpt_call_stack(struct tl_trace *tr, uint64_t op, bool from_op, const struct 
 		if (!err)
 			err = put_list(stack, &len, &cap, ch[i].v + head, ch[i].n - head);
 		for (j = head; j < ch[i].n && !err; j++)
-			err = push(&flat, strdup(ch[i].v[j]));
+			err = tl_vec_push(&flat, ch[i].v[j]) ? -ENOMEM : 0;
 	}
 	if (!err)
 		err = rpt_str_append(stack, &len, &cap, "]");
-	if (!err && !(*entry = entry_point(&flat, name)))
+	if (!err && !(*entry = entry_point(flat.v, flat.n, name)))
 		err = -ENOMEM;
 out:
 	if (err) {
@@ -340,6 +332,6 @@ out:
 		frames_free(&ch[i]);
 	free(ch);
 	frames_free(&base);
-	frames_free(&flat);
+	free(flat.v);
 	return err;
 }

@@ -15,22 +15,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <cjson/cJSON.h>
 #include <tlreplay/tree.h>
 
 #include "trace/trace_internal.h"
-
-static bool has_ci(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *s; s++)
-		if (!strncasecmp(s, needle, n))
-			return true;
-	return false;
-}
 
 static const char *name_of(const struct tl_trace *tr, uint64_t u)
 {
@@ -171,9 +160,9 @@ static int moe_unfused_triton(struct tl_trace *tr, uint64_t moe, size_t *added)
 	for (i = 0; i < ng; i++) {
 		const char *n = name_of(tr, g[i]);
 
-		if (tr->ev[g[i]].kind == TL_KIND_KERNEL && has_ci(n, "matmul_ogs"))
+		if (tr->ev[g[i]].kind == TL_KIND_KERNEL && strcasestr(n, "matmul_ogs"))
 			mm[nmm++] = g[i];
-		if (has_ci(n, "matmul_scatter")) {
+		if (strcasestr(n, "matmul_scatter")) {
 			scatter = g[i];
 			nscatter++;
 		}
@@ -200,7 +189,7 @@ static int moe_unfused_triton(struct tl_trace *tr, uint64_t moe, size_t *added)
 	seq = (tr->ev[moe].flags & EV_HAS_SEQ) ? (long)tr->ev[moe].seq : (long)moe;
 	for (j = 0; j < nmm && !err; j++) {
 		const char *kn = name_of(tr, mm[j]);
-		bool gated = has_ci(kn, "_swiglu") || has_ci(kn, "_glu");
+		bool gated = strcasestr(kn, "_swiglu") || strcasestr(kn, "_glu");
 
 		extra = cJSON_CreateObject();
 		if (!extra || !cJSON_AddStringToObject(extra, "MoE GEMM type", j ? "down" : "up") ||

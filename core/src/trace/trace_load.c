@@ -720,17 +720,12 @@ static const char *guess_boundary(const char *p, const char *e)
 }
 
 /* Whether reading args keeps the text's resident pages bounded: for a text
- * of over a quarter of physical memory, or as TLREPLAY_TEXT_WINDOW says
- * (always, never; the tests force it). */
+ * of over a quarter of physical memory (tl_trace_set_text_window applies
+ * TLREPLAY_TEXT_WINDOW over it). */
 static bool text_window(size_t len)
 {
-	const char *env = getenv("TLREPLAY_TEXT_WINDOW");
 	long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
 
-	if (env && !strcmp(env, "always"))
-		return true;
-	if (env && !strcmp(env, "never"))
-		return false;
 	return pages > 0 && pg > 0 && len > (size_t)pages / 4 * (size_t)pg;
 }
 
@@ -1013,7 +1008,8 @@ static int load(struct tl_trace *tr, struct tl_text *text, const struct tl_open_
 	tr->text_len = text->len;
 	tr->map_len = text->map_len;
 	tr->text_is_file = text->is_file;
-	tr->text_window = text->is_file && text_window(text->len);
+	tr->text_inflated = text->inflated;
+	tl_trace_set_text_window(tr, text_window(text->len));
 	/* ~250 bytes per event in Kineto traces; over-reserving is cheap. */
 	if (tl_grow((void **)&tr->ev, &tr->cap, text->len / 250 + 16, sizeof(*tr->ev)))
 		return tl_err(-ENOMEM, "%s: out of memory", tr->path);
