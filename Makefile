@@ -66,6 +66,9 @@ PROTO_GEN := $(patsubst core/proto/%.proto,$(O)/gen/%.pb-c.c,$(wildcard core/pro
 CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o) $(PROTO_GEN:.c=.o)
 CLI_SRCS := $(wildcard perf-plugin/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
+# the standalone kernel replayer that `tlreplay pack --kdb` ships, as bytes
+KPACK_SRC := core/record/standalone/replay.c
+CLI_OBJS += $(O)/gen/kpack_replayer.o
 HEADERS := $(wildcard core/include/tlreplay/*.h)
 
 LIB_A := $(O)/libtlreplay.a
@@ -94,10 +97,14 @@ GPU_FAKES := $(if $(HAVE_CUDA_HEADERS),$(O)/tests/libfake_cupti.so $(O)/tests/li
 GPU_CFLAGS = $(LIB_CFLAGS) $(addprefix -isystem ,$(CUDA_INCS))
 FAKE_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARNINGS) -fPIC -shared
 
+# the kernel recorder (its rules below)
+REC_SRCS := $(wildcard core/record/*.c)
+REC_LIB := $(O)/libtlreplay-record.so
+
 .PHONY: all check test demo bench install uninstall clean unit-tests fuzz bundle gpu-check tsan-check
 .DEFAULT_GOAL := all
 
-all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay $(GPU_LIB)
+all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay $(GPU_LIB) $(REC_LIB)
 
 $(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*/*.h core/replay/*.h perf-plugin/*.h)
 	@mkdir -p $(dir $@)
@@ -114,6 +121,19 @@ $(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c
 	$(Q)$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
 $(O)/core/src/trace/xplane.o: $(PROTO_GEN:.c=.h)
+
+$(O)/gen/kpack_replayer.c: $(KPACK_SRC)
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q){ echo '/* generated from $(KPACK_SRC) by the Makefile */'; echo '#include <stddef.h>'; \
+	  echo 'extern const unsigned char kpack_replayer[];'; echo 'extern const size_t kpack_replayer_len;'; \
+	  echo 'const unsigned char kpack_replayer[] = {'; \
+	  od -An -v -tx1 $(KPACK_SRC) | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; echo 'const size_t kpack_replayer_len = sizeof(kpack_replayer);'; } >$@.tmp && mv $@.tmp $@
+
+$(O)/gen/kpack_replayer.o: $(O)/gen/kpack_replayer.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(LIB_A): $(CORE_OBJS)
 	$(call say,AR,$@)
@@ -138,6 +158,21 @@ $(PC): core/tlreplay.pc.in
 	$(call say,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# ------------------------------------------------------------------ kernel recorder
+# libtlreplay-record.so: the LD_PRELOAD library of `tlreplay record`
+# (core/record/, docs/kernel-replay.md). libc only, and never sanitized: it
+# is preloaded into programs that are not, and a sanitizer runtime must come
+# first in a process.
+REC_CFLAGS = $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) $(EXTRA_CFLAGS)
+
+$(REC_LIB): $(REC_SRCS) $(wildcard core/record/*.h) core/src/kreplay/kreplay_internal.h
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(REC_CFLAGS) -shared -Wl,-soname,libtlreplay-record.so -o $@ $(REC_SRCS) -ldl -lpthread
+
+# The stand-in CUDA driver, kernels and program of the record/replay tests.
+include tests/fakes/fakes.mk
 
 # ------------------------------------------------------------------ GPU metrics (optional)
 # libtlreplay_gpu.so: CUPTI metrics for the replay worker, which loads it with
@@ -191,7 +226,7 @@ $(O)/tests/tools/diff_tree_drv: tests/tools/diff_tree_drv.c $(DIFF_DRV_OBJS) $(L
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -Iperf-plugin -o $@ $< $(DIFF_DRV_OBJS) $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
-unit-tests: $(UNIT_BINS) $(TOOL_BINS)
+unit-tests: $(UNIT_BINS) $(TOOL_BINS) $(KDRV_BINS)
 
 # the tests that load them (test_gpu skips itself without GPU_LIB)
 $(O)/tests/test_energy: $(O)/tests/libfake_nvml.so
@@ -202,7 +237,7 @@ $(O)/tests/test_gpu: $(GPU_LIB) $(GPU_FAKES)
 check: all unit-tests fuzz bundle gpu-check
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
 		TLREPLAY_CFLAGS="$(SANFLAGS)" \
-		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/conformance/*.sh \
+		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/kreplay/*.sh tests/conformance/*.sh \
 		tests/gdb/*.sh $(if $(SANITIZER),,tests/memcheck/*.sh)
 
 test: check
@@ -262,7 +297,7 @@ bundle: $(BUNDLE)/bin/tlreplay
 	$(call say,TAR,$(O)/bundle/$(BUNDLE_NAME).tar.gz)
 	$(Q)tar -C $(O)/bundle -czf $(O)/bundle/$(BUNDLE_NAME).tar.gz $(BUNDLE_NAME)
 
-$(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlreplay core/replay/tlreplay_worker.py \
+$(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(REC_LIB) $(O)/perf-tlreplay core/replay/tlreplay_worker.py \
 		$(WORKER_PKG) $(wildcard core/replay/schemas/*.json.gz) docs/tlreplay.1 gdb/tlreplay.py gdb/tlreplay-gdb.sh $(GDB_PKG)
 	$(call say,BUNDLE,$(BUNDLE))
 	$(Q)rm -rf $(BUNDLE) && mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib $(BUNDLE)/share/tlreplay/replay/tlreplay_replay \
@@ -281,6 +316,7 @@ $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(O)/perf-tlre
 		$(shell $(CC) -print-file-name=libprotobuf-c.so.1) $(BUNDLE)/lib/
 	$(Q)install -m 755 $(O)/perf-tlreplay $(BUNDLE)/bin/
 	$(if $(GPU_LIB),$(Q)install -m 755 $(GPU_LIB) $(BUNDLE)/lib/)
+	$(Q)install -d $(BUNDLE)/lib/tlreplay && install -m 755 $(REC_LIB) $(BUNDLE)/lib/tlreplay/
 	$(Q)install -m 644 core/replay/tlreplay_worker.py $(BUNDLE)/share/tlreplay/replay/
 	$(Q)install -m 644 $(WORKER_PKG) $(BUNDLE)/share/tlreplay/replay/tlreplay_replay/
 	$(Q)install -m 644 $(wildcard core/replay/schemas/*.json.gz) $(BUNDLE)/share/tlreplay/schemas/
@@ -309,6 +345,8 @@ install: all
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	$(if $(GPU_LIB),install -m 755 $(GPU_LIB) $(DESTDIR)$(LIBDIR)/)
+	install -d $(DESTDIR)$(LIBDIR)/tlreplay
+	install -m 755 $(REC_LIB) $(DESTDIR)$(LIBDIR)/tlreplay/
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtlreplay.so
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/tlreplay/
@@ -330,6 +368,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libtlreplay.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))
 	rm -f $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtlreplay.so
 	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/tlreplay.pc $(DESTDIR)$(LIBDIR)/libtlreplay_gpu.so
+	rm -rf $(DESTDIR)$(LIBDIR)/tlreplay
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/tlreplay
 	rm -f $(DESTDIR)$(MANDIR)/man1/tlreplay.1 $(DESTDIR)$(bash_compdir)/tlreplay
 	rm -rf $(DESTDIR)$(DATADIR)/tlreplay

@@ -10,6 +10,7 @@
 
 #include "builtin.h"
 #include "ir-select.h"
+#include "kpack.h"
 #include "zip-writer.h"
 
 /* Options of ir and pack. */
@@ -17,6 +18,7 @@ struct ir_opts {
 	struct common_opts co;
 	struct replay_opts ro;	/* --python, --schemas, -v; pack: the replay defaults */
 	struct ir_select sel;
+	const char *kdb, *launch;	/* pack --kdb DB [--launch N] */
 };
 
 #define CO offsetof(struct ir_opts, co)
@@ -246,16 +248,23 @@ static const struct opt pack_opts[] = {
 	OPT_HELP(),
 	OPT_USE(opts_trace_input, CO, "capture", NULL),
 	OPT_USE(opts_replay, RO, "init-plugin", "an initializer to ship with the ops (repeatable)"),
+	OPT_STRING(0, "kdb", "DB", struct ir_opts, kdb,
+		   "pack recorded kernel launches (tlreplay record) with a\n"
+		   "standalone C replayer instead of ops"),
+	OPT_STRING(0, "launch", "N", struct ir_opts, launch, "with --kdb: launch N only (default: every one)"),
 	OPT_INCLUDE(select_opts, 0),
 	OPT_END(),
 };
 
 TL_CMD(pack, pack_opts, "zip ops with a standalone replayer and a README",
 	"usage: tlreplay pack -o FILE.zip [-i TRACE] [selection] UID...\n"
+	"       tlreplay pack -o FILE.zip --kdb DB [--launch N]\n"
 	"\n"
 	"Pack ops into one zip for someone with only Python and torch: ir.json, replay.py\n"
 	"(python3 replay.py replay ir.json) and a README. The ops are chosen as for\n"
 	"`tlreplay ir`; the initializers given with --init-plugin travel in plugins/.\n"
+	"With --kdb: recorded kernel launches, their data and a C replayer (make &&\n"
+	"./replay launch-0.txt) for any machine with a CUDA driver.\n"
 	"\n");
 
 static int cmd_pack(int argc, char **argv)
@@ -276,6 +285,15 @@ static int cmd_pack(int argc, char **argv)
 		return rc;
 	if (!o.co.output)
 		return cli_error("pack: where to? usage: tlreplay pack -o FILE.zip UID...");
+	if (o.launch && !o.kdb)
+		return cli_error("pack: --launch picks a launch of --kdb DB");
+	if (o.kdb) {
+		if (o.sel.nuids || o.sel.launchers || o.sel.filter || o.sel.top || o.co.input || o.ro.nplugins)
+			return cli_error("pack: --kdb packs recorded kernels; ops (UIDs, -i, a selection, "
+					 "--init-plugin) go in another pack");
+		pack_dir(o.co.output, dir, sizeof(dir));
+		return kpack_write(o.co.output, dir, o.kdb, o.launch);
+	}
 	if (!o.sel.nuids && !o.sel.launchers && !o.sel.filter && !o.sel.top)
 		return cli_error("pack: which ops? give UIDs, --filter REGEX, --top N or --launchers");
 	script_path = tl_worker_script_path(NULL);

@@ -17,10 +17,14 @@
 /* The same for a command whose one option comes first, spelled out (struct
  * cmd's lone_option): any other word is an argument. */
 #define TL_CMD_LONE_OPTION(NAME, OPTS, SUMMARY, USAGE) TL_CMD_(NAME, OPTS, true, SUMMARY, USAGE)
-#define TL_CMD_(NAME, OPTS, LONE, SUMMARY, USAGE)                                              \
+#define TL_CMD_(NAME, OPTS, LONE, SUMMARY, USAGE) TL_CMD__(NAME, OPTS, LONE, false, SUMMARY, USAGE)
+/* The same for a command that runs another (struct cmd's runs_command). */
+#define TL_CMD_RUNS(NAME, OPTS, SUMMARY, USAGE) TL_CMD__(NAME, OPTS, false, true, SUMMARY, USAGE)
+#define TL_CMD__(NAME, OPTS, LONE, RUNS, SUMMARY, USAGE)                                       \
 	static int cmd_##NAME(int argc, char **argv);                                          \
 	const struct cmd NAME##_cmd = { .name = #NAME, .fn = cmd_##NAME, .summary = (SUMMARY), \
-					.usage = (USAGE), .opts = (OPTS), .lone_option = (LONE) }
+					.usage = (USAGE), .opts = (OPTS), .lone_option = (LONE), \
+					.runs_command = (RUNS) }
 
 /* fold's work: the results of @stores (none: the default store) into a copy
  * of the trace of @co (-i, --capture) written to co->output. @tr: that trace

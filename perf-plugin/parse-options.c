@@ -262,12 +262,14 @@ static int parse(const struct cmd *cmd, int argc, char **argv, void *base)
 	}
 	/* getopt_long's tables, made from ours */
 	lo = calloc(l.n + 1, sizeof(*lo));
-	shorts = malloc(2 * l.n + 1);
+	shorts = malloc(2 * l.n + 2);
 	if (!lo || !shorts) {
 		no_memory();
 		goto out;
 	}
 	s = shorts;
+	if (cmd->runs_command)
+		*s++ = '+';
 	for (i = 0; i < l.n; i++) {
 		const struct flat *f = &l.v[i];
 		int has_arg = f->def->argh ? required_argument : no_argument;

@@ -121,6 +121,10 @@ struct cmd {
 	 * other word is an argument, even one that looks like an option (a
 	 * trace called "--x", a command name). */
 	bool lone_option;
+	/* Options end at the first word that is not one, which starts a
+	 * command to run with its own options (`tlreplay record -- CMD -v`
+	 * and `tlreplay record CMD -v` alike, as perf record does). */
+	bool runs_command;
 };
 
 /*

@@ -51,12 +51,9 @@ static const char *device_name(const struct replay_opts *ro, const cJSON *hello)
 	return cJSON_IsString(d) ? d->valuestring : "?";
 }
 
-cJSON *result_record(const char *command, const struct replay_opts *ro, const struct tl_worker *w,
-		     const cJSON *entry, const cJSON *reply, const struct result_src *src)
+cJSON *result_new(const char *command)
 {
-	const cJSON *hello = tl_worker_hello(w);
-	cJSON *rec = cJSON_CreateObject(), *t;
-	struct tl_stats s;
+	cJSON *rec = cJSON_CreateObject();
 
 	if (!rec)
 		return NULL;
@@ -64,6 +61,18 @@ cJSON *result_record(const char *command, const struct replay_opts *ro, const st
 	add_time(rec);
 	cJSON_AddStringToObject(rec, "command", command);
 	cJSON_AddStringToObject(rec, "tlreplay", tl_version());
+	return rec;
+}
+
+cJSON *result_record(const char *command, const struct replay_opts *ro, const struct tl_worker *w,
+		     const cJSON *entry, const cJSON *reply, const struct result_src *src)
+{
+	const cJSON *hello = tl_worker_hello(w);
+	cJSON *rec = result_new(command), *t;
+	struct tl_stats s;
+
+	if (!rec)
+		return NULL;
 	cJSON_AddStringToObject(rec, "python", tl_worker_python(w));
 	copy_key(rec, "torch", hello, "torch");
 	cJSON_AddStringToObject(rec, "device", ro->device);

@@ -29,6 +29,10 @@ struct trace_ids {
 const cJSON *trace_ids_get(struct trace_ids *t, const cJSON *entry);
 void trace_ids_free(struct trace_ids *t);
 
+/* A new record with the keys every command's records have: v, time, host,
+ * pid, @command, tlreplay (NULL when out of memory). */
+cJSON *result_new(const char *command);
+
 /* A new record for @entry's @reply (NULL when out of memory). */
 cJSON *result_record(const char *command, const struct replay_opts *ro, const struct tl_worker *w,
 		     const cJSON *entry, const cJSON *reply, const struct result_src *src);

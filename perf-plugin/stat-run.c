@@ -88,7 +88,7 @@ static void add_value(struct stat_event *e, enum tl_counter_status st, double va
 	e->running_ns += run;
 }
 
-static int report_add(struct stat_report *rep, const struct tl_counter_value *v, size_t n)
+int stat_report_add(struct stat_report *rep, const struct tl_counter_value *v, size_t n)
 {
 	size_t i;
 
@@ -181,7 +181,7 @@ static int region_end(void *ctx)
 			err = tl_counters_read(s->c, &v, &n);
 		if (err)
 			s->err = cli_lib_error(err);
-		else if (report_add(s->rep, v, n))
+		else if (stat_report_add(s->rep, v, n))
 			s->err = 1;
 		tl_counters_close(s->c);
 		s->c = NULL;

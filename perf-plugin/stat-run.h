@@ -37,6 +37,10 @@ int stat_check_events(const char *events);
 /* The counters as the results store records them (docs/results-store.md). */
 cJSON *stat_counters_json(const struct stat_report *rep);
 
+/* One run's perf counter values into @rep (events appended the first time
+ * they are seen). Returns 0, or 1 after printing why. */
+int stat_report_add(struct stat_report *rep, const struct tl_counter_value *v, size_t n);
+
 void stat_report_free(struct stat_report *rep);
 
 #endif

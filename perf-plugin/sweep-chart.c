@@ -70,7 +70,10 @@ static double header(FILE *f, const struct chart_opts *o, size_t n)
 
 	svg_text(f, CH_MARGIN, 34, "start", "title", FS_TITLE, CH_W - 2 * CH_MARGIN - 120, NULL,
 		 o->title ? o->title : "tlreplay sweep");
-	snprintf(line, sizeof(line), "%zu op%s", n, n == 1 ? "" : "s");
+	if (o->noun)
+		snprintf(line, sizeof(line), "%zu %s", n, o->noun);
+	else
+		snprintf(line, sizeof(line), "%zu op%s", n, n == 1 ? "" : "s");
 	svg_text(f, CH_W - CH_MARGIN, 34, "end", "sub", FS_SUB, 0, NULL, line);
 	if (o->subtitle && *o->subtitle)
 		svg_text(f, CH_MARGIN, 56, "start", "sub", FS_SUB, CH_W - 2 * CH_MARGIN, NULL, o->subtitle);
@@ -193,20 +196,25 @@ static void time_bar(FILE *f, const struct log_axis *ax, double y, double us, co
 		svg_text(f, x + 4, y + T_BAR_H - 2, "start", "val", FS_SMALL, 0, NULL, buf);
 }
 
-static double time_panel(FILE *f, double y, const struct chart_row *rows, size_t n)
+static double time_panel(FILE *f, double y, const struct chart_row *rows, size_t n, const struct chart_opts *o)
 {
 	struct log_axis ax;
 	const char *dev;
 	char buf[160];
 	double top, ry, lx;
-	bool mixed;
+	bool mixed, any_trace;
 	size_t i;
 
 	time_axis(&ax, rows, n);
 	dev = common_device(rows, n, &mixed);
+	for (i = 0; i < n && !isfinite(rows[i].op->trace_gpu_us); i++)
+		;
+	any_trace = i < n;
 	svg_text(f, CH_MARGIN, y + 18, "start", "h", FS_H, 0, NULL, "Time per call");
 	svg_text(f, CH_MARGIN + 126, y + 18, "start", "cap", FS_SMALL, 0, NULL,
-		 "log scale \xc2\xb7 sorted by GPU time in the trace \xc2\xb7 (n\xc3\x97) = replay \xc3\xb7 trace");
+		 !any_trace	 ? (o->keep_order ? "log scale" : "log scale \xc2\xb7 sorted by replay time")
+		 : o->keep_order ? "log scale \xc2\xb7 (n\xc3\x97) = replay \xc3\xb7 trace"
+				 : "log scale \xc2\xb7 sorted by GPU time in the trace \xc2\xb7 (n\xc3\x97) = replay \xc3\xb7 trace");
 	if (dev)
 		snprintf(buf, sizeof(buf), "replay median on %s", dev);
 	else
@@ -214,7 +222,8 @@ static double time_panel(FILE *f, double y, const struct chart_row *rows, size_t
 	lx = T_BAR_X0;
 	swatch(f, lx, y + 40, CH_REPLAY, buf);
 	lx += 17 + svg_text_width(buf, FS_SMALL) + 24;
-	swatch(f, lx, y + 40, CH_TRACE, "GPU time in the trace");
+	if (any_trace)
+		swatch(f, lx, y + 40, CH_TRACE, "GPU time in the trace");
 	top = y + 66;
 	for (i = 0; i < n; i += 2)
 		svg_rect(f, CH_MARGIN - 8, top + i * T_ROW, CH_W - 2 * CH_MARGIN + 16, T_ROW, CH_STRIPE);
@@ -240,7 +249,8 @@ static double time_panel(FILE *f, double y, const struct chart_row *rows, size_t
 		if (mixed && op->device)
 			snprintf(suffix + strlen(suffix), sizeof(suffix) - strlen(suffix), " %s", op->device);
 		time_bar(f, &ax, ry + 7, op->replay_us, CH_REPLAY, "replay", suffix, "no replay");
-		time_bar(f, &ax, ry + 21, op->trace_gpu_us, CH_TRACE, "trace", NULL, "no GPU time in the trace");
+		if (any_trace)
+			time_bar(f, &ax, ry + 21, op->trace_gpu_us, CH_TRACE, "trace", NULL, "no GPU time in the trace");
 	}
 	return 66 + n * T_ROW + (n > 10 ? 26 : 10);
 }
@@ -390,7 +400,8 @@ int chart_write(const char *path, const struct chart_op *ops, size_t n, const st
 	}
 	for (i = 0; i < n; i++)
 		rows[i].op = &ops[i];
-	qsort(rows, n, sizeof(*rows), row_cmp);
+	if (!o->keep_order)
+		qsort(rows, n, sizeof(*rows), row_cmp);
 	for (i = 0; i < n; i++)
 		rows[i].rank = (int)i + 1;
 	nev = collect_events(rows, n, &ev, &nomem);
@@ -402,7 +413,7 @@ int chart_write(const char *path, const struct chart_op *ops, size_t n, const st
 		goto out;
 	}
 	y = header(f, o, n);
-	y += time_panel(f, y, rows, n);
+	y += time_panel(f, y, rows, n, o);
 	if (roofline_wanted(rows, n))
 		y += 14 + roofline_panel(f, y + 14, rows, n, o);
 	if (nev)

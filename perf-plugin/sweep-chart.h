@@ -10,6 +10,7 @@
 #ifndef TLREPLAY_SWEEP_CHART_H
 #define TLREPLAY_SWEEP_CHART_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* One counter event of an op: its value per call, NAN when not counted. */
@@ -34,6 +35,8 @@ struct chart_opts {
 	const char *subtitle;		/* trace, device, torch version, date; may be NULL */
 	double peak_gflops;		/* roofline ceilings, 0 = unknown */
 	double peak_gbs;
+	const char *noun;		/* what a row is, plural: NULL "ops" */
+	bool keep_order;		/* rows in the order given, not by trace time */
 };
 
 /*

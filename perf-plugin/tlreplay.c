@@ -37,6 +37,8 @@
 	CMD(stat)        \
 	CMD(fold)        \
 	CMD(sweep)       \
+	CMD(record)      \
+	CMD(kreplay)     \
 	CMD(help)
 
 #define DECLARE_CMD(x) extern const struct cmd x##_cmd;

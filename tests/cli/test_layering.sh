@@ -26,7 +26,8 @@ results: trace base
 counters: base
 replay: base
 perf: analysis trace base
-report: perf ranks ir analysis trace base'
+report: perf ranks ir analysis trace base
+kreplay: base'
 
 if ! command -v nm >/dev/null 2>&1; then
 	echo "1..0 # SKIP nm not found (binutils)"

@@ -173,7 +173,8 @@ static void test_device(void)
 
 static void test_svg(void)
 {
-	struct chart_opts o = { "sweep of <bert> & co", "trace a&b.json \xc2\xb7 cuda:0", 989000, 3350 };
+	struct chart_opts o = { .title = "sweep of <bert> & co", .subtitle = "trace a&b.json \xc2\xb7 cuda:0",
+				.peak_gflops = 989000, .peak_gbs = 3350 };
 	struct svg_facts sf;
 	char p[512], *raw;
 
@@ -202,6 +203,32 @@ static void test_svg(void)
 		   strstr(sf.texts, "FLOPs unknown\n"),
 	   "missing values are said, not drawn");
 	ok(!strstr(sf.texts, "nan") && !strstr(sf.texts, "inf "), "no nan/inf in the text");
+}
+
+/* kreplay's search chart: rows as given, named by noun, no trace series
+ * when no row has a trace time. */
+static void test_configurations(void)
+{
+	struct chart_op rows[3] = {
+		{ "grid 4x1x1, block 64x1x1 (recorded)", "outputs match", 5.0, "gpu", NAN, NAN, NAN, NULL, 0 },
+		{ "grid 2x1x1, block 32x1x1", "outputs match", 2.0, "gpu", NAN, NAN, NAN, NULL, 0 },
+		{ "grid 1x1x1, block 2048x1x1", "too many threads", NAN, "gpu", NAN, NAN, NAN, NULL, 0 },
+	};
+	struct chart_opts o = { .title = "search", .noun = "configurations", .keep_order = true };
+	struct svg_facts sf;
+	char p[512], *raw, *a, *b;
+
+	path_in_dir(p, sizeof(p), "configs.svg");
+	ok(chart_write(p, rows, 3, &o) == 0, "a configuration search written");
+	raw = slurp(p);
+	a = raw ? strstr(raw, "(recorded)") : NULL;
+	b = raw ? strstr(raw, "block 32x1x1") : NULL;
+	ok(a && b && a < b, "rows in the order given (the baseline first, though slower)");
+	ok(raw && strstr(raw, "3 configurations") && !strstr(raw, "3 ops"), "counted by the noun given");
+	ok(raw && !strstr(raw, "GPU time in the trace"), "no trace series when no row has a trace time");
+	free(raw);
+	if (python && ok(inspect(p, &sf), "configurations: well-formed"))
+		ok(sf.replay == 2 && sf.trace == 0, "two replay bars, no trace bar (%d, %d)", sf.replay, sf.trace);
 }
 
 /* 25 ops, every value there: one bar per op per series; taller than 5. */
@@ -293,6 +320,7 @@ int main(void)
 
 	test_refusals();
 	test_svg();
+	test_configurations();
 	test_device();
 	test_sizes();
 	test_png();

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/* libtlreplay-record.so: the LD_PRELOAD recorder of `tlreplay record`
+ * (docs/kernel-replay.md). It sits between a CUDA program and libcuda.so.1,
+ * tracks modules, functions and device memory, and at the selected kernel
+ * launch saves what is needed to run that launch again in another process.
+ * It depends on libc only: the driver is found with dlopen/dlsym, JSON is
+ * written by hand, blobs are named by their SHA-256.
+ *
+ * Files: rec_hooks.c (the exported driver functions, cuGetProcAddress and
+ * dlsym), rec_tables.c (modules, functions, allocations), rec_image.c (how
+ * long a module image is), rec_capture.c (the recording of one launch),
+ * rec_db.c (blobs and the launch's JSON), sha256.c. */
+#ifndef TLREPLAY_REC_H
+#define TLREPLAY_REC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kreplay/kreplay_internal.h"
+
+#define REC_EXPORT __attribute__((visibility("default")))
+
+/* One line on stderr, prefixed "tlreplay-record: ". */
+void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- the real driver (rec_hooks.c) */
+/* The driver's own function @name (an exported name such as
+ * "cuMemcpyDtoH_v2"), or NULL; found in libcuda.so.1 as loaded by the
+ * program, never through our exports. */
+void *rec_real(const char *name);
+/* dlsym(RTLD_DEFAULT, @name) without our dlsym in the way. */
+void *rec_real_global(const char *name);
+
+/* ---- tables (rec_tables.c); every function takes the tables' lock itself */
+enum rec_image_kind { REC_IMG_FATBIN, REC_IMG_CUBIN, REC_IMG_PTX, REC_IMG_OTHER };
+
+struct rec_image {
+	const void *data;	/* the image, or the owned copy of it */
+	size_t len;
+	enum rec_image_kind kind;
+	bool owned;
+};
+
+/* A module or library loaded from @img (copied unless it lies in a loaded
+ * shared object, whose pages stay put). */
+void rec_module_add(const void *handle, const void *img, size_t len, enum rec_image_kind kind);
+void rec_module_drop(const void *handle);
+/* @alias (cuLibraryGetModule's module) has the image of @handle. */
+void rec_module_alias(const void *alias, const void *handle);
+/* A function (or CUkernel) @fn named @name in module/library @module. */
+void rec_function_add(const void *fn, const void *module, const char *name);
+/* A CUkernel of library @library (cuLibraryGetKernel): launches may pass
+ * it where a function goes. */
+void rec_kernel_add(const void *kernel, const void *library, const char *name);
+/* Alias @alias to what is known of @fn (cuKernelGetFunction). */
+void rec_function_alias(const void *alias, const void *fn);
+/* Its name and image, or false when unknown; @name is copied into @buf.
+ * @is_kernel: the handle came from cuLibraryGetKernel. */
+bool rec_function_get(const void *fn, char *name, size_t namelen, struct rec_image *img, bool *is_kernel);
+/* The number of launches of functions named like @fn so far, counting this
+ * one (so 0 for the first), keyed by name as the trace counts kernels. */
+unsigned long rec_function_count_launch(const char *name);
+
+enum rec_mem_kind { REC_MEM_ALLOC, REC_MEM_ASYNC, REC_MEM_MAPPED };
+struct rec_alloc {
+	CUdeviceptr base;
+	size_t size;
+	enum rec_mem_kind kind;
+};
+void rec_alloc_add(CUdeviceptr base, size_t size, enum rec_mem_kind kind);
+void rec_alloc_drop(CUdeviceptr base);
+/* A sorted copy of the live allocations (free() it); NULL with *n = 0 when
+ * there are none or memory is short. */
+struct rec_alloc *rec_alloc_snapshot(size_t *n);
+
+/* ---- images (rec_image.c) */
+/* The length of the module image at @img, and its kind; 0 when it cannot
+ * be told (not a fatbin, ELF or PTX). A cudart fatbin wrapper is followed:
+ * *@data then points at the fatbin it wraps. */
+size_t rec_image_len(const void **data, enum rec_image_kind *kind);
+
+/* ---- the launch (rec_capture.c) */
+struct rec_launch {
+	CUfunction f;
+	unsigned grid[3], block[3], shared;
+	CUstream stream;
+	void **params;
+	void **extra;
+	const CUlaunchAttribute *attrs;
+	unsigned nattrs;
+	const char *api;	/* "cuLaunchKernel", ... */
+};
+/* Whether this launch is one to record (by name and count); when it is,
+ * record it around @launch (which runs the real launch once and returns its
+ * result). */
+typedef CUresult (*rec_launch_fn)(const struct rec_launch *l, void *ctx);
+CUresult rec_launch(const struct rec_launch *l, rec_launch_fn launch, void *ctx);
+
+/* ---- the database (rec_db.c) */
+/* The DB directory ($TLREPLAY_RECORD_DB), or NULL when unset. */
+const char *rec_db_dir(void);
+/* Write @len bytes as blobs/<sha256> (unless there); its hex name into
+ * @hex (65 bytes). 0 or -errno. */
+int rec_db_blob(const void *data, size_t len, char hex[65]);
+/* A blob written in pieces: begin, add (any number), end. Without @write
+ * it only hashes (to learn whether memory changed before storing it). */
+struct rec_blob;
+struct rec_blob *rec_blob_begin(bool write);
+int rec_blob_add(struct rec_blob *b, const void *data, size_t len);
+int rec_blob_end(struct rec_blob *b, char hex[65]);	/* frees @b; 0 or -errno */
+/* Install the launch's JSON @json as launches/<pid>-<seq>.json (atomic). */
+int rec_db_launch(const char *json, unsigned seq);
+
+/* A growing string for the JSON (rec_db.c). */
+struct rec_str {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+void rec_str_add(struct rec_str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rec_str_json(struct rec_str *b, const char *s);	/* a quoted, escaped JSON string */
+
+/* ---- SHA-256 (sha256.c) */
+struct rec_sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char buf[64];
+	size_t fill;
+};
+void rec_sha256_init(struct rec_sha256 *s);
+void rec_sha256_add(struct rec_sha256 *s, const void *data, size_t len);
+void rec_sha256_hex(struct rec_sha256 *s, char hex[65]);
+
+#endif

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel record database (docs/kernel-replay.md): reading index.json
+ * and the launches/ files a recording leaves, and gathering the latter into
+ * the former. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <tlreplay/kreplay.h>
+
+#include "base/base_internal.h"
+
+struct tl_kdb {
+	char *dir;
+	cJSON *index;			/* {"v":1,"launches":[...]} */
+	struct tl_kdb_launch *launches;
+	size_t n;
+	struct tl_arena arena;		/* the launches' arrays */
+};
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool num_of(const cJSON *o, const char *key, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsNumber(v))
+		return false;
+	*out = v->valuedouble;
+	return true;
+}
+
+static bool dim3_of(const cJSON *o, const char *key, unsigned d[3])
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	int i;
+
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
+		return false;
+	for (i = 0; i < 3; i++) {
+		const cJSON *x = cJSON_GetArrayItem(v, i);
+
+		if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 4294967295.0)
+			return false;
+		d[i] = (unsigned)x->valuedouble;
+	}
+	return true;
+}
+
+static bool blob_name_ok(const char *s)
+{
+	size_t i;
+
+	if (!s || strlen(s) != 64)
+		return false;
+	for (i = 0; i < 64; i++)
+		if (!strchr("0123456789abcdef", s[i]))
+			return false;
+	return true;
+}
+
+static bool hex_byte(const char *s, unsigned char *out)
+{
+	unsigned v;
+
+	if (sscanf(s, "%2x", &v) != 1)
+		return false;
+	*out = (unsigned char)v;
+	return true;
+}
+
+/* Fill @l from the JSON object @o (which the database keeps). */
+static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, struct tl_kdb_launch *l)
+{
+	const cJSON *mod = cJSON_GetObjectItemCaseSensitive(o, "module");
+	const cJSON *par = cJSON_GetObjectItemCaseSensitive(o, "params");
+	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(o, "memory");
+	const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(o, "attrs");
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(o, "device");
+	const cJSON *layout = cJSON_GetObjectItemCaseSensitive(par, "layout");
+	const cJSON *it;
+	double v;
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->kernel = str_of(o, "kernel");
+	l->demangled = str_of(o, "demangled");
+	l->api = str_of(o, "api");
+	if (!l->kernel || !*l->kernel)
+		return tl_err(-EINVAL, "%s: a launch without a kernel name", where);
+	if (!l->demangled)
+		l->demangled = l->kernel;
+	if (!l->api)
+		l->api = "cuLaunchKernel";
+	if (!dim3_of(o, "grid", l->grid) || !dim3_of(o, "block", l->block))
+		return tl_err(-EINVAL, "%s: %s: grid and block must be three positive numbers", where, l->kernel);
+	l->ordinal = num_of(o, "ordinal", &v) ? (unsigned long)v : 0;
+	l->pid = num_of(o, "pid", &v) ? (int)v : 0;
+	l->shared_bytes = num_of(o, "shared_bytes", &v) ? (unsigned)v : 0;
+	l->max_dynamic_shared = num_of(o, "max_dynamic_shared_bytes", &v) ? (int)v : 0;
+	l->module_blob = str_of(mod, "blob");
+	l->module_kind = str_of(mod, "kind");
+	l->module_size = num_of(mod, "size", &v) ? (uint64_t)v : 0;
+	l->params_blob = str_of(par, "blob");
+	l->params_size = num_of(par, "size", &v) ? (uint64_t)v : 0;
+	if (!blob_name_ok(l->module_blob) || !blob_name_ok(l->params_blob))
+		return tl_err(-EINVAL, "%s: %s: module or params without a blob", where, l->kernel);
+	if (!l->module_kind)
+		l->module_kind = "other";
+	l->nparams = cJSON_IsArray(layout) ? (size_t)cJSON_GetArraySize(layout) : 0;
+	if (l->nparams) {
+		uint64_t(*lay)[2] = tl_arena_alloc(&db->arena, l->nparams * sizeof(*lay), 8);
+
+		if (!lay)
+			return -ENOMEM;
+		i = 0;
+		cJSON_ArrayForEach(it, layout) {
+			const cJSON *a = cJSON_GetArrayItem(it, 0), *b = cJSON_GetArrayItem(it, 1);
+
+			if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b) || a->valuedouble + b->valuedouble > l->params_size)
+				return tl_err(-EINVAL, "%s: %s: parameter %zu lies outside the argument buffer", where,
+					      l->kernel, i);
+			lay[i][0] = (uint64_t)a->valuedouble;
+			lay[i][1] = (uint64_t)b->valuedouble;
+			i++;
+		}
+		l->layout = (const uint64_t(*)[2])lay;
+	}
+	l->nattrs = cJSON_IsArray(attrs) ? (size_t)cJSON_GetArraySize(attrs) : 0;
+	if (l->nattrs) {
+		struct tl_kdb_attr *a = tl_arena_alloc(&db->arena, l->nattrs * sizeof(*a), 8);
+
+		if (!a)
+			return -ENOMEM;
+		i = 0;
+		cJSON_ArrayForEach(it, attrs) {
+			const char *hex = str_of(it, "value");
+			size_t j;
+
+			if (!num_of(it, "id", &v) || !hex || strlen(hex) != 128)
+				return tl_err(-EINVAL, "%s: %s: malformed launch attribute", where, l->kernel);
+			a[i].id = (int)v;
+			for (j = 0; j < 64; j++)
+				if (!hex_byte(hex + 2 * j, &a[i].value[j]))
+					return tl_err(-EINVAL, "%s: %s: malformed launch attribute", where, l->kernel);
+			i++;
+		}
+		l->attrs = a;
+	}
+	l->nmem = cJSON_IsArray(mem) ? (size_t)cJSON_GetArraySize(mem) : 0;
+	if (l->nmem) {
+		struct tl_kdb_mem *m = tl_arena_alloc(&db->arena, l->nmem * sizeof(*m), 8);
+
+		if (!m)
+			return -ENOMEM;
+		i = 0;
+		cJSON_ArrayForEach(it, mem) {
+			const char *base = str_of(it, "base");
+			char *end = NULL;
+
+			m[i].base = base ? strtoull(base, &end, 16) : 0;
+			m[i].kind = str_of(it, "kind") ? str_of(it, "kind") : "alloc";
+			m[i].before = str_of(it, "before");
+			m[i].after = str_of(it, "after");
+			if (!base || !end || *end || !m[i].base || !num_of(it, "size", &v) || v <= 0 ||
+			    !blob_name_ok(m[i].before) || !blob_name_ok(m[i].after))
+				return tl_err(-EINVAL, "%s: %s: memory[%zu] needs a hex base, a size and two blobs",
+					      where, l->kernel, i);
+			m[i].size = (uint64_t)v;
+			if (i && m[i].base < m[i - 1].base + m[i - 1].size)
+				return tl_err(-EINVAL, "%s: %s: memory[%zu] overlaps the one before or is out of order",
+					      where, l->kernel, i);
+			i++;
+		}
+		l->mem = m;
+	}
+	l->device_name = str_of(dev, "name") ? str_of(dev, "name") : "";
+	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(dev, "cc"))) {
+		const cJSON *cc = cJSON_GetObjectItemCaseSensitive(dev, "cc");
+
+		l->cc_major = cJSON_GetArrayItem(cc, 0) ? cJSON_GetArrayItem(cc, 0)->valueint : 0;
+		l->cc_minor = cJSON_GetArrayItem(cc, 1) ? cJSON_GetArrayItem(cc, 1)->valueint : 0;
+	}
+	l->driver = num_of(dev, "driver", &v) ? (int)v : 0;
+	l->source = cJSON_GetObjectItemCaseSensitive(o, "source");
+	if (l->source && !cJSON_IsObject(l->source))
+		l->source = NULL;
+	return 0;
+}
+
+static int read_json(const char *path, cJSON **out)
+{
+	struct tl_text t;
+	int err = tl_text_read(path, &t);
+
+	if (err)
+		return err;
+	*out = cJSON_ParseWithLength(t.p, t.len);
+	tl_text_free(&t);
+	if (!*out)
+		return tl_err(-EINVAL, "%s: not valid JSON", path);
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The launches/ files of @dir in recording order (pid, then sequence),
+ * each appended to @arr; their names into @names when not NULL. */
+static int read_fragments(const char *dir, cJSON *arr, char ***names, size_t *nnames)
+{
+	char path[4096];
+	DIR *d;
+	struct dirent *e;
+	char **list = NULL;
+	size_t n = 0, cap = 0, i;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/launches", dir);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? 0 : tl_err(-errno, "%s: %s", path, strerror(errno));
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		if ((err = tl_grow((void **)&list, &cap, n + 1, sizeof(*list))) || !(list[n] = strdup(e->d_name))) {
+			err = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (!err)
+		qsort(list, n, sizeof(*list), by_name);
+	for (i = 0; i < n && !err; i++) {
+		cJSON *o;
+
+		snprintf(path, sizeof(path), "%s/launches/%s", dir, list[i]);
+		if (!(err = read_json(path, &o)))
+			cJSON_AddItemToArray(arr, o);
+	}
+	if (names && !err) {
+		*names = list;
+		*nnames = n;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	return err;
+}
+
+int tl_kdb_open(const char *dir, struct tl_kdb **out)
+{
+	struct tl_kdb *db = calloc(1, sizeof(*db));
+	char path[4096];
+	cJSON *arr, *it;
+	size_t i = 0;
+	double v;
+	int err;
+
+	*out = NULL;
+	if (!db)
+		return -ENOMEM;
+	tl_arena_init(&db->arena, 1 << 16);
+	db->dir = strdup(dir);
+	if (!db->dir) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	snprintf(path, sizeof(path), "%s/index.json", dir);
+	if (!access(path, F_OK)) {
+		if ((err = read_json(path, &db->index)))
+			goto fail;
+		if (!num_of(db->index, "v", &v) || v != TL_KDB_VERSION ||
+		    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(db->index, "launches"))) {
+			err = tl_err(-EINVAL, "%s: not a kernel record index (version %d)", path, TL_KDB_VERSION);
+			goto fail;
+		}
+	} else {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/launches", dir);
+		if (stat(path, &st)) {
+			err = tl_err(-ENOENT, "%s: no kernel record database (no index.json, no launches/)", dir);
+			goto fail;
+		}
+		db->index = cJSON_CreateObject();
+		if (!db->index || !cJSON_AddNumberToObject(db->index, "v", TL_KDB_VERSION) ||
+		    !cJSON_AddArrayToObject(db->index, "launches")) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
+	arr = cJSON_GetObjectItemCaseSensitive(db->index, "launches");
+	if ((err = read_fragments(dir, arr, NULL, NULL)))
+		goto fail;
+	db->n = (size_t)cJSON_GetArraySize(arr);
+	db->launches = calloc(db->n ? db->n : 1, sizeof(*db->launches));
+	if (!db->launches) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	cJSON_ArrayForEach(it, arr) {
+		char where[4200];
+
+		snprintf(where, sizeof(where), "%s: launch %zu", dir, i);
+		if ((err = parse_launch(db, it, where, &db->launches[i++])))
+			goto fail;
+	}
+	*out = db;
+	return 0;
+fail:
+	tl_kdb_free(db);
+	return err;
+}
+
+void tl_kdb_free(struct tl_kdb *db)
+{
+	if (!db)
+		return;
+	cJSON_Delete(db->index);
+	free(db->launches);
+	tl_arena_free(&db->arena);
+	free(db->dir);
+	free(db);
+}
+
+size_t tl_kdb_count(const struct tl_kdb *db)
+{
+	return db->n;
+}
+
+const struct tl_kdb_launch *tl_kdb_launch(const struct tl_kdb *db, size_t i)
+{
+	return i < db->n ? &db->launches[i] : NULL;
+}
+
+const char *tl_kdb_dir(const struct tl_kdb *db)
+{
+	return db->dir;
+}
+
+/* Write @j to @path through a temporary file and rename. */
+static int write_json_atomic(const char *path, const cJSON *j)
+{
+	char tmp[4200], *text = cJSON_Print(j);
+	int fd = -1, err = 0;
+
+	if (!text)
+		return -ENOMEM;
+	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = tl_err(-errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if ((err = tl_write_all(fd, text, strlen(text))) || (err = tl_write_all(fd, "\n", 1)) ||
+	    (fchmod(fd, 0644) && (err = -errno)) || (fsync(fd) && (err = -errno))) {
+		tl_err(err, "%s: %s", path, strerror(-err));
+		goto out;
+	}
+	if (close(fd)) {
+		fd = -1;
+		err = tl_err(-errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path))
+		err = tl_err(-errno, "%s: %s", path, strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		unlink(tmp);
+	free(text);
+	return err;
+}
+
+int tl_kdb_gather(const char *dir, const cJSON *source, size_t *added)
+{
+	char path[4096];
+	cJSON *index = NULL, *arr, *fresh = cJSON_CreateArray(), *it;
+	char **names = NULL;
+	size_t nnames = 0, i;
+	double v;
+	int err;
+
+	if (added)
+		*added = 0;
+	if (!fresh)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/index.json", dir);
+	if (!access(path, F_OK)) {
+		if ((err = read_json(path, &index)))
+			goto out;
+		if (!num_of(index, "v", &v) || v != TL_KDB_VERSION ||
+		    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(index, "launches"))) {
+			err = tl_err(-EINVAL, "%s: not a kernel record index", path);
+			goto out;
+		}
+	} else if (!(index = cJSON_CreateObject()) || !cJSON_AddNumberToObject(index, "v", TL_KDB_VERSION) ||
+		   !cJSON_AddStringToObject(index, "tlreplay", tl_version()) ||
+		   !cJSON_AddArrayToObject(index, "launches")) {
+		err = -ENOMEM;
+		goto out;
+	}
+	arr = cJSON_GetObjectItemCaseSensitive(index, "launches");
+	if ((err = read_fragments(dir, fresh, &names, &nnames)))
+		goto out;
+	while ((it = cJSON_DetachItemFromArray(fresh, 0))) {
+		if (source && !cJSON_GetObjectItemCaseSensitive(it, "source"))
+			cJSON_AddItemToObject(it, "source", cJSON_Duplicate(source, true));
+		cJSON_AddItemToArray(arr, it);
+		if (added)
+			(*added)++;
+	}
+	if ((err = write_json_atomic(path, index)))
+		goto out;
+	/* the index holds them now */
+	for (i = 0; i < nnames; i++) {
+		snprintf(path, sizeof(path), "%s/launches/%s", dir, names[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/launches", dir);
+	rmdir(path);
+out:
+	for (i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	cJSON_Delete(fresh);
+	cJSON_Delete(index);
+	return err;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* The CUDA driver for kernel replay, reached with dlopen so that tlreplay
+ * runs (and says what it cannot do) where there is none; the stand-in
+ * driver of the tests is reached the same way ($TLREPLAY_CUDA_LIB). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/base_internal.h"
+#include "kreplay/kreplay_internal.h"
+
+int kdrv_check(const struct kdrv *d, CUresult r, const char *what)
+{
+	const char *name = NULL;
+
+	if (r == CUDA_SUCCESS)
+		return 0;
+	if (!d->GetErrorName || d->GetErrorName(r, &name) || !name)
+		name = NULL;
+	if (name)
+		return tl_err(-EIO, "%s: %s", what, name);
+	return tl_err(-EIO, "%s: CUDA error %d", what, r);
+}
+
+int kdrv_load(struct kdrv *d)
+{
+	const char *env = getenv("TLREPLAY_CUDA_LIB");
+	const char *path = env && *env ? env : "libcuda.so.1";
+	const char *missing = NULL;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	d->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!d->dl)
+		return tl_err(-ENOENT, "no CUDA driver: cannot load %s (%s)", path, dlerror());
+#define NEED(field, name)                                   \
+	do {                                                \
+		if (!missing && !tl_dlsym(d->dl, name, &d->field)) \
+			missing = name;                     \
+	} while (0)
+	NEED(Init, "cuInit");
+	NEED(DeviceGet, "cuDeviceGet");
+	NEED(DeviceGetName, "cuDeviceGetName");
+	NEED(DeviceGetAttribute, "cuDeviceGetAttribute");
+	NEED(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+	NEED(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+	NEED(CtxSetCurrent, "cuCtxSetCurrent");
+	NEED(CtxSynchronize, "cuCtxSynchronize");
+	NEED(MemGetAllocationGranularity, "cuMemGetAllocationGranularity");
+	NEED(MemAddressReserve, "cuMemAddressReserve");
+	NEED(MemAddressFree, "cuMemAddressFree");
+	NEED(MemCreate, "cuMemCreate");
+	NEED(MemRelease, "cuMemRelease");
+	NEED(MemMap, "cuMemMap");
+	NEED(MemUnmap, "cuMemUnmap");
+	NEED(MemSetAccess, "cuMemSetAccess");
+	NEED(MemcpyHtoD, "cuMemcpyHtoD_v2");
+	NEED(MemcpyDtoH, "cuMemcpyDtoH_v2");
+	NEED(MemAlloc, "cuMemAlloc_v2");
+	NEED(MemFree, "cuMemFree_v2");
+	NEED(MemsetD8, "cuMemsetD8_v2");
+	NEED(ModuleLoadData, "cuModuleLoadData");
+	NEED(ModuleUnload, "cuModuleUnload");
+	NEED(ModuleGetFunction, "cuModuleGetFunction");
+	NEED(FuncGetAttribute, "cuFuncGetAttribute");
+	NEED(FuncSetAttribute, "cuFuncSetAttribute");
+	NEED(LaunchKernel, "cuLaunchKernel");
+	NEED(StreamCreate, "cuStreamCreate");
+	NEED(StreamDestroy, "cuStreamDestroy_v2");
+	NEED(StreamSynchronize, "cuStreamSynchronize");
+	NEED(EventCreate, "cuEventCreate");
+	NEED(EventRecord, "cuEventRecord");
+	NEED(EventSynchronize, "cuEventSynchronize");
+	NEED(EventElapsedTime, "cuEventElapsedTime");
+	NEED(EventDestroy, "cuEventDestroy_v2");
+#undef NEED
+	tl_dlsym(d->dl, "cuLaunchKernelEx", &d->LaunchKernelEx);
+	tl_dlsym(d->dl, "cuGetErrorName", &d->GetErrorName);
+	if (missing) {
+		err = tl_err(-ENOENT, "%s: the driver has no %s (kernel replay needs CUDA 11.2 or newer)", path,
+			     missing);
+		goto fail;
+	}
+	if ((err = kdrv_check(d, d->Init(0), "cuInit")))
+		goto fail;
+	return 0;
+fail:
+	dlclose(d->dl);
+	memset(d, 0, sizeof(*d));
+	return err;
+}
+
+void kdrv_unload(struct kdrv *d)
+{
+	/* libcuda is never unloaded by its users (its threads outlive a
+	 * dlclose); the handle only goes */
+	memset(d, 0, sizeof(*d));
+}
+
+int kblob_map(const struct tl_kdb *db, const char *name, uint64_t want, struct kblob *b)
+{
+	char path[4200];
+	struct stat st;
+	void *p;
+	int fd;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(path, sizeof(path), "%s/blobs/%s", tl_kdb_dir(db), name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tl_err(-ENOENT, "%s: missing from the database (%s)", path, strerror(errno));
+	if (fstat(fd, &st) || (uint64_t)st.st_size != want) {
+		close(fd);
+		return tl_err(-EINVAL, "%s: %lld bytes, the index says %llu", path, (long long)st.st_size,
+			      (unsigned long long)want);
+	}
+	if (!want) {
+		close(fd);
+		b->p = (const unsigned char *)"";
+		return 0;
+	}
+	p = mmap(NULL, want, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return tl_err(-errno, "%s: %s", path, strerror(errno));
+	b->p = p;
+	b->len = want;
+	return 0;
+}
+
+void kblob_unmap(struct kblob *b)
+{
+	if (b->len)
+		munmap((void *)b->p, b->len);
+	memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,753 @@
+/* SPDX-License-Identifier: MIT */
+/* tlreplay kreplay: replay kernel launches that `tlreplay record` recorded,
+ * alone, in this process: timed with CUDA events, verified against the
+ * recorded outputs, counted with -e, and with --grid/--block over a grid of
+ * launch configurations (RecordReplay's grid search). */
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+#include <tlreplay/counters.h>
+#include <tlreplay/kreplay.h>
+#include <tlreplay/replay.h>
+#include <tlreplay/store.h>
+
+#include "builtin.h"
+#include "results.h"
+#include "stat-format.h"
+#include "stat-run.h"
+#include "sweep-chart.h"
+
+struct kreplay_opts {
+	struct common_opts co;		/* -x, -j, -o */
+	const char *kernel, *launch, *tolerance, *grid, *block, *events, *chart, *store;
+	unsigned long long reps, warmup, device;
+	bool flush_l2, verify, no_store;
+};
+
+static const struct opt kreplay_opts_table[] = {
+	OPT_STRING('k', "kernel", "REGEX", struct kreplay_opts, kernel,
+		   "replay the launches whose kernel name matches REGEX\n"
+		   "(default: every launch of the database)"),
+	OPT_STRING(0, "launch", "N", struct kreplay_opts, launch, "replay launch N of the database only (from 0)"),
+	OPT_U64('r', "repeat", "N", struct kreplay_opts, reps, "timed launches (default 20)"),
+	OPT_U64(0, "warmup", "N", struct kreplay_opts, warmup, "untimed launches first (default 3)"),
+	OPT_BOOL(0, "flush-l2", struct kreplay_opts, flush_l2, "flush the L2 cache before every launch"),
+	OPT_BOOL(0, "verify", struct kreplay_opts, verify,
+		 "compare the memory after a launch with the recorded\n"
+		 "outputs and name the allocations that differ (exit 1)"),
+	OPT_STRING(0, "tolerance", "T[:TYPE]", struct kreplay_opts, tolerance,
+		   "with --verify: accept elements of TYPE (f32, f16, bf16,\n"
+		   "f64; default f32) within |a-b| <= T + T*|b|"),
+	OPT_STRING(0, "grid", "LIST", struct kreplay_opts, grid,
+		   "search launch configurations: grid sizes, X or XxYxZ,\n"
+		   "comma-separated (default: the recorded grid)"),
+	OPT_STRING(0, "block", "LIST", struct kreplay_opts, block,
+		   "... and block sizes (default: the recorded block)"),
+	OPT_STRING(0, "chart", "FILE", struct kreplay_opts, chart,
+		   "with --grid/--block: draw time per configuration into\n"
+		   "FILE (.svg, or .png through rsvg-convert)"),
+	OPT_STRING('e', "event", "EVENTS", struct kreplay_opts, events,
+		   "count perf events over the timed launches, as perf stat\n"
+		   "takes them (cycles,instructions,...)"),
+	OPT_U64(0, "device", "N", struct kreplay_opts, device, "the CUDA device to replay on (default 0)"),
+	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "field-separator", NULL),
+	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "json", NULL),
+	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "output", NULL),
+	OPT_STRING(0, "store", "FILE", struct kreplay_opts, store, "the results store (default: docs/results-store.md)"),
+	OPT_BOOL(0, "no-store", struct kreplay_opts, no_store, "do not append results to the store"),
+	OPT_HELP(),
+	OPT_END(),
+};
+
+TL_CMD(kreplay, kreplay_opts_table, "replay recorded kernel launches alone: time, verify, tune",
+       "usage: tlreplay kreplay [DB] [-k REGEX | --launch N] [-r N] [--warmup N] [--flush-l2]\n"
+       "                        [--verify [--tolerance T[:TYPE]]] [-e EVENTS]\n"
+       "                        [--grid LIST] [--block LIST] [--chart FILE] [-x SEP | -j] [-o FILE]\n"
+       "\n"
+       "Replay launches recorded by `tlreplay record` (DB, default tlreplay.kdb) in this\n"
+       "process: every recorded allocation back at its address, the module loaded from\n"
+       "its image, the kernel launched with its recorded arguments, timed with CUDA\n"
+       "events, the memory it changes restored before each launch. --verify compares the\n"
+       "outputs with the recorded ones. --grid/--block launch every configuration of the\n"
+       "lists that the kernel can take, verify each, and print one CSV row per\n"
+       "configuration. Results go to the results store, for `tlreplay fold`.\n"
+       "\n");
+
+/* ------------------------------------------------------------ options */
+
+static int parse_dims(const char *what, const char *list, unsigned (**out)[3], size_t *n)
+{
+	const char *p = list;
+
+	*out = NULL;
+	*n = 0;
+	while (*p) {
+		unsigned d[3] = { 1, 1, 1 }, (*grown)[3];
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(p, &end, 10);
+			if (errno || end == p || !v || v > 2147483647UL || *p == '-')
+				goto bad;
+			d[k] = (unsigned)v;
+			p = end;
+			if (*p != 'x')
+				break;
+			p++;
+		}
+		if (*p && *p != ',')
+			goto bad;
+		grown = realloc(*out, (*n + 1) * sizeof(**out));
+		if (!grown)
+			return cli_error("out of memory");
+		*out = grown;
+		memcpy((*out)[(*n)++], d, sizeof(d));
+		if (*p == ',' && !*++p)
+			goto bad;
+	}
+	if (!*n)
+		goto bad;
+	return 0;
+bad:
+	free(*out);
+	*out = NULL;
+	return cli_error("kreplay: bad --%s '%s' (sizes X or XxYxZ, comma-separated: 128,256,512x2)", what, list);
+}
+
+static int parse_tolerance(const char *s, double *tol, enum tl_kdtype *dt)
+{
+	static const struct {
+		const char *name;
+		enum tl_kdtype dt;
+	} types[] = { { "f32", TL_KDT_F32 }, { "f16", TL_KDT_F16 }, { "bf16", TL_KDT_BF16 }, { "f64", TL_KDT_F64 } };
+	char *end;
+	size_t i;
+
+	errno = 0;
+	*tol = strtod(s, &end);
+	if (errno || end == s || !isfinite(*tol) || *tol < 0)
+		goto bad;
+	*dt = TL_KDT_F32;
+	if (!*end)
+		return 0;
+	if (*end != ':')
+		goto bad;
+	for (i = 0; i < TL_ARRAY_N(types); i++)
+		if (!strcmp(end + 1, types[i].name)) {
+			*dt = types[i].dt;
+			return 0;
+		}
+bad:
+	return cli_error("kreplay: bad --tolerance '%s' (T or T:TYPE, TYPE one of f32 f16 bf16 f64)", s);
+}
+
+/* ------------------------------------------------------------ one launch */
+
+struct run {
+	const struct tl_kdb_launch *l;
+	size_t idx;
+	struct tl_stats st;
+	bool verified, matched;
+	struct tl_kverify v;
+	struct stat_report rep;
+	bool counted;
+	char device[256];
+};
+
+struct counting {
+	struct tl_counters *c;
+	int err;
+};
+
+static void region(int begin, void *ctx)
+{
+	struct counting *k = ctx;
+
+	if (!k->c || k->err)
+		return;
+	k->err = begin ? tl_counters_enable(k->c) : tl_counters_disable(k->c);
+}
+
+static double source_num(const struct tl_kdb_launch *l, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(l->source, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void dims(char *buf, size_t n, const unsigned d[3])
+{
+	snprintf(buf, n, "%ux%ux%u", d[0], d[1], d[2]);
+}
+
+/* CUDA events give float milliseconds (about 0.5 us resolution): in
+ * microseconds, rounded to the nanosecond so that the float's noise digits
+ * do not show. */
+static void to_us(double *ms, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ms[i] = round(ms[i] * 1e6) / 1e3;
+}
+
+/* An integer field of -x output. */
+static void out_int(struct out_fmt *f, unsigned long long v, bool last)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", v);
+	out_field(f, buf, last);
+}
+
+/* Time (and count, and verify) launch @r->idx with its recorded configuration. */
+static int run_one(const struct kreplay_opts *o, const struct tl_kdb *db, struct run *r, double tol,
+		   enum tl_kdtype dt)
+{
+	struct tl_kreplay *k = NULL;
+	struct counting cnt = { NULL, 0 };
+	double *ms = calloc(o->reps, sizeof(*ms));
+	size_t i;
+	int rc = 1, err;
+
+	if (!ms)
+		return cli_error("out of memory");
+	if ((err = tl_kreplay_open(db, r->idx, (int)o->device, &k))) {
+		cli_error("kreplay: %s: %s", r->l->demangled, tl_last_error());
+		goto out;
+	}
+	snprintf(r->device, sizeof(r->device), "%s", tl_kreplay_device(k));
+	if (o->events) {
+		struct tl_counters_opts co = { .sz = sizeof(co) };
+
+		if ((err = tl_counters_open(o->events, &co, &cnt.c))) {
+			rc = cli_lib_error(err);
+			goto out;
+		}
+	}
+	if ((err = tl_kreplay_time(k, NULL, (unsigned)o->warmup, (unsigned)o->reps, o->flush_l2, ms, region, &cnt))) {
+		cli_error("kreplay: %s: %s", r->l->demangled, tl_last_error());
+		goto out;
+	}
+	if (cnt.c) {
+		const struct tl_counter_value *v;
+		size_t n;
+
+		r->rep.what = "tlreplay kreplay";
+		r->rep.op = r->l->demangled;
+		r->rep.device = r->device;
+		r->rep.calls_per_run = (long)o->reps;
+		r->rep.runs = 1;
+		if (cnt.err || (err = tl_counters_read(cnt.c, &v, &n))) {
+			rc = cli_lib_error(cnt.err ? cnt.err : err);
+			goto out;
+		}
+		if (stat_report_add(&r->rep, v, n))
+			goto out;
+		for (i = 0; i < n; i++)
+			if (!strcmp(v[i].name, "task-clock"))
+				welford_add(&r->rep.elapsed_s, v[i].value / 1e3);
+		r->counted = true;
+	}
+	to_us(ms, o->reps);
+	tl_stats_compute(ms, o->reps, &r->st);
+	if (o->verify) {
+		if ((err = tl_kreplay_verify(k, NULL, o->tolerance ? dt : TL_KDT_BYTES, tol, &r->v))) {
+			cli_error("kreplay: %s: verify: %s", r->l->demangled, tl_last_error());
+			goto out;
+		}
+		r->verified = true;
+		r->matched = !r->v.ndiffs;
+	}
+	rc = 0;
+out:
+	tl_counters_close(cnt.c);
+	tl_kreplay_close(k);
+	free(ms);
+	return rc;
+}
+
+static void print_diffs(FILE *f, const struct tl_kverify *v, const char *indent)
+{
+	size_t i;
+
+	for (i = 0; i < v->ndiffs; i++) {
+		const struct tl_kdiff *d = &v->diffs[i];
+
+		fprintf(f, "%sallocation 0x%llx (%llu bytes): %llu bytes differ, the first at +%llu", indent,
+			(unsigned long long)d->base, (unsigned long long)d->size, (unsigned long long)d->bytes,
+			(unsigned long long)d->first);
+		if (d->elems)
+			fprintf(f, "; %llu elements beyond the tolerance, max |diff| %g", (unsigned long long)d->elems,
+				d->max_abs);
+		fputc('\n', f);
+	}
+}
+
+static void print_run(struct out_fmt *f, const struct run *r, const char *device)
+{
+	char g[40], b[40], t[32];
+	double trace_us = source_num(r->l, "trace_us");
+
+	dims(g, sizeof(g), r->l->grid);
+	dims(b, sizeof(b), r->l->block);
+	if (f->json) {
+		cJSON *o = cJSON_CreateObject();
+		char *s;
+
+		cJSON_AddNumberToObject(o, "launch", (double)r->idx);
+		cJSON_AddStringToObject(o, "kernel", r->l->demangled);
+		cJSON_AddStringToObject(o, "grid", g);
+		cJSON_AddStringToObject(o, "block", b);
+		cJSON_AddNumberToObject(o, "shared_bytes", r->l->shared_bytes);
+		cJSON_AddStringToObject(o, "device", device);
+		cJSON_AddNumberToObject(o, "iters", (double)r->st.n);
+		cJSON_AddNumberToObject(o, "median_us", r->st.median);
+		cJSON_AddNumberToObject(o, "mean_us", r->st.mean);
+		cJSON_AddNumberToObject(o, "std_us", isfinite(r->st.std) ? r->st.std : 0);
+		cJSON_AddNumberToObject(o, "min_us", r->st.min);
+		cJSON_AddNumberToObject(o, "max_us", r->st.max);
+		if (isfinite(trace_us))
+			cJSON_AddNumberToObject(o, "trace_us", trace_us);
+		if (r->verified)
+			cJSON_AddStringToObject(o, "verify", r->matched ? "match" : "differs");
+		s = cJSON_PrintUnformatted(o);
+		if (s)
+			fprintf(f->f, "%s\n", s);
+		free(s);
+		cJSON_Delete(o);
+		return;
+	}
+	if (f->sep) {
+		char num[64];
+
+		snprintf(num, sizeof(num), "%zu", r->idx);
+		out_field(f, num, false);
+		out_field(f, r->l->demangled, false);
+		out_field(f, g, false);
+		out_field(f, b, false);
+		out_int(f, r->l->shared_bytes, false);
+		out_field(f, device, false);
+		out_int(f, r->st.n, false);
+		out_num(f, r->st.median, false);
+		out_num(f, r->st.mean, false);
+		out_num(f, isfinite(r->st.std) ? r->st.std : 0, false);
+		out_num(f, r->st.min, false);
+		out_num(f, r->st.max, false);
+		if (isfinite(trace_us))
+			out_num(f, trace_us, false);
+		else
+			out_field(f, "", false);
+		out_field(f, !r->verified ? "" : r->matched ? "match" : "differs", true);
+		return;
+	}
+	fprintf(f->f, "%s\n  launch %zu: grid %s, block %s, %u B shared, on %s\n", r->l->demangled, r->idx, g, b,
+		r->l->shared_bytes, device);
+	fmt_us(t, sizeof(t), r->st.median);
+	fprintf(f->f, "  time   median %s", t);
+	fmt_us(t, sizeof(t), r->st.mean);
+	fprintf(f->f, ", mean %s", t);
+	fmt_us(t, sizeof(t), r->st.min);
+	fprintf(f->f, ", min %s", t);
+	fmt_us(t, sizeof(t), r->st.max);
+	fprintf(f->f, ", max %s (%zu launches)\n", t, r->st.n);
+	if (isfinite(trace_us)) {
+		fmt_us(t, sizeof(t), trace_us);
+		fprintf(f->f, "  trace  %s (UID %.0f); replay/trace %.2f\n", t, source_num(r->l, "uid"),
+			trace_us > 0 ? r->st.median / trace_us : NAN);
+	}
+	if (r->verified) {
+		fprintf(f->f, "  verify %s (%zu allocations, %.1f MiB compared)\n",
+			r->matched ? "match" : "DIFFERS", r->l->nmem, r->v.compared / 1048576.0);
+		print_diffs(f->f, &r->v, "         ");
+	}
+}
+
+static cJSON *run_record(const struct kreplay_opts *o, const struct tl_kdb *db, const struct run *r,
+			 const char *device, const char *error)
+{
+	cJSON *rec = result_new("kreplay"), *t, *kd;
+	const cJSON *trace = cJSON_GetObjectItemCaseSensitive(r->l->source, "trace");
+	char dev[32];
+	char *abs;
+
+	if (!rec)
+		return NULL;
+	snprintf(dev, sizeof(dev), "cuda:%llu", o->device);
+	cJSON_AddStringToObject(rec, "device", dev);
+	cJSON_AddStringToObject(rec, "device_name", device ? device : "?");
+	if (cJSON_IsObject(trace))
+		cJSON_AddItemToObject(rec, "trace", cJSON_Duplicate(trace, true));
+	else
+		cJSON_AddNullToObject(rec, "trace");
+	kd = cJSON_AddObjectToObject(rec, "kdb");
+	abs = realpath(tl_kdb_dir(db), NULL);
+	cJSON_AddStringToObject(kd, "path", abs ? abs : tl_kdb_dir(db));
+	free(abs);
+	cJSON_AddNumberToObject(kd, "launch", (double)r->idx);
+	if (isfinite(source_num(r->l, "uid")))
+		cJSON_AddNumberToObject(rec, "uid", source_num(r->l, "uid"));
+	cJSON_AddStringToObject(rec, "op", r->l->demangled);
+	cJSON_AddStringToObject(rec, "status", error ? "failed" : "ok");
+	if (error)
+		cJSON_AddStringToObject(rec, "error", error);
+	cJSON_AddNumberToObject(rec, "warmup", (double)o->warmup);
+	if (!error) {
+		cJSON *k = cJSON_AddArrayToObject(rec, "kernels");
+
+		cJSON_AddNumberToObject(rec, "iters", (double)r->st.n);
+		t = cJSON_AddObjectToObject(rec, "time_us");
+		cJSON_AddNumberToObject(t, "median", r->st.median);
+		cJSON_AddNumberToObject(t, "mean", r->st.mean);
+		cJSON_AddNumberToObject(t, "std", isfinite(r->st.std) ? r->st.std : 0);
+		cJSON_AddNumberToObject(t, "min", r->st.min);
+		cJSON_AddNumberToObject(t, "max", r->st.max);
+		cJSON_AddItemToArray(k, cJSON_CreateString(r->l->demangled));
+		/* the same kernel, replayed from its recorded launch */
+		cJSON_AddNumberToObject(rec, "kernel_us", r->st.median);
+		if (cJSON_IsObject(trace))
+			cJSON_AddStringToObject(rec, "kernels_vs_trace", "MATCH");
+		if (r->verified)
+			cJSON_AddStringToObject(rec, "verify", r->matched ? "match" : "differs");
+		if (r->counted)
+			cJSON_AddItemToObject(rec, "counters", stat_counters_json(&r->rep));
+	}
+	if (isfinite(source_num(r->l, "trace_us")))
+		cJSON_AddNumberToObject(rec, "trace_gpu_us", source_num(r->l, "trace_us"));
+	return rec;
+}
+
+static int store(const struct kreplay_opts *o, const cJSON *rec)
+{
+	struct replay_opts ro = { .store = o->store, .no_store = o->no_store };
+
+	return result_store(&ro, rec);
+}
+
+/* ------------------------------------------------------------ grid search */
+
+struct cfg_row {
+	unsigned grid[3], block[3];
+	const char *status;	/* "ok", "refused", "failed" */
+	char why[256];
+	struct tl_stats st;
+	const char *verify;	/* "match", "differs" */
+	char label[128];
+};
+
+static int grid_search(const struct kreplay_opts *o, const struct tl_kdb *db, size_t idx, double tol,
+		       enum tl_kdtype dt, struct out_fmt *f)
+{
+	const struct tl_kdb_launch *l = tl_kdb_launch(db, idx);
+	unsigned(*grids)[3] = NULL, (*blocks)[3] = NULL;
+	size_t ng = 1, nb = 1, i, j, n = 0;
+	struct cfg_row *rows = NULL;
+	struct chart_op *ops = NULL;
+	struct tl_kreplay *k = NULL;
+	double *ms = calloc(o->reps, sizeof(*ms)), base = NAN, best = INFINITY;
+	size_t best_i = 0;
+	int rc = 1, err;
+
+	if (!ms)
+		return cli_error("out of memory");
+	if ((o->grid && parse_dims("grid", o->grid, &grids, &ng)) ||
+	    (o->block && parse_dims("block", o->block, &blocks, &nb)))
+		goto out;
+	rows = calloc(ng * nb + 1, sizeof(*rows));
+	if (!rows) {
+		rc = cli_error("out of memory");
+		goto out;
+	}
+	if ((err = tl_kreplay_open(db, idx, (int)o->device, &k))) {
+		rc = cli_error("kreplay: %s: %s", l->demangled, tl_last_error());
+		goto out;
+	}
+	/* the recorded configuration first: the baseline */
+	for (i = 0; i <= ng * nb; i++) {
+		struct cfg_row *r = &rows[n];
+		struct tl_kconfig c = { { 0 }, { 0 }, 0, false };
+		struct tl_kverify v;
+		char g[40], b[40];
+
+		if (i) {
+			memcpy(c.grid, grids ? grids[(i - 1) / nb] : l->grid, sizeof(c.grid));
+			memcpy(c.block, blocks ? blocks[(i - 1) % nb] : l->block, sizeof(c.block));
+			if (!memcmp(c.grid, l->grid, sizeof(c.grid)) && !memcmp(c.block, l->block, sizeof(c.block)))
+				continue;	/* the baseline */
+		} else {
+			memcpy(c.grid, l->grid, sizeof(c.grid));
+			memcpy(c.block, l->block, sizeof(c.block));
+		}
+		memcpy(r->grid, c.grid, sizeof(r->grid));
+		memcpy(r->block, c.block, sizeof(r->block));
+		dims(g, sizeof(g), r->grid);
+		dims(b, sizeof(b), r->block);
+		snprintf(r->label, sizeof(r->label), "grid %s, block %s%s", g, b, i ? "" : " (recorded)");
+		n++;
+		if (tl_kreplay_check(k, &c)) {
+			r->status = "refused";
+			snprintf(r->why, sizeof(r->why), "%s", tl_last_error());
+			continue;
+		}
+		if ((err = tl_kreplay_time(k, &c, (unsigned)o->warmup, (unsigned)o->reps, o->flush_l2, ms, NULL, NULL)) ||
+		    (err = tl_kreplay_verify(k, &c, o->tolerance ? dt : TL_KDT_BYTES, tol, &v))) {
+			r->status = "failed";
+			snprintf(r->why, sizeof(r->why), "%s", tl_last_error());
+			if (!i) {
+				rc = cli_error("kreplay: %s: the recorded configuration fails: %s", l->demangled, r->why);
+				goto out;
+			}
+			continue;
+		}
+		to_us(ms, o->reps);
+		tl_stats_compute(ms, o->reps, &r->st);
+		r->status = "ok";
+		r->verify = v.ndiffs ? "differs" : "match";
+		tl_kverify_clear(&v);
+		if (!i)
+			base = r->st.median;
+		if (!strcmp(r->verify, "match") && r->st.median < best) {
+			best = r->st.median;
+			best_i = n - 1;
+		}
+	}
+	if (!f->json && !f->sep && f->f == stdout && !o->co.output)
+		fprintf(stderr, "tlreplay: %s: %zu configurations on %s\n", l->demangled, n, tl_kreplay_device(k));
+	/* CSV by default (-x, to another separator; -j: JSON lines) */
+	if (!f->json) {
+		const char *cols[] = { "kernel", "grid", "block", "shared_bytes", "status", "median_us", "mean_us",
+				       "std_us", "min_us", "verify", "speedup", "why" };
+
+		for (i = 0; i < TL_ARRAY_N(cols); i++)
+			out_field(f, cols[i], i + 1 == TL_ARRAY_N(cols));
+	}
+	for (i = 0; i < n; i++) {
+		struct cfg_row *r = &rows[i];
+		char g[40], b[40];
+		bool ok = !strcmp(r->status, "ok");
+
+		dims(g, sizeof(g), r->grid);
+		dims(b, sizeof(b), r->block);
+		if (f->json) {
+			cJSON *jo = cJSON_CreateObject();
+			char *s;
+
+			cJSON_AddStringToObject(jo, "kernel", l->demangled);
+			cJSON_AddStringToObject(jo, "grid", g);
+			cJSON_AddStringToObject(jo, "block", b);
+			cJSON_AddNumberToObject(jo, "shared_bytes", l->shared_bytes);
+			cJSON_AddStringToObject(jo, "status", r->status);
+			if (ok) {
+				cJSON_AddNumberToObject(jo, "median_us", r->st.median);
+				cJSON_AddNumberToObject(jo, "mean_us", r->st.mean);
+				cJSON_AddNumberToObject(jo, "std_us", isfinite(r->st.std) ? r->st.std : 0);
+				cJSON_AddNumberToObject(jo, "min_us", r->st.min);
+				cJSON_AddStringToObject(jo, "verify", r->verify);
+				cJSON_AddNumberToObject(jo, "speedup", base / r->st.median);
+			} else {
+				cJSON_AddStringToObject(jo, "why", r->why);
+			}
+			s = cJSON_PrintUnformatted(jo);
+			if (s)
+				fprintf(f->f, "%s\n", s);
+			free(s);
+			cJSON_Delete(jo);
+			continue;
+		}
+		out_field(f, l->demangled, false);
+		out_field(f, g, false);
+		out_field(f, b, false);
+		out_int(f, l->shared_bytes, false);
+		out_field(f, r->status, false);
+		if (ok) {
+			out_num(f, r->st.median, false);
+			out_num(f, r->st.mean, false);
+			out_num(f, isfinite(r->st.std) ? r->st.std : 0, false);
+			out_num(f, r->st.min, false);
+			out_field(f, r->verify, false);
+			out_num(f, base / r->st.median, false);
+			out_field(f, "", true);
+		} else {
+			for (j = 0; j < 6; j++)
+				out_field(f, "", false);
+			out_field(f, r->why, true);
+		}
+	}
+	if (isfinite(best))
+		fprintf(stderr, "tlreplay: fastest verified: %s: %.3f us, %.2fx the recorded configuration\n",
+			rows[best_i].label, best, base / best);
+	if (o->chart) {
+		struct chart_opts co = { 0 };
+		char title[300], sub[300];
+
+		ops = calloc(n, sizeof(*ops));
+		if (!ops) {
+			rc = cli_error("out of memory");
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			bool ok = !strcmp(rows[i].status, "ok");
+
+			ops[i].label = rows[i].label;
+			ops[i].detail = !ok ? rows[i].why : !strcmp(rows[i].verify, "match") ? "outputs match"
+											    : "OUTPUTS DIFFER";
+			ops[i].replay_us = ok ? rows[i].st.median : NAN;
+			ops[i].device = tl_kreplay_device(k);
+			ops[i].trace_gpu_us = NAN;
+			ops[i].flops = ops[i].bytes = NAN;
+		}
+		snprintf(title, sizeof(title), "tlreplay kreplay: %.200s", l->demangled);
+		if (isfinite(source_num(l, "trace_us")))
+			snprintf(sub, sizeof(sub), "on %s, median of %llu launches; %.3f us in the trace",
+				 tl_kreplay_device(k), o->reps, source_num(l, "trace_us"));
+		else
+			snprintf(sub, sizeof(sub), "on %s, median of %llu launches", tl_kreplay_device(k), o->reps);
+		co.title = title;
+		co.noun = n == 1 ? "configuration" : "configurations";
+		co.keep_order = true;
+		co.subtitle = sub;
+		if (chart_write(o->chart, ops, n, &co))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(ops);
+	tl_kreplay_close(k);
+	free(rows);
+	free(grids);
+	free(blocks);
+	free(ms);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the command */
+
+static int cmd_kreplay(int argc, char **argv)
+{
+	struct kreplay_opts o = { .reps = 20, .warmup = 3 };
+	struct tl_kdb *db = NULL;
+	struct out_fmt f = { 0 };
+	const char *path = "tlreplay.kdb";
+	regex_t re;
+	bool have_re = false, failed = false, differs = false;
+	size_t i, n = 0, pick = (size_t)-1;
+	enum tl_kdtype dt = TL_KDT_F32;
+	double tol = 0;
+	int rc = 1, err;
+
+	if (!opts_parse(&kreplay_cmd, argc, argv, &o, &rc))
+		goto out;
+	if (optind < argc)
+		path = argv[optind++];
+	if (cli_no_args("kreplay", argc, argv) || cli_check_format("kreplay", &o.co))
+		goto out;
+	if (!o.reps || o.reps > 1000000 || o.warmup > 1000000) {
+		rc = cli_error("kreplay: bad -r %llu / --warmup %llu (1 to 1000000 timed launches)", o.reps, o.warmup);
+		goto out;
+	}
+	if (o.tolerance && (!o.verify && !o.grid && !o.block)) {
+		rc = cli_error("kreplay: --tolerance goes with --verify (or --grid/--block)");
+		goto out;
+	}
+	if (o.tolerance && parse_tolerance(o.tolerance, &tol, &dt))
+		goto out;
+	if (o.chart && !o.grid && !o.block) {
+		rc = cli_error("kreplay: --chart draws a --grid/--block search");
+		goto out;
+	}
+	if (o.events && (o.grid || o.block)) {
+		rc = cli_error("kreplay: -e counts one configuration; leave out --grid/--block");
+		goto out;
+	}
+	if (o.events && stat_check_events(o.events))
+		goto out;
+	if (o.launch) {
+		char *end;
+
+		errno = 0;
+		pick = strtoul(o.launch, &end, 10);
+		if (errno || end == o.launch || *end || *o.launch == '-') {
+			rc = cli_error("kreplay: bad --launch '%s' (a launch's index in the database, from 0)", o.launch);
+			goto out;
+		}
+	}
+	if (o.kernel) {
+		if (regcomp(&re, o.kernel, REG_EXTENDED | REG_NOSUB)) {
+			rc = cli_error("kreplay: bad --kernel '%s' (a POSIX extended regular expression)", o.kernel);
+			goto out;
+		}
+		have_re = true;
+	}
+	if ((err = tl_kdb_open(path, &db))) {
+		rc = cli_lib_error(err);
+		goto out;
+	}
+	if (pick != (size_t)-1 && pick >= tl_kdb_count(db)) {
+		rc = cli_error("kreplay: %s has no launch %zu (it has %zu)", path, pick, tl_kdb_count(db));
+		goto out;
+	}
+	if (out_open_opts(&f, &o.co))
+		goto out;
+	if (f.sep && !o.grid && !o.block) {
+		const char *cols[] = { "launch", "kernel", "grid", "block", "shared_bytes", "device", "iters",
+				       "median_us", "mean_us", "std_us", "min_us", "max_us", "trace_us", "verify" };
+
+		for (i = 0; i < TL_ARRAY_N(cols); i++)
+			out_field(&f, cols[i], i + 1 == TL_ARRAY_N(cols));
+	}
+	if ((o.grid || o.block) && !f.sep && !f.json)
+		f.sep = ",";
+	for (i = 0; i < tl_kdb_count(db); i++) {
+		const struct tl_kdb_launch *l = tl_kdb_launch(db, i);
+		struct run r = { .l = l, .idx = i };
+		cJSON *rec;
+
+		if ((pick != (size_t)-1 && i != pick) ||
+		    (have_re && regexec(&re, l->demangled, 0, NULL, 0) && regexec(&re, l->kernel, 0, NULL, 0)))
+			continue;
+		n++;
+		if (o.grid || o.block) {
+			if (grid_search(&o, db, i, tol, dt, &f))
+				failed = true;
+			continue;
+		}
+		if (run_one(&o, db, &r, tol, dt)) {
+			failed = true;
+			rec = run_record(&o, db, &r, NULL, tl_last_error());
+		} else {
+			print_run(&f, &r, r.device);
+			if (r.counted && !f.sep && !f.json)
+				stat_print_human(f.f, &r.rep);
+			differs |= r.verified && !r.matched;
+			rec = run_record(&o, db, &r, r.device, NULL);
+		}
+		if (store(&o, rec))
+			failed = true;
+		cJSON_Delete(rec);
+		tl_kverify_clear(&r.v);
+		stat_report_free(&r.rep);
+	}
+	if (!n) {
+		out_close(&f, true);
+		rc = cli_error("kreplay: no launch in %s matches%s%s", path, o.kernel ? " " : "",
+			       o.kernel ? o.kernel : "");
+		goto out;
+	}
+	if (out_close(&f, failed))
+		failed = true;
+	rc = failed || differs ? 1 : 0;
+out:
+	if (have_re)
+		regfree(&re);
+	tl_kdb_free(db);
+	return rc;
+}

@@ -1,0 +1,267 @@
+#!/bin/sh
+# Kernel record and replay (docs/kernel-replay.md) without a GPU: a test
+# program (tests/fakes/kapp.c) runs on the stand-in driver (kdriver.c), whose
+# "kernels" are host functions in an ELF module image; `tlreplay record`
+# preloads the recorder into it, `tlreplay kreplay` replays the recorded
+# launches in a fresh process at their recorded addresses, verifies them,
+# searches launch configurations, and folds the times into a trace.
+. "$(dirname "$0")/../taplib.sh"
+
+B=${TLREPLAY_BUILD:-$ROOT/build}
+K=$B/tests/kdrv
+if [ ! -x "$K/kapp" ] || [ ! -f "$B/libtlreplay-record.so" ]; then
+	skip "the stand-in driver or the recorder is not built ($K, $B/libtlreplay-record.so)"
+	done_testing
+fi
+export TLREPLAY_CUDA_LIB=$K/libcuda.so.1 TLREPLAY_STORE=$TMP/store.jsonl
+IMG=$K/libkkernels.so
+cd "$TMP" || exit 1
+
+# field FILE EXPR: a value of the JSON in FILE (python expression over j)
+field() {
+	"$PYTHON" -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+run "$K/kapp" "$IMG"
+base=$(cat "$TMP/out")
+[ "$RC" -eq 0 ] && case $base in "kapp: checksum="*) true ;; *) false ;; esac
+ok $? "the test program runs on the stand-in driver: $base"
+
+# ---------------------------------------------------------------- record
+run "$TLREPLAY" record -k '^saxpy$' --nth 1 -o db1 -- "$K/kapp" "$IMG"
+[ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$base" ]
+ok $? "record: exit 0 and the program computes what it computes without the recorder"
+grep -q "1 launch recorded into db1" "$TMP/err" && grep -q "tlreplay-record: recorded saxpy (launch 1 of it" "$TMP/err"
+ok $? "record: says what it recorded"
+[ -f db1/index.json ] && [ ! -d db1/launches ] && [ "$(field db1/index.json 'len(j["launches"])')" = 1 ]
+ok $? "record: the launch is gathered into index.json"
+# saxpy's second launch of an iteration goes through cuLaunchKernelEx, which
+# the program found through dlsym(libcuda, "cuGetProcAddress_v2"), as cudart does
+[ "$(field db1/index.json 'j["launches"][0]["api"]')" = cuLaunchKernelEx ] &&
+	[ "$(field db1/index.json 'j["launches"][0]["attrs"][0]["id"]')" = 4 ]
+ok $? "record: a launch reached through dlsym + cuGetProcAddress is seen, with its cluster attribute"
+[ "$(field db1/index.json 'j["launches"][0]["params"]["layout"]')" = "[[0, 4], [8, 8], [16, 8], [24, 4]]" ]
+ok $? "record: the argument layout from cuFuncGetParamInfo"
+n=$(field db1/index.json 'len(j["launches"][0]["memory"])')
+nb=$(ls db1/blobs | wc -l)
+[ "$n" -ge 8 ] && [ "$nb" -lt $((2 * n + 2)) ]
+ok $? "record: every live allocation is saved ($n), unchanged ones once ($nb blobs)"
+field db1/index.json 'j["launches"][0]["source"]["command"][0]' | grep -q kapp
+ok $? "record: the index says which command was recorded"
+
+# every kernel of the program, every launch
+run "$TLREPLAY" record -k . --count 0 -o dball "$K/kapp" "$IMG" 3
+[ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$base" ]
+ok $? "record --count 0 (every launch; options end at the command): the same results"
+nall=$(field dball/index.json 'len(j["launches"])')
+kinds=$(field dball/index.json '" ".join(sorted(set(l["kernel"] for l in j["launches"])))')
+[ "$nall" -ge 20 ] && [ "$kinds" = "accumulate list_sum saxpy scale_fixed small_block uses_shared" ]
+ok $? "record: $nall launches of $kinds"
+
+# ---------------------------------------------------------------- replay
+run "$TLREPLAY" kreplay dball --verify -r 3 --warmup 1
+[ "$RC" -eq 0 ] && [ "$(grep -c '^  verify match' "$TMP/out")" = "$nall" ]
+ok $? "kreplay --verify: every launch replays bit-exactly in a fresh process"
+[ "$RC" -eq 0 ] || sed -n 1,40p "$TMP/out" "$TMP/err" | sed 's/^/# /'
+grep -A3 '^list_sum' "$TMP/out" | grep -q 'verify match'
+ok $? "kreplay: a kernel that follows pointers stored in device memory (a linked list) replays"
+grep -A3 '^accumulate' "$TMP/out" | grep -q 'verify match'
+ok $? "kreplay: a kernel that writes its input, launched 3 times, still matches (inputs restored)"
+awk '/^uses_shared/{getline; print}' "$TMP/out" | grep -q '65536 B shared'
+ok $? "kreplay: the 64 KiB dynamic shared memory launch is allowed as the program allowed it"
+
+run "$TLREPLAY" kreplay dball -k list_sum -x, -r 2 --warmup 0 --verify
+[ "$RC" -eq 0 ] && head -1 "$TMP/out" | grep -q '^launch,kernel,grid,block,shared_bytes,device,iters,median_us' &&
+	[ "$(grep -c ',list_sum,1x1x1,32x1x1,0,tlreplay stand-in GPU,2,' "$TMP/out")" = 3 ] &&
+	[ "$(grep -c ',match$' "$TMP/out")" = 3 ]
+ok $? "kreplay -x, -k: a header and one row per launch of the kernel"
+run "$TLREPLAY" kreplay dball --launch 0 -j -r 2
+"$PYTHON" -c "import json,sys; r=json.loads(open(sys.argv[1]).read()); assert r['launch']==0 and r['iters']==2 and r['median_us']>0" "$TMP/out"
+ok $? "kreplay -j --launch 0: one JSON object"
+n=$(grep -c '"command":"kreplay"' "$TMP/store.jsonl")
+[ "$n" -ge $((nall + 4)) ] && grep '"command":"kreplay"' "$TMP/store.jsonl" | tail -1 | grep -q '"kdb":{"path":"'"$TMP"'/dball","launch":0}'
+ok $? "kreplay: every result is in the results store ($n records), with its database and launch"
+
+# --args-only: only what the arguments reach, transitively
+run "$TLREPLAY" record -k list_sum --args-only -o dbargs "$K/kapp" "$IMG"
+nm=$(field dbargs/index.json 'len(j["launches"][0]["memory"])')
+[ "$RC" -eq 0 ] && [ "$nm" = 4 ] && [ "$(field dbargs/index.json 'j["launches"][0]["snapshot"]')" = args ]
+ok $? "record --args-only: the output and the three allocations of the list only ($nm)"
+run "$TLREPLAY" kreplay dbargs --verify
+[ "$RC" -eq 0 ] && grep -q 'verify match (4 allocations' "$TMP/out"
+ok $? "kreplay: the --args-only recording replays"
+
+# ---------------------------------------------------------------- verification
+cp -r dball bad
+blob=$(field bad/index.json '[l for l in j["launches"] if l["kernel"]=="saxpy"][0]["memory"][0]["before"]')
+chmod u+w "bad/blobs/$blob"
+# the lowest byte of x[0]: y[0] = a*x[0] + y[0] moves by a few ulps
+printf '\001' | dd of="bad/blobs/$blob" bs=1 seek=0 conv=notrunc 2>/dev/null
+run "$TLREPLAY" kreplay bad -k saxpy --launch 0 --verify --no-store
+[ "$RC" -eq 1 ] && grep -q 'verify DIFFERS' "$TMP/out" && grep -q 'allocation 0x[0-9a-f]* ([0-9]* bytes): [0-9]* bytes differ, the first at +' "$TMP/out"
+ok $? "kreplay --verify: changed inputs give other outputs: exit 1, the allocation is named"
+run "$TLREPLAY" kreplay bad -k saxpy --launch 0 --verify --no-store --tolerance 1e-5
+[ "$RC" -eq 0 ] && grep -q 'verify match' "$TMP/out"
+ok $? "kreplay --tolerance: differences within the tolerance are accepted"
+run "$TLREPLAY" kreplay dball --verify --tolerance x
+[ "$RC" -eq 1 ] && grep -q "bad --tolerance 'x'" "$TMP/err"
+ok $? "kreplay: a bad --tolerance is refused"
+
+# ---------------------------------------------------------------- grid search
+i=$(field dball/index.json '[n for n,l in enumerate(j["launches"]) if l["kernel"]=="scale_fixed"][0]')
+run "$TLREPLAY" kreplay dball --launch "$i" --grid 2,2048 --block 128,256,2048 -r 2 --chart grid.svg
+[ "$RC" -eq 0 ] && head -1 "$TMP/out" | grep -q '^kernel,grid,block,shared_bytes,status,median_us,mean_us,std_us,min_us,verify,speedup,why$'
+ok $? "kreplay --grid/--block: CSV with a header"
+sed -n 2p "$TMP/out" | grep -q '^scale_fixed,2048x1x1,256x1x1,0,ok,.*,match,1.0,$'
+ok $? "grid search: the recorded configuration first, as the baseline"
+grep -q '^scale_fixed,2x1x1,256x1x1,0,ok,.*,differs,' "$TMP/out"
+ok $? "grid search: a grid too small for a kernel without a grid-stride loop is caught by verification"
+grep -q '^scale_fixed,2048x1x1,2048x1x1,0,refused,,,,,,,block 2048x1x1 has 2048 threads; scale_fixed takes at most 1024 per block$' "$TMP/out"
+ok $? "grid search: a configuration the kernel cannot take is refused with the reason"
+grep -q '<svg' grid.svg && grep -q 'configurations' grid.svg
+ok $? "grid search --chart: an SVG of time per configuration"
+i=$(field dball/index.json '[n for n,l in enumerate(j["launches"]) if l["kernel"]=="small_block"][0]')
+run "$TLREPLAY" kreplay dball --launch "$i" --block 128,512 -r 2
+grep -q '^small_block,32x1x1,128x1x1,0,ok,.*,match,' "$TMP/out" &&
+	grep -q '^small_block,32x1x1,512x1x1,0,refused,.*takes at most 256 per block$' "$TMP/out"
+ok $? "grid search: the kernel's own thread limit (cuFuncGetAttribute) is honoured"
+
+# ---------------------------------------------------------------- pack
+run "$TLREPLAY" pack -o kernels.zip --kdb dball
+[ "$RC" -eq 0 ] && grep -q "packed $nall kernel launches into kernels.zip" "$TMP/err"
+ok $? "pack --kdb: every launch in a zip"
+mkdir unpacked && (cd unpacked && unzip -q ../kernels.zip) && [ -f unpacked/kernels/replay.c ] &&
+	[ -f unpacked/kernels/Makefile ] && [ -f unpacked/kernels/README.md ] && [ -f unpacked/kernels/launch-0.txt ]
+ok $? "pack --kdb: replay.c, Makefile, README.md, launch-N.txt"
+if command -v make >/dev/null && (cd unpacked/kernels && make -s >"$TMP/make.log" 2>&1); then
+	good=0
+	i=0
+	while [ $i -lt "$nall" ]; do
+		(cd unpacked/kernels && ./replay launch-$i.txt 2) >"$TMP/rep.out" 2>&1 &&
+			grep -q 'outputs match the recording' "$TMP/rep.out" && good=$((good + 1))
+		i=$((i + 1))
+	done
+	[ "$good" = "$nall" ]
+	ok $? "the packed C replayer builds with make and replays every launch bit-exactly ($good of $nall)"
+	after=$(sed -n 's/^mem \([0-9a-f]*\) [0-9]* \([0-9a-f]*\) \([0-9a-f]*\)$/\2 \3/p' unpacked/kernels/launch-0.txt |
+		awk '$1 != $2 {print $2; exit}')
+	printf 'X' | dd of="unpacked/kernels/blobs/$after" bs=1 seek=0 conv=notrunc 2>/dev/null
+	(cd unpacked/kernels && ./replay launch-0.txt 2) >"$TMP/rep.out" 2>&1
+	[ $? -eq 1 ] && grep -q 'differs from the recorded output' "$TMP/rep.out" && grep -q 'outputs DIFFER' "$TMP/rep.out"
+	ok $? "the packed replayer says when outputs differ (exit 1)"
+else
+	ok 1 "the packed C replayer builds with make: $(cat "$TMP/make.log")"
+fi
+run "$TLREPLAY" pack -o one.zip --kdb dball --launch 99999
+[ "$RC" -eq 1 ] && grep -q "pack: bad --launch '99999'" "$TMP/err" && [ ! -e one.zip ]
+ok $? "pack --launch out of range: refused, no zip"
+run "$TLREPLAY" pack -o one.zip --launch 1
+[ "$RC" -eq 1 ] && grep -q 'pack: --launch picks a launch of --kdb DB' "$TMP/err"
+ok $? "pack --launch without --kdb: refused"
+
+# ---------------------------------------------------------------- counters
+run "$TLREPLAY" kreplay dball --launch 0 -e task-clock,page-faults -r 5
+[ "$RC" -eq 0 ] && grep -q 'Performance counter stats for .tlreplay kreplay. (saxpy on tlreplay stand-in GPU, 5 calls per run' "$TMP/out" &&
+	grep -q 'task-clock' "$TMP/out"
+ok $? "kreplay -e: perf stat's table over the timed launches"
+tail -1 "$TMP/store.jsonl" | grep -q '"counters":\[{"event":"task-clock"'
+ok $? "kreplay -e: the counters are stored with the result"
+
+# ---------------------------------------------------------------- from a trace
+cat >trace.json <<'EOT'
+{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "app::step", "pid": 1, "tid": 1, "ts": 90, "dur": 60, "args": {"External id": 1}},
+ {"ph": "X", "cat": "kernel", "name": "saxpy", "pid": 0, "tid": 7, "ts": 100, "dur": 5, "args": {"device": 0, "stream": 7, "correlation": 11}},
+ {"ph": "X", "cat": "kernel", "name": "scale_fixed", "pid": 0, "tid": 7, "ts": 110, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": 12}},
+ {"ph": "X", "cat": "kernel", "name": "saxpy", "pid": 0, "tid": 7, "ts": 120, "dur": 7.5, "args": {"device": 0, "stream": 7, "correlation": 13}}
+]}
+EOT
+run "$TLREPLAY" record -i trace.json --uid 3 -o dbuid "$K/kapp" "$IMG"
+[ "$RC" -eq 0 ] && grep -q 'recording launch 1 of saxpy' "$TMP/err" &&
+	[ "$(field dbuid/index.json 'j["launches"][0]["ordinal"]')" = 1 ] &&
+	[ "$(field dbuid/index.json 'j["launches"][0]["source"]["uid"]')" = 3 ] &&
+	[ "$(field dbuid/index.json 'j["launches"][0]["source"]["trace_us"]')" = 7.5 ]
+ok $? "record --uid: the trace's kernel, the same launch of it (its ordinal in the trace), with the trace's time"
+run "$TLREPLAY" kreplay dbuid -r 3
+[ "$RC" -eq 0 ] && grep -q '  trace  7.500 us (UID 3); replay/trace ' "$TMP/out"
+ok $? "kreplay: replay time beside the trace's"
+run "$TLREPLAY" fold -i trace.json -o folded.json
+[ "$RC" -eq 0 ] && "$PYTHON" -c "
+import json,sys
+e = json.load(open('folded.json'))['traceEvents'][3]
+t = e['args']['tlreplay']['replays'][0]
+assert t['command'] == 'kreplay' and t['time_us']['median'] > 0 and t['kernels_vs_trace'] == 'MATCH', t
+"
+ok $? "fold: the kernel replay's time lands on the trace's kernel event"
+
+# ---------------------------------------------------------------- bad input
+run "$TLREPLAY" record -k nosuchkernel -o dbnone "$K/kapp" "$IMG"
+[ "$RC" -eq 1 ] && grep -q "no launch was recorded (no launch of a kernel matching 'nosuchkernel' after 0" "$TMP/err" &&
+	[ "$(cat "$TMP/out")" = "$base" ]
+ok $? "record: nothing matched: exit 1, one line, the program ran as usual"
+run "$TLREPLAY" record -k x -o dbtrue -- /bin/true
+[ "$RC" -eq 1 ] && grep -q 'no launch was recorded' "$TMP/err"
+ok $? "record: a program without CUDA runs under the recorder"
+run "$TLREPLAY" record -k x -o dbno -- ./no-such-program
+[ "$RC" -eq 127 ] || [ "$RC" -eq 1 ]
+grep -q 'cannot run ./no-such-program' "$TMP/err"
+ok $? "record: a command that cannot run is named"
+run "$TLREPLAY" record -o x "$K/kapp"
+[ "$RC" -eq 1 ] && grep -q 'give one of --kernel REGEX and --uid UID' "$TMP/err"
+ok $? "record: a selection is required"
+run "$TLREPLAY" record -i trace.json --uid 99 "$K/kapp"
+[ "$RC" -eq 1 ] && grep -q 'trace.json has no event with UID 99' "$TMP/err"
+ok $? "record --uid: a missing UID is named"
+FAKE_KDRV_NO_PARAMINFO=1 run "$TLREPLAY" record -k '^saxpy$' -o dbold "$K/kapp" "$IMG"
+[ "$RC" -eq 1 ] && grep -q 'cannot record saxpy: the driver does not give the parameter layout (cuFuncGetParamInfo, CUDA 12.4)' "$TMP/err" &&
+	[ "$(cat "$TMP/out")" = "$base" ]
+ok $? "record: a driver without cuFuncGetParamInfo: kernelParams launches cannot be recorded, said once; results unchanged"
+FAKE_KDRV_NO_PARAMINFO=1 run "$TLREPLAY" record -k scale_fixed -o dbold2 "$K/kapp" "$IMG"
+[ "$RC" -eq 0 ]
+ok $? "record: ... but a launch with its argument buffer (extra) is recorded"
+
+run env TLREPLAY_CUDA_LIB=$TMP/nolib.so "$TLREPLAY" kreplay dball --launch 0
+[ "$RC" -eq 1 ] && grep -q "no CUDA driver: cannot load $TMP/nolib.so" "$TMP/err"
+ok $? "kreplay: no driver: one line, exit 1"
+run "$TLREPLAY" kreplay nodb
+[ "$RC" -eq 1 ] && grep -q 'nodb: no kernel record database' "$TMP/err"
+ok $? "kreplay: not a database"
+cp -r dball broken
+echo '{"v": 1, "launches": [{"kernel": "saxpy"}]}' >broken/index.json
+run "$TLREPLAY" kreplay broken
+[ "$RC" -eq 1 ] && grep -q 'broken: launch 0: saxpy: grid and block must be three positive numbers' "$TMP/err"
+ok $? "kreplay: a malformed index names the launch"
+head -c 100 dball/index.json >broken/index.json
+run "$TLREPLAY" kreplay broken
+[ "$RC" -eq 1 ] && grep -q 'broken/index.json: not valid JSON' "$TMP/err"
+ok $? "kreplay: a truncated index"
+cp -r dball gone
+rm "gone/blobs/$(field gone/index.json 'j["launches"][0]["module"]["blob"]')"
+run "$TLREPLAY" kreplay gone --launch 0
+[ "$RC" -eq 1 ] && grep -q 'missing from the database' "$TMP/err"
+ok $? "kreplay: a missing blob is named"
+run "$TLREPLAY" kreplay dball --launch 9999
+[ "$RC" -eq 1 ] && grep -q "has no launch 9999 (it has $nall)" "$TMP/err"
+ok $? "kreplay --launch: out of range"
+run "$TLREPLAY" kreplay dball --grid 0,2
+[ "$RC" -eq 1 ] && grep -q "bad --grid '0,2'" "$TMP/err"
+ok $? "kreplay: a bad --grid"
+
+# the recorded range is taken in the replaying process
+cat >occupy.c <<'EOC'
+#include <sys/mman.h>
+__attribute__((constructor)) static void occupy(void)
+{
+	mmap((void *)0x200000000000ULL, 1 << 20, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+}
+EOC
+if ${CC:-cc} -shared -fPIC -o occupy.so occupy.c 2>/dev/null; then
+	# (a sanitized tlreplay wants its runtime first: let the helper go before it)
+	run env LD_PRELOAD="$TMP/occupy.so" ASAN_OPTIONS=verify_asan_link_order=0 "$TLREPLAY" kreplay dball --launch 0
+	[ "$RC" -eq 1 ] && grep -q 'cannot have 0x200000000000-0x[0-9a-f]* at its address for allocation 0 (0x200000000000, [0-9]* bytes, alloc): the range is taken in this process' "$TMP/err"
+	ok $? "kreplay: a recorded range that is taken: the allocation and the range are named"
+else
+	skip "no C compiler for the address-taking helper"
+fi
+
+done_testing
