@@ -332,7 +332,7 @@ $(BUNDLE)/bin/tlreplay: $(CLI_OBJS) $(LIB_A) $(LIB_SO) $(GPU_LIB) $(REC_LIB) $(O
 # that make check does here (tests/replay/test_gpu_check.sh).
 GPU_CHECK := $(O)/gpu-check
 
-gpu-check: bundle $(GPU_FAKES) $(O)/tests/libfake_nvml.so
+gpu-check: bundle $(GPU_FAKES) $(O)/tests/libfake_nvml.so $(KDRV_BINS)
 	$(call say,GEN,$(GPU_CHECK))
 	$(Q)sh bench/gpu-check/prepare.sh $(BUNDLE) $(O) $(SHARED) $(GPU_CHECK)
 

@@ -16,7 +16,10 @@
 #include <tlreplay/replay.h>
 #include <tlreplay/store.h>
 
+#include <dlfcn.h>
+
 #include "builtin.h"
+#include "gpu-events.h"
 #include "results.h"
 #include "stat-format.h"
 #include "stat-run.h"
@@ -53,7 +56,9 @@ static const struct opt kreplay_opts_table[] = {
 		   "FILE (.svg, or .png through rsvg-convert)"),
 	OPT_STRING('e', "event", "EVENTS", struct kreplay_opts, events,
 		   "count perf events over the timed launches, as perf stat\n"
-		   "takes them (cycles,instructions,...)"),
+		   "takes them (cycles,instructions,...), and GPU metrics as\n"
+		   "ncu names them, nvgpu/dram__bytes_read.sum/ (CUPTI, one\n"
+		   "launch per pass)"),
 	OPT_U64(0, "device", "N", struct kreplay_opts, device, "the CUDA device to replay on (default 0)"),
 	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "field-separator", NULL),
 	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "json", NULL),
@@ -189,6 +194,138 @@ static void dims(char *buf, size_t n, const unsigned d[3])
 	snprintf(buf, n, "%ux%ux%u", d[0], d[1], d[2]);
 }
 
+/* ------------------------------------------------------------ GPU metrics */
+
+/* libtlreplay_gpu.so (core/gpu/tlreplay_gpu.h), loaded when asked for. */
+struct tlg;
+struct gpu_api {
+	void *dl;
+	int (*open)(int, const char *const *, int, struct tlg **);
+	int (*begin)(struct tlg *, int);
+	int (*end)(struct tlg *, int);
+	int (*values)(struct tlg *, double *);
+	int (*status)(const struct tlg *, int);
+	const char *(*why)(const struct tlg *, int);
+	const char *(*unit)(const struct tlg *, int);
+	void (*close)(struct tlg *);
+	const char *(*error)(void);
+};
+
+static const char *gpu_api_load(struct gpu_api *a)
+{
+	const char *path = gpu_lib_path();
+
+	memset(a, 0, sizeof(*a));
+	if (!path)
+		return "libtlreplay_gpu.so is not installed beside tlreplay (built where the CUDA headers are)";
+	a->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!a->dl)
+		return dlerror();
+	*(void **)&a->open = dlsym(a->dl, "tlg_open");
+	*(void **)&a->begin = dlsym(a->dl, "tlg_begin_pass");
+	*(void **)&a->end = dlsym(a->dl, "tlg_end_pass");
+	*(void **)&a->values = dlsym(a->dl, "tlg_values");
+	*(void **)&a->status = dlsym(a->dl, "tlg_metric_status");
+	*(void **)&a->why = dlsym(a->dl, "tlg_metric_why");
+	*(void **)&a->unit = dlsym(a->dl, "tlg_metric_unit");
+	*(void **)&a->close = dlsym(a->dl, "tlg_close");
+	*(void **)&a->error = dlsym(a->dl, "tlg_error");
+	if (!a->open || !a->begin || !a->end || !a->values || !a->status || !a->why || !a->unit || !a->close ||
+	    !a->error)
+		return "libtlreplay_gpu.so lacks the tlg_* functions (another version?)";
+	return NULL;
+}
+
+/* Count the GPU metrics @names (as typed: nvgpu/M/, nvgpuN/M/) on launch
+ * @k, one launch per CUPTI pass, into @rep. A metric that cannot be counted
+ * reads <not supported> with the reason, as stat says it. Returns 0, or 1
+ * after printing why (a replay that failed). */
+static int count_gpu(struct tl_kreplay *k, int device, const cJSON *names, struct stat_report *rep)
+{
+	size_t n = (size_t)cJSON_GetArraySize(names), i = 0, m = 0;
+	const char **metric = calloc(n + 1, sizeof(*metric));
+	int *slot = calloc(n + 1, sizeof(*slot));
+	double *val = calloc(n + 1, sizeof(*val));
+	char **why = calloc(n + 1, sizeof(*why));
+	struct gpu_api a = { 0 };
+	struct tlg *g = NULL;
+	const char *fail = NULL;
+	const cJSON *it;
+	int rc = 1, pass, r = 0;
+
+	if (!metric || !slot || !val || !why) {
+		cli_error("out of memory");
+		goto out;
+	}
+	/* nvgpuN/ names a device: only this replay's is counted */
+	cJSON_ArrayForEach(it, names) {
+		const char *t = it->valuestring, *p = t + 5, *end;
+		char *num_end;
+		long dev = strtol(p, &num_end, 10);
+
+		slot[i] = -1;
+		if (num_end != p && dev != device) {
+			if (asprintf(&why[i], "the kernel is replayed on cuda:%d", device) < 0)
+				why[i] = NULL;
+		} else {
+			p = strchr(t, '/');
+			end = p ? strrchr(p + 1, '/') : NULL;
+			if (!p || !end || end == p + 1) {
+				why[i] = strdup("not a GPU metric: nvgpu/METRIC/");
+			} else if ((metric[m] = strndup(p + 1, (size_t)(end - p - 1)))) {
+				slot[i] = (int)m++;
+			}
+		}
+		i++;
+	}
+	if (m && !(fail = gpu_api_load(&a)) && a.open(device, metric, (int)m, &g))
+		fail = a.error();
+	for (pass = 0; g && !fail; pass++) {
+		int err;
+
+		if (a.begin(g, pass)) {
+			fail = a.error();
+			break;
+		}
+		if ((err = tl_kreplay_once(k, NULL))) {
+			cli_error("kreplay: metric pass %d: %s", pass, tl_last_error());
+			goto out;
+		}
+		r = a.end(g, pass);
+		if (r < 0)
+			fail = a.error();
+		if (r)
+			break;
+	}
+	if (g && !fail && a.values(g, val))
+		fail = a.error();
+	i = 0;
+	cJSON_ArrayForEach(it, names) {
+		int s = slot[i];
+		bool counted = s >= 0 && !fail && !a.status(g, s);
+		double v = counted ? val[s < 0 ? 0 : s] : 0;
+		const char *reason = why[i] ? why[i] : fail ? fail : s >= 0 && g ? a.why(g, s) : "out of memory";
+
+		if (stat_report_add_gpu(rep, it->valuestring, s >= 0 && g ? a.unit(g, s) : "", counted,
+					v, reason))
+			goto out;
+		i++;
+	}
+	rc = 0;
+out:
+	if (g)
+		a.close(g);
+	for (i = 0; metric && i < n; i++) {
+		free((char *)metric[i]);
+		free(why ? why[i] : NULL);
+	}
+	free(metric);
+	free(slot);
+	free(val);
+	free(why);
+	return rc;
+}
+
 /* CUDA events give float milliseconds (about 0.5 us resolution): in
  * microseconds, rounded to the nanosecond so that the float's noise digits
  * do not show. */
@@ -215,21 +352,28 @@ static int run_one(const struct kreplay_opts *o, const struct tl_kdb *db, struct
 {
 	struct tl_kreplay *k = NULL;
 	struct counting cnt = { NULL, 0 };
+	struct event_split sp = { .energy_dev = -1 };
 	double *ms = calloc(o->reps, sizeof(*ms));
 	size_t i;
 	int rc = 1, err;
 
 	if (!ms)
 		return cli_error("out of memory");
+	if (o->events && event_split(o->events, &sp))
+		goto out;
+	if (sp.energy_dev >= 0) {
+		cli_error("kreplay: %s: GPU energy is counted by stat and sweep only", sp.energy_name);
+		goto out;
+	}
 	if ((err = tl_kreplay_open(db, r->idx, (int)o->device, &k))) {
 		cli_error("kreplay: %s: %s", r->l->demangled, tl_last_error());
 		goto out;
 	}
 	snprintf(r->device, sizeof(r->device), "%s", tl_kreplay_device(k));
-	if (o->events) {
+	if (sp.perf) {
 		struct tl_counters_opts co = { .sz = sizeof(co) };
 
-		if ((err = tl_counters_open(o->events, &co, &cnt.c))) {
+		if ((err = tl_counters_open(sp.perf, &co, &cnt.c))) {
 			rc = cli_lib_error(err);
 			goto out;
 		}
@@ -238,15 +382,18 @@ static int run_one(const struct kreplay_opts *o, const struct tl_kdb *db, struct
 		cli_error("kreplay: %s: %s", r->l->demangled, tl_last_error());
 		goto out;
 	}
-	if (cnt.c) {
-		const struct tl_counter_value *v;
-		size_t n;
-
+	if (o->events) {
 		r->rep.what = "tlreplay kreplay";
 		r->rep.op = r->l->demangled;
 		r->rep.device = r->device;
 		r->rep.calls_per_run = (long)o->reps;
 		r->rep.runs = 1;
+		r->counted = true;
+	}
+	if (cnt.c) {
+		const struct tl_counter_value *v;
+		size_t n;
+
 		if (cnt.err || (err = tl_counters_read(cnt.c, &v, &n))) {
 			rc = cli_lib_error(cnt.err ? cnt.err : err);
 			goto out;
@@ -256,8 +403,9 @@ static int run_one(const struct kreplay_opts *o, const struct tl_kdb *db, struct
 		for (i = 0; i < n; i++)
 			if (!strcmp(v[i].name, "task-clock"))
 				welford_add(&r->rep.elapsed_s, v[i].value / 1e3);
-		r->counted = true;
 	}
+	if (sp.gpu && count_gpu(k, (int)o->device, sp.gpu, &r->rep))
+		goto out;
 	to_us(ms, o->reps);
 	tl_stats_compute(ms, o->reps, &r->st);
 	if (o->verify) {
@@ -271,6 +419,7 @@ static int run_one(const struct kreplay_opts *o, const struct tl_kdb *db, struct
 	rc = 0;
 out:
 	tl_counters_close(cnt.c);
+	event_split_free(&sp);
 	tl_kreplay_close(k);
 	free(ms);
 	return rc;
@@ -320,6 +469,8 @@ static void print_run(struct out_fmt *f, const struct run *r, const char *device
 			cJSON_AddNumberToObject(o, "trace_us", trace_us);
 		if (r->verified)
 			cJSON_AddStringToObject(o, "verify", r->matched ? "match" : "differs");
+		if (r->counted)
+			cJSON_AddItemToObject(o, "counters", stat_counters_json(&r->rep));
 		s = cJSON_PrintUnformatted(o);
 		if (s)
 			fprintf(f->f, "%s\n", s);

@@ -105,6 +105,21 @@ int stat_report_add(struct stat_report *rep, const struct tl_counter_value *v, s
 	return 0;
 }
 
+int stat_report_add_gpu(struct stat_report *rep, const char *name, const char *unit, bool counted, double value,
+			const char *why)
+{
+	struct stat_event *e = report_event(rep, name, unit);
+
+	if (!e)
+		return cli_error("out of memory");
+	e->per_call_value = true;
+	if (counted)
+		add_value(e, TL_COUNTER_COUNTED, value, value, 0, 0);
+	else
+		not_supported(e, why);
+	return 0;
+}
+
 /* The worker's GPU metrics of one run (one call per pass: values per call). */
 static int report_gpu(struct stat_report *rep, const cJSON *reply)
 {
@@ -114,18 +129,13 @@ static int report_gpu(struct stat_report *rep, const cJSON *reply)
 		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "name"));
 		const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "status"));
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "value");
-		struct stat_event *e;
 
-		if (!name)
-			continue;
-		e = report_event(rep, name, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "unit")));
-		if (!e)
-			return cli_error("out of memory");
-		e->per_call_value = true;
-		if (st && !strcmp(st, "ok") && cJSON_IsNumber(v))
-			add_value(e, TL_COUNTER_COUNTED, v->valuedouble, v->valuedouble, 0, 0);
-		else
-			not_supported(e, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "why")));
+		if (name && stat_report_add_gpu(rep, name,
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "unit")),
+						st && !strcmp(st, "ok") && cJSON_IsNumber(v),
+						cJSON_IsNumber(v) ? v->valuedouble : 0,
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "why"))))
+			return 1;
 	}
 	return 0;
 }

@@ -41,6 +41,11 @@ cJSON *stat_counters_json(const struct stat_report *rep);
  * they are seen). Returns 0, or 1 after printing why. */
 int stat_report_add(struct stat_report *rep, const struct tl_counter_value *v, size_t n);
 
+/* A GPU metric's value per call (or why it was not counted) into @rep.
+ * Returns 0, or 1 after printing why. */
+int stat_report_add_gpu(struct stat_report *rep, const char *name, const char *unit, bool counted, double value,
+			const char *why);
+
 void stat_report_free(struct stat_report *rep);
 
 #endif

@@ -22,6 +22,9 @@ runs out):
   energy    `tlreplay stat -e nvml/energy-gpu0/` against nvidia-smi's energy counter, read
             at the same region boundaries (perf's --control protocol)
   gdb       `tlreplay here` at at::_ops::addmm::call in a CUDA torch program, when gdb exists
+  kreplay   `tlreplay record --uid` of a cuBLAS GEMM, an ATen elementwise and a Triton kernel of
+            a torch program (kreplay_prog.py), `tlreplay kreplay --verify` of each: bit-exact?
+            replay time against the trace's kernel time (dry run: the stand-in driver's kapp)
 
 OUT receives report.md, report.json, the snapshot torch-X.Y.json.gz and raw.tar.gz (every
 command's output), at most two folders deep and a few files, so that a remote runner can bring
@@ -797,6 +800,88 @@ class Check:
         if not all(found.values()):
             raise CheckError("gdb: %s" % ", ".join(k for k, v in found.items() if not v))
 
+    # -- kernel record/replay
+    KERNEL_CLASSES = (("gemm", "aten::mm", None), ("elementwise", "aten::add", None),
+                      ("triton", None, re.compile(r"^triton_")))
+
+    def _kreplay_targets(self, trace):
+        """(class, UID) of the kernels to record: the first kernel of the second aten::mm and
+        aten::add (the first call may set cuBLAS up), the second launch of a Triton kernel."""
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        out = []
+        for cls, op, kre in self.KERNEL_CLASSES:
+            hits = [i for i, e in enumerate(events) if e.get("ph") == "X" and (
+                (op and e.get("cat") == "cpu_op" and e.get("name") == op) or
+                (kre and e.get("cat") == "kernel" and kre.search(e.get("name", ""))))]
+            if len(hits) >= 2:
+                out.append((cls, hits[1]))
+            elif hits:
+                out.append((cls, hits[0]))
+        return out
+
+    def p_kreplay(self, rec):
+        work = os.path.join(self.work, "kreplay")
+        os.makedirs(work, exist_ok=True)
+        env = dict(self.env)
+        rows = []
+        if self.o.stand_ins:
+            # the stand-in driver runs host functions as kernels: the flow, not the numbers
+            kd = os.path.join(self.o.stand_ins, "kdrv")
+            if not os.path.exists(os.path.join(kd, "kapp")):
+                rec.update(status="skipped", why="no stand-in driver in %s" % kd)
+                return
+            env["TLREPLAY_CUDA_LIB"] = os.path.join(kd, "libcuda.so.1")
+            prog = [os.path.join(kd, "kapp"), os.path.join(kd, "libkkernels.so")]
+            targets = [(cls, ["-k", "^%s$" % k, "--nth", "1"]) for cls, k in
+                       (("gemm", "saxpy"), ("elementwise", "scale_fixed"), ("triton", "list_sum"))]
+        else:
+            real_py = self.o.inferior_python or self.o.python
+            trace = os.path.join(work, "prog.json")
+            prog = [real_py, os.path.join(HERE, "kreplay_prog.py"), os.path.join(work, "again.json")]
+            self.run.env = env
+            try:
+                rc, out, err = self.run.run("kreplay-profile", [real_py, os.path.join(HERE, "kreplay_prog.py"),
+                                                                trace], timeout=600)
+            finally:
+                self.run.env = self.env
+            if rc != 0:
+                raise CheckError("profiling kreplay_prog.py failed: %s" % first_line(err))
+            targets = [(cls, ["-i", trace, "--uid", str(uid)]) for cls, uid in self._kreplay_targets(trace)]
+        self.run.env = env
+        try:
+            for cls, sel in targets:
+                db = os.path.join(work, cls + ".kdb")
+                row = {"class": cls}
+                rc, out, err = self.run.run("record-" + cls, self.tl("record", "-o", db, *sel) + ["--"] + prog,
+                                            timeout=600)
+                row["recorded"] = rc == 0
+                if rc != 0:
+                    row["why"] = first_line(err.replace("tlreplay-record: ", ""))
+                    rows.append(row)
+                    continue
+                rc, out, err = self.run.run("kreplay-" + cls, self.tl(
+                    "kreplay", db, "--verify", "-j", "-r", "50", "--warmup", "5", "--no-store"), timeout=300)
+                try:
+                    r = json.loads(out.splitlines()[0])
+                except (ValueError, IndexError):
+                    r = {}
+                row.update(kernel=r.get("kernel"), grid=r.get("grid"), block=r.get("block"),
+                           replay_us=r.get("median_us"), trace_us=r.get("trace_us"), verify=r.get("verify"))
+                if rc != 0 and not r:
+                    row["why"] = first_line(err)
+                if row.get("replay_us") and row.get("trace_us"):
+                    row["ratio"] = row["replay_us"] / row["trace_us"]
+                rows.append(row)
+        finally:
+            self.run.env = self.env
+        rec["kernels"] = rows
+        bad = [r["class"] for r in rows if r.get("verify") != "match"]
+        if not rows:
+            raise CheckError("no kernel of kreplay_prog.py found in its trace")
+        if bad:
+            raise CheckError("not replayed bit-exactly: %s" % ", ".join(bad))
+
     # -- the whole check
     def main(self):
         self.phase("env", self.p_env)
@@ -810,6 +895,7 @@ class Check:
             self.phase("counters", self.p_counters, need_s=60, needs="replay", cap_s=180)
             self.phase("energy", self.p_energy, need_s=30, needs="replay", cap_s=60)
             self.phase("gdb", self.p_gdb, need_s=30, cap_s=120)
+            self.phase("kreplay", self.p_kreplay, need_s=30, cap_s=300)
         self.report["seconds"] = round(time.monotonic() - self.t_start, 1)
         self.report["commands"] = self.run.commands
         self.write()
@@ -978,6 +1064,19 @@ def render_markdown(rep):
             " `%s`" % gd["time_line"] if gd.get("time_line") else ""))
     else:
         w("%s\n\n" % (gd.get("why") or "not run"))
+    kr = ph.get("kreplay", {})
+    w("## Kernel record/replay (`tlreplay record --uid`, `tlreplay kreplay --verify`)\n\n")
+    if kr.get("kernels"):
+        w("| class | kernel | grid | block | recorded | outputs | replay us | trace us | replay/trace |\n"
+          "|---|---|---|---|---|---|---|---|---|\n")
+        for r in kr["kernels"]:
+            w("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n" % (
+                r["class"], (r.get("kernel") or "-")[:90], r.get("grid") or "-", r.get("block") or "-",
+                "yes" if r.get("recorded") else "NO: %s" % r.get("why"), r.get("verify") or r.get("why") or "-",
+                _num(r.get("replay_us"), "%.2f"), _num(r.get("trace_us"), "%.2f"), _num(r.get("ratio"), "%.2f")))
+        w("\n")
+    if kr.get("why"):
+        w("%s: %s.\n\n" % (kr.get("status", "not run").capitalize(), kr["why"]))
     w("Raw outputs of every command: raw.tar.gz.\n")
     return "".join(lines)
 

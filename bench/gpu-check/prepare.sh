@@ -12,7 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 rm -rf "$tmp"
 mkdir -p "$tmp/traces" "$tmp/standin"
 cp -a "$bundle" "$tmp/tlreplay"
-cp "$src/bench/gpu-check/run.sh" "$src/bench/gpu-check/gpu_check.py" "$src/scripts/gen_schema_snapshot.py" \
+cp "$src/bench/gpu-check/run.sh" "$src/bench/gpu-check/gpu_check.py" "$src/bench/gpu-check/kreplay_prog.py" \
+	"$src/scripts/gen_schema_snapshot.py" \
 	"$src/tests/gdb/inferiors/addmm_model.py" "$tmp/"
 cp "$src/tests/replay/standin/python" "$src/tests/replay/standin/standin_python.py" \
 	"$src/tests/replay/standin/ncu" "$src/tests/replay/standin/nvidia-smi" \
@@ -22,6 +23,11 @@ for lib in libfake_cuda.so libfake_cupti.so libfake_nvml.so; do
 		cp "$build/tests/$lib" "$tmp/standin/"
 	fi
 done
+# the stand-in driver and its program, for the kreplay phase's dry run
+if [ -x "$build/tests/kdrv/kapp" ]; then
+	mkdir -p "$tmp/standin/kdrv"
+	cp "$build/tests/kdrv/kapp" "$build/tests/kdrv/libkkernels.so" "$build/tests/kdrv/libcuda.so.1" "$tmp/standin/kdrv/"
+fi
 n=0
 if [ -d "$shared/traces/TraceLens/tests/traces/h100" ]; then
 	for t in "$shared"/traces/TraceLens/tests/traces/h100/*.json.gz; do

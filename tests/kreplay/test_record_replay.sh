@@ -167,6 +167,25 @@ ok $? "kreplay -e: perf stat's table over the timed launches"
 tail -1 "$TMP/store.jsonl" | grep -q '"counters":\[{"event":"task-clock"'
 ok $? "kreplay -e: the counters are stored with the result"
 
+# GPU metrics through libtlreplay_gpu.so, on the stand-in CUPTI and driver
+if [ -f "$B/libtlreplay_gpu.so" ] && [ -f "$B/tests/libfake_cupti.so" ]; then
+	TLREPLAY_CUPTI_LIB=$B/tests/libfake_cupti.so run "$TLREPLAY" kreplay dball --launch 0 -r 2 -j --no-store \
+		-e 'task-clock,nvgpu/dram__bytes_read.sum/,nvgpu/not__a_metric.sum/,nvgpu3/dram__bytes_read.sum/'
+	"$PYTHON" - "$TMP/out" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+c = {x["event"]: x for x in r["counters"]}
+assert list(c) == ["task-clock", "nvgpu/dram__bytes_read.sum/", "nvgpu/not__a_metric.sum/",
+                   "nvgpu3/dram__bytes_read.sum/"], list(c)
+assert c["nvgpu/dram__bytes_read.sum/"]["status"] == "counted" and c["nvgpu/dram__bytes_read.sum/"]["value"] > 0
+assert c["nvgpu/not__a_metric.sum/"]["status"] == "not supported"
+assert c["nvgpu3/dram__bytes_read.sum/"]["status"] == "not supported"
+PY
+	ok $? "kreplay -e nvgpu/METRIC/: CUPTI passes of one launch each; unknown metrics and other devices <not supported>"
+else
+	skip "libtlreplay_gpu.so or the stand-in CUPTI is not built (no CUDA headers)"
+fi
+
 # ---------------------------------------------------------------- from a trace
 cat >trace.json <<'EOT'
 {"traceEvents": [

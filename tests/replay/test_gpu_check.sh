@@ -66,7 +66,7 @@ import json, sys
 rep = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
 ph = rep["phases"]
-want = ["env", "schemas", "ir", "replay", "counters", "energy", "flush", "graph", "gdb"]
+want = ["env", "schemas", "ir", "replay", "counters", "energy", "flush", "graph", "gdb", "kreplay"]
 assert sorted(ph) == sorted(want), list(ph)
 for k in want:
     if k in ("gdb", "counters") and sys.argv[3]:
@@ -96,6 +96,11 @@ for o in ops:
     for m in o["metrics"]:
         assert m["tlreplay"] == fake[m["metric"]] and m["ncu"] == fake[m["metric"]] and m["diff"] == 0, m
         assert m["ncu_instances"] == 4, m       # the init kernel is not counted
+# kreplay: the stand-in driver's program, three kernels recorded and replayed bit-exactly
+kr = ph["kreplay"]["kernels"]
+assert [r["class"] for r in kr] == ["gemm", "elementwise", "triton"], kr
+assert all(r["recorded"] and r["verify"] == "match" and r["replay_us"] > 0 for r in kr), kr
+assert [r["kernel"] for r in kr] == ["saxpy", "scale_fixed", "list_sum"], kr
 # energy: the fake NVML moves 5000 mJ a read; the fake nvidia-smi is 100 W of wall time
 e = ph["energy"]
 assert e["tlreplay_j"] == 5.0, e
