@@ -30,6 +30,10 @@ struct kreplay_opts {
 	const char *kernel, *launch, *tolerance, *grid, *block, *events, *chart, *store;
 	unsigned long long reps, warmup, device;
 	bool flush_l2, verify, no_store;
+	/* `tlreplay stat ... kreplay DB`: counted regions, perf stat's -r and --no-scale */
+	unsigned long long runs;
+	bool repeat_given, no_scale;
+	const char *what;		/* the report's "Performance counter stats for" */
 };
 
 static const struct opt kreplay_opts_table[] = {
@@ -171,15 +175,22 @@ struct run {
 struct counting {
 	struct tl_counters *c;
 	int err;
+	struct timespec t0;
+	double elapsed_s;	/* wall time of the region */
 };
 
 static void region(int begin, void *ctx)
 {
 	struct counting *k = ctx;
+	struct timespec t;
 
-	if (!k->c || k->err)
-		return;
-	k->err = begin ? tl_counters_enable(k->c) : tl_counters_disable(k->c);
+	if (k->c && !k->err)
+		k->err = begin ? tl_counters_enable(k->c) : tl_counters_disable(k->c);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (begin)
+		k->t0 = t;
+	else
+		k->elapsed_s = (double)(t.tv_sec - k->t0.tv_sec) + (t.tv_nsec - k->t0.tv_nsec) / 1e9;
 }
 
 static double source_num(const struct tl_kdb_launch *l, const char *key)
@@ -351,10 +362,10 @@ static int run_one(const struct kreplay_opts *o, const struct tl_kdb *db, struct
 		   enum tl_kdtype dt)
 {
 	struct tl_kreplay *k = NULL;
-	struct counting cnt = { NULL, 0 };
+	struct counting cnt = { 0 };
 	struct event_split sp = { .energy_dev = -1 };
 	double *ms = calloc(o->reps, sizeof(*ms));
-	size_t i;
+	unsigned long long run, runs = o->runs ? o->runs : 1;
 	int rc = 1, err;
 
 	if (!ms)
@@ -371,38 +382,42 @@ static int run_one(const struct kreplay_opts *o, const struct tl_kdb *db, struct
 	}
 	snprintf(r->device, sizeof(r->device), "%s", tl_kreplay_device(k));
 	if (sp.perf) {
-		struct tl_counters_opts co = { .sz = sizeof(co) };
+		struct tl_counters_opts co = { .sz = sizeof(co), .no_scale = o->no_scale };
 
 		if ((err = tl_counters_open(sp.perf, &co, &cnt.c))) {
 			rc = cli_lib_error(err);
 			goto out;
 		}
 	}
-	if ((err = tl_kreplay_time(k, NULL, (unsigned)o->warmup, (unsigned)o->reps, o->flush_l2, ms, region, &cnt))) {
-		cli_error("kreplay: %s: %s", r->l->demangled, tl_last_error());
-		goto out;
-	}
 	if (o->events) {
-		r->rep.what = "tlreplay kreplay";
+		r->rep.what = o->what ? o->what : "tlreplay kreplay";
 		r->rep.op = r->l->demangled;
 		r->rep.device = r->device;
 		r->rep.calls_per_run = (long)o->reps;
-		r->rep.runs = 1;
+		r->rep.runs = runs;
+		r->rep.repeat = o->repeat_given;
 		r->counted = true;
 	}
-	if (cnt.c) {
+	/* the times are the last run's */
+	for (run = 0; run < runs; run++) {
 		const struct tl_counter_value *v;
 		size_t n;
 
+		if ((err = tl_kreplay_time(k, NULL, (unsigned)o->warmup, (unsigned)o->reps, o->flush_l2, ms, region,
+					   &cnt))) {
+			cli_error("kreplay: %s: %s", r->l->demangled, tl_last_error());
+			goto out;
+		}
+		if (o->events)
+			welford_add(&r->rep.elapsed_s, cnt.elapsed_s);
+		if (!cnt.c)
+			continue;
 		if (cnt.err || (err = tl_counters_read(cnt.c, &v, &n))) {
 			rc = cli_lib_error(cnt.err ? cnt.err : err);
 			goto out;
 		}
 		if (stat_report_add(&r->rep, v, n))
 			goto out;
-		for (i = 0; i < n; i++)
-			if (!strcmp(v[i].name, "task-clock"))
-				welford_add(&r->rep.elapsed_s, v[i].value / 1e3);
 	}
 	if (sp.gpu && count_gpu(k, (int)o->device, sp.gpu, &r->rep))
 		goto out;
@@ -526,7 +541,7 @@ static void print_run(struct out_fmt *f, const struct run *r, const char *device
 static cJSON *run_record(const struct kreplay_opts *o, const struct tl_kdb *db, const struct run *r,
 			 const char *device, const char *error)
 {
-	cJSON *rec = result_new("kreplay"), *t, *kd;
+	cJSON *rec = result_new(o->what ? "stat" : "kreplay"), *t, *kd;
 	const cJSON *trace = cJSON_GetObjectItemCaseSensitive(r->l->source, "trace");
 	char dev[32];
 	char *abs;
@@ -777,6 +792,59 @@ out:
 	free(grids);
 	free(blocks);
 	free(ms);
+	return rc;
+}
+
+/* ------------------------------------------------------------ stat's target */
+
+int kreplay_stat(struct kreplay_stat_req *q, struct stat_report *rep)
+{
+	struct kreplay_opts o = { .reps = (unsigned long long)q->iters, .warmup = (unsigned long long)q->warmup,
+				  .flush_l2 = q->flush_l2, .events = q->events ? q->events : TL_COUNTERS_DEFAULT_EVENTS,
+				  .device = (unsigned long long)q->device, .store = q->store, .no_store = q->no_store,
+				  .runs = q->runs, .repeat_given = q->repeat_given, .no_scale = q->no_scale };
+	struct tl_kdb *db = NULL;
+	struct run r = { 0 };
+	cJSON *rec = NULL;
+	size_t idx = 0;
+	int rc = 1, err;
+
+	if ((err = tl_kdb_open(q->db, &db)))
+		return cli_lib_error(err);
+	if (q->launch) {
+		char *end;
+
+		errno = 0;
+		idx = strtoul(q->launch, &end, 10);
+		if (errno || end == q->launch || *end || *q->launch == '-' || idx >= tl_kdb_count(db)) {
+			cli_error("stat: bad launch '%s' (%s has %zu, from 0)", q->launch, q->db, tl_kdb_count(db));
+			goto out;
+		}
+	} else if (tl_kdb_count(db) != 1) {
+		cli_error("stat: %s holds %zu launches: which one? (tlreplay stat ... kreplay DB N)", q->db,
+			  tl_kdb_count(db));
+		goto out;
+	}
+	snprintf(q->what, sizeof(q->what), "tlreplay kreplay %s %zu", q->db, idx);
+	o.what = q->what;
+	r.l = tl_kdb_launch(db, idx);
+	r.idx = idx;
+	if (run_one(&o, db, &r, 0, TL_KDT_BYTES))
+		goto out;
+	rec = run_record(&o, db, &r, r.device, NULL);
+	rc = store(&o, rec);
+	/* the report outlives the database: its names point into @q */
+	snprintf(q->op, sizeof(q->op), "%s", r.l->demangled);
+	snprintf(q->device_name, sizeof(q->device_name), "%s", r.device);
+	*rep = r.rep;
+	memset(&r.rep, 0, sizeof(r.rep));
+	rep->what = q->what;
+	rep->op = q->op;
+	rep->device = q->device_name;
+out:
+	cJSON_Delete(rec);
+	stat_report_free(&r.rep);
+	tl_kdb_free(db);
 	return rc;
 }
 

@@ -81,6 +81,7 @@ static const struct opt stat_opts_table[] = {
 
 TL_CMD(stat, stat_opts_table, "perf stat over the timed replay of one op",
 	"usage: tlreplay stat [-e EVENTS] [-r N] [-x SEP | -j] [-o FILE] [options] uid UID\n"
+	"       tlreplay stat [-e EVENTS] [-r N] [-x SEP | -j] [-o FILE] [options] kreplay DB [N]\n"
 	"\n"
 	"Count hardware and software events (perf_event_open) over the timed replay of one op\n"
 	"only: the counters open on the replay worker's threads after its arguments are built\n"
@@ -88,6 +89,8 @@ TL_CMD(stat, stat_opts_table, "perf stat over the timed replay of one op",
 	"the human table (on stderr, as perf), -x SEP with perf's field order, -j with perf's\n"
 	"keys; values per call as well. With -r N the region runs N times and each counter\n"
 	"gets perf's noise figure. Results go to the results store (see `tlreplay fold`).\n"
+	"`kreplay DB [N]` counts over the timed launches of a recorded kernel launch instead\n"
+	"(tlreplay record; N: which launch of the database, needed when it holds several).\n"
 	"\n");
 
 /* What stat's arguments must be besides its options. Returns 0, or 1 after
@@ -96,8 +99,13 @@ static int check_stat(int argc, char **argv, struct stat_opts *o)
 {
 	if (cli_check_format("stat", &o->co))
 		return 1;
-	if (argc - optind != 2 || strcmp(argv[optind], "uid"))
-		return cli_error("stat: what to count? usage: tlreplay stat [-e EVENTS] [-r N] uid UID");
+	if (argc - optind >= 2 && !strcmp(argv[optind], "kreplay") && argc - optind <= 3) {
+		if (o->co.input || o->ro.cuda_graph || o->ro.nplugins || o->ro.control)
+			return cli_error("stat: kreplay replays a recorded launch: -i, --cuda-graph, --init-plugin "
+					 "and --control are for uid");
+	} else if (argc - optind != 2 || strcmp(argv[optind], "uid")) {
+		return cli_error("stat: what to count? usage: tlreplay stat [-e EVENTS] [-r N] uid UID | kreplay DB [N]");
+	}
 	return stat_check_events(o->events);
 }
 
@@ -129,6 +137,30 @@ static int cmd_stat(int argc, char **argv)
 	if (!opts_parse(&stat_cmd, argc, argv, &o, &rc) || check_stat(argc, argv, &o)) {
 		free(o.events);
 		return rc;
+	}
+	if (!strcmp(argv[optind], "kreplay")) {
+		struct kreplay_stat_req *q = calloc(1, sizeof(*q));
+		const char *dev = o.ro.device;
+
+		if (!q) {
+			rc = cli_error("out of memory");
+			goto out;
+		}
+		*q = (struct kreplay_stat_req){ .db = argv[optind + 1], .launch = argv[optind + 2], .events = o.events,
+						.store = o.ro.store, .runs = o.cnt.repeat,
+						.repeat_given = o.cnt.repeat_given, .no_scale = o.cnt.no_scale,
+						.flush_l2 = o.ro.flush_l2, .no_store = o.ro.no_store, .iters = o.ro.iters,
+						.warmup = o.ro.warmup,
+						.device = !strncmp(dev, "cuda:", 5) ? atoi(dev + 5) : 0 };
+		rc = kreplay_stat(q, &rep);
+		if (!rc && o.co.output && out_open(&out, o.co.output))
+			rc = 1;
+		if (!rc) {
+			print_report(o.co.output ? out.f : stderr, &o, &rep);
+			rc = o.co.output ? out_close(&out, false) : fflush(stderr) ? 1 : 0;
+		}
+		free(q);
+		goto out;
 	}
 	if (perf_ctl_setup(&pc, o.ro.control))
 		goto out;

@@ -399,6 +399,9 @@ static char *launch_json(const struct rec_launch *l, const char *name, const cha
 		    kind_name(img->kind));
 	rec_str_add(&b, "\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared_bytes\":%u,", l->grid[0], l->grid[1],
 		    l->grid[2], l->block[0], l->block[1], l->block[2], l->shared);
+	/* a stream handle means nothing in another process: what kind it was */
+	rec_str_add(&b, "\"stream\":\"%s\",",
+		    l->stream ? "created" : strstr(l->api, "_ptsz") ? "per-thread default" : "legacy default");
 	rec_str_add(&b, "\"max_dynamic_shared_bytes\":%d,\"attrs\":[", max_dyn_shared);
 	for (i = k = 0; i < l->nattrs; i++) {
 		unsigned j;

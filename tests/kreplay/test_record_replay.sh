@@ -42,6 +42,8 @@ ok $? "record: the launch is gathered into index.json"
 ok $? "record: a launch reached through dlsym + cuGetProcAddress is seen, with its cluster attribute"
 [ "$(field db1/index.json 'j["launches"][0]["params"]["layout"]')" = "[[0, 4], [8, 8], [16, 8], [24, 4]]" ]
 ok $? "record: the argument layout from cuFuncGetParamInfo"
+[ "$(field db1/index.json 'j["launches"][0]["stream"]')" = "legacy default" ]
+ok $? "record: the kind of stream the launch went to (NULL: the legacy default stream)"
 n=$(field db1/index.json 'len(j["launches"][0]["memory"])')
 nb=$(ls db1/blobs | wc -l)
 [ "$n" -ge 8 ] && [ "$nb" -lt $((2 * n + 2)) ]
@@ -57,6 +59,8 @@ nall=$(field dball/index.json 'len(j["launches"])')
 kinds=$(field dball/index.json '" ".join(sorted(set(l["kernel"] for l in j["launches"])))')
 [ "$nall" -ge 20 ] && [ "$kinds" = "accumulate list_sum saxpy scale_fixed small_block uses_shared" ]
 ok $? "record: $nall launches of $kinds"
+[ "$(field dball/index.json 'j["launches"][0]["stream"]')" = created ]
+ok $? "record: a launch on a stream the program created"
 
 # ---------------------------------------------------------------- replay
 run "$TLREPLAY" kreplay dball --verify -r 3 --warmup 1
@@ -166,6 +170,19 @@ run "$TLREPLAY" kreplay dball --launch 0 -e task-clock,page-faults -r 5
 ok $? "kreplay -e: perf stat's table over the timed launches"
 tail -1 "$TMP/store.jsonl" | grep -q '"counters":\[{"event":"task-clock"'
 ok $? "kreplay -e: the counters are stored with the result"
+
+run "$TLREPLAY" stat -e task-clock,page-faults -r 3 --iters 4 --warmup 1 kreplay dball 0
+[ "$RC" -eq 0 ] && grep -q "Performance counter stats for 'tlreplay kreplay dball 0' (saxpy on tlreplay stand-in GPU, 4 calls per run, 3 runs)" "$TMP/err" &&
+	grep -q 'seconds time elapsed  ( +-' "$TMP/err"
+ok $? "stat kreplay DB N: perf stat's table over the timed launches of a recorded launch, -r runs"
+tail -1 "$TMP/store.jsonl" | grep -q '"command":"stat".*"kdb":{"path":"'"$TMP"'/dball","launch":0}.*"counters":\['
+ok $? "stat kreplay: the result is stored with its counters"
+run "$TLREPLAY" stat -j -e task-clock kreplay dball
+[ "$RC" -eq 1 ] && grep -q "stat: dball holds $nall launches: which one? (tlreplay stat ... kreplay DB N)" "$TMP/err"
+ok $? "stat kreplay DB: a database of several launches needs N"
+run "$TLREPLAY" stat -i trace.json kreplay dball 0
+[ "$RC" -eq 1 ] && grep -q 'stat: kreplay replays a recorded launch: -i' "$TMP/err"
+ok $? "stat kreplay: uid's options are refused"
 
 # GPU metrics through libtlreplay_gpu.so, on the stand-in CUPTI and driver
 if [ -f "$B/libtlreplay_gpu.so" ] && [ -f "$B/tests/libfake_cupti.so" ]; then
