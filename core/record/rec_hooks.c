@@ -558,8 +558,18 @@ REC_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int vers
 }
 
 /* dlsym(libcuda, "cuGetProcAddress_v2") is how cudart starts: a lookup that
- * lands on a driver function we wrap gets the wrapper instead. */
-REC_EXPORT void *dlsym(void *handle, const char *name)
+ * lands on a driver function we wrap gets the wrapper instead.
+ *
+ * dlsym(RTLD_NEXT, ...) depends on who calls it (the next object after the
+ * caller's): forwarded from a C function, glibc would take the recorder for
+ * the caller, and a library preloaded after it that wraps, say, fopen would
+ * get its own fopen back and recurse. So dlsym is a trampoline that jumps
+ * (not calls) to glibc's for RTLD_NEXT, leaving the caller's return address
+ * in place, and calls rec_dlsym for any other handle. */
+void *rec_dlsym(void *handle, const char *name);
+void *rec_dlsym_next;	/* glibc's dlsym, for the trampoline */
+
+__attribute__((visibility("hidden"))) void *rec_dlsym(void *handle, const char *name)
 {
 	dlsym_fn *real = real_dlsym_fn();
 	void *p = real ? real(handle, name) : NULL;
@@ -569,6 +579,43 @@ REC_EXPORT void *dlsym(void *handle, const char *name)
 		return h->wrapper;
 	return p;
 }
+
+__attribute__((constructor)) static void rec_init(void)
+{
+	rec_dlsym_next = (void *)real_dlsym_fn();
+}
+
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl dlsym\n"
+	".type dlsym, @function\n"
+	"dlsym:\n"
+	"	cmpq $-1, %rdi\n"		/* RTLD_NEXT */
+	"	jne rec_dlsym\n"
+	"	movq rec_dlsym_next(%rip), %rax\n"
+	"	testq %rax, %rax\n"		/* before our constructor ran */
+	"	jz rec_dlsym\n"
+	"	jmp *%rax\n"
+	".size dlsym, .-dlsym\n");
+#elif defined(__aarch64__)
+__asm__(".text\n"
+	".globl dlsym\n"
+	".type dlsym, %function\n"
+	"dlsym:\n"
+	"	cmn x0, #1\n"			/* RTLD_NEXT */
+	"	b.ne rec_dlsym\n"
+	"	adrp x16, rec_dlsym_next\n"
+	"	ldr x16, [x16, :lo12:rec_dlsym_next]\n"
+	"	cbz x16, rec_dlsym\n"		/* before our constructor ran */
+	"	br x16\n"
+	".size dlsym, .-dlsym\n");
+#else
+/* elsewhere RTLD_NEXT lookups see the recorder as their caller */
+REC_EXPORT void *dlsym(void *handle, const char *name)
+{
+	return rec_dlsym(handle, name);
+}
+#endif
 
 #define HOOK(idx, name, base, ptsz) [idx] = { #name, base, ptsz, (void *)name, NULL }
 

@@ -51,6 +51,37 @@ ok $? "record: every live allocation is saved ($n), unchanged ones once ($nb blo
 field db1/index.json 'j["launches"][0]["source"]["command"][0]' | grep -q kapp
 ok $? "record: the index says which command was recorded"
 
+# another preloaded library that finds what it wraps with dlsym(RTLD_NEXT):
+# the recorder's dlsym must not stand in as its caller
+cat >wrapfopen.c <<'EOC'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+static int calls;
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*real)(const char *, const char *);
+
+	if (!real)
+		real = (FILE * (*)(const char *, const char *))dlsym(RTLD_NEXT, "fopen");
+	calls++;
+	return real(path, mode);
+}
+__attribute__((destructor)) static void bye(void)
+{
+	if (calls)
+		fprintf(stderr, "wrapfopen: %d calls\n", calls);
+}
+EOC
+if ${CC:-cc} -shared -fPIC -o wrapfopen.so wrapfopen.c 2>/dev/null; then
+	LD_PRELOAD=$TMP/wrapfopen.so ASAN_OPTIONS=verify_asan_link_order=0 \
+		run "$TLREPLAY" record -k '^saxpy$' -o dbwrap -- "$K/kapp" "$IMG"
+	[ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$base" ] && grep -q 'wrapfopen: [1-9]' "$TMP/err"
+	ok $? "record: a library preloaded after the recorder gets the right dlsym(RTLD_NEXT)"
+else
+	skip "no C compiler for the preloaded wrapper"
+fi
+
 # every kernel of the program, every launch
 run "$TLREPLAY" record -k . --count 0 -o dball "$K/kapp" "$IMG" 3
 [ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$base" ]
