@@ -16,7 +16,7 @@
 #include <tlreplay/report_sheets.h>
 
 #include "builtin.h"
-#include "chart-roofline.h"
+#include "roofline-sheet.h"
 #include "sheets-out.h"
 
 struct report_ctx {
@@ -96,35 +96,20 @@ static const struct tl_gpu *report_gpu(const struct tl_gpu_set *set, const struc
 	return gpu;
 }
 
-/* The chart of roofline.csv's rows: category = perf sheet, area = Kernel
- * Time sum; intensity and FLOP/s as the sheet has them. */
+/* The chart of roofline.csv's rows (roofline-sheet.h reads them). */
 static int draw_roofline(const char *path, const struct tl_gpu *gpu, const struct tl_sheet *rf,
 			 const char *trace_name)
 {
-	size_t n = tl_sheet_nrows(rf), i;
-	struct roofline_point *pts = calloc(n ? n : 1, sizeof(*pts));
-	/* the file name, not its path: the subtitle is one line */
-	const char *base = trace_name && strrchr(trace_name, '/') ? strrchr(trace_name, '/') + 1 : trace_name;
-	struct roofline_opts o = { NULL, base, 6 };
+	struct roofline_point *pts;
+	struct roofline_opts o = { NULL, cli_base(trace_name), 6 };
 	int rc;
 
-	if (!gpu) {
-		free(pts);
+	if (!gpu)
 		return cli_error("report: --roofline: the trace's GPU is unknown; give --gpu-spec FILE.json");
-	}
+	pts = roofline_points_of_sheet(rf);
 	if (!pts)
 		return cli_error("report: out of memory");
-	for (i = 0; i < n; i++) {
-		double gflops = tl_sheet_num(rf, i, "GFLOPS"), kt = tl_sheet_num(rf, i, "Kernel Time (µs)_mean");
-
-		pts[i].intensity = tl_sheet_num(rf, i, "FLOPS/Byte");
-		pts[i].flops_per_s = kt > 0 ? gflops * 1e9 / (kt * 1e-6) : NAN;
-		pts[i].gpu_us = tl_sheet_num(rf, i, "Kernel Time (µs)_sum");
-		pts[i].category = tl_sheet_str(rf, i, "sheet");
-		pts[i].spec = tl_sheet_str(rf, i, "Compute Spec");
-		pts[i].label = tl_sheet_str(rf, i, "name");
-	}
-	rc = roofline_chart_write(path, gpu, pts, n, &o);
+	rc = roofline_chart_write(path, gpu, pts, tl_sheet_nrows(rf), &o);
 	free(pts);
 	return rc;
 }
@@ -207,7 +192,7 @@ static int cmd_report(int argc, char **argv)
 			rc = cli_lib_error(err);
 			goto out;
 		}
-		if (x.roofline && draw_roofline(x.roofline, gpu, rf, x.co.input))
+		if (x.roofline && draw_roofline(x.roofline, gpu, rf, tl_trace_path(tr)))
 			goto out;
 	}
 	/* roofline.csv only with perf rows, like TraceLens's empty sheets;
