@@ -269,7 +269,8 @@ static int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		if (!gpu)
-			fprintf(stderr, "tlreplay report: %s; roofline.csv has no roofs%s\n", why,
+			fprintf(stderr, "tlreplay report: %s; %s no roofs%s\n", why,
+				x.dir ? "roofline.csv has" : "the page has",
 				x.gpu_spec ? "" : " (give --gpu-spec FILE.json)");
 		r->v = nv;
 		r->v[r->n++] = rf;

@@ -122,7 +122,7 @@ int hs_ranks(FILE *f, const struct html_ctx *c, bool *written)
 	if (rank_bars(f, c->ranks))
 		goto out;
 	if (t->n) {
-		if (coll_chart_svg(t, c->name, &svg, &len))
+		if (coll_chart_svg(t, cli_base(c->input), &svg, &len))
 			goto out;
 		hp_h3(f, "Collectives across ranks");
 		hp_p(f, "note", "Who waited for whom: each rank's collective kernel, pale while it waits for the last "

@@ -131,6 +131,7 @@ int html_report_write(const char *path, const struct html_report_in *in)
 		goto out;
 	c = (struct html_ctx){ .tr = in->tr,
 			       .name = cli_base(tl_trace_path(in->tr)),
+			       .input = in->input ? in->input : tl_trace_path(in->tr),
 			       .roofline = in->roofline,
 			       .gpu = in->gpu,
 			       .steps = steps,

@@ -25,6 +25,7 @@
 struct html_ctx {
 	struct tl_trace *tr;
 	const char *name;			/* the trace's file name, for captions */
+	const char *input;			/* -i as given (a directory of ranks), for captions */
 	const struct tl_sheet *roofline;	/* the report's roofline sheet, or NULL */
 	const struct tl_gpu *gpu;		/* the trace's GPU, or NULL (no roofs) */
 	const struct tl_step_set *steps;	/* NULL: the trace has none */

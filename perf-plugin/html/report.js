@@ -74,6 +74,13 @@
 		return lo;
 	}
 
+	/* a tick's time, with as many digits as its step needs */
+	function tickFmt(t, step) {
+		var u = step >= 1e5 ? [1e6, 's'] : step >= 100 ? [1e3, 'ms'] : [1, '\u00b5s'];
+		var d = Math.max(0, Math.min(6, Math.ceil(-Math.log10(step / u[0]) - 1e-9)));
+		return Math.abs(t) < step / 1e6 ? '0' : (t / u[0]).toFixed(d) + ' ' + u[1];
+	}
+
 	function niceStep(raw) {
 		var p = Math.pow(10, Math.floor(Math.log10(raw))), m = [1, 2, 2.5, 5, 10], i;
 		for (i = 0; i < m.length; i++)
@@ -87,7 +94,7 @@
 
 	function draw() {
 		var svg = $('g-svg'), W = Math.max(600, svg.parentNode.clientWidth || 1200), a = view[0], b = view[1];
-		var paths = {}, g, i, t, step, code;
+		var paths = {}, g, t, step, code;
 		plotW = W - LABEL - PAD;
 		svg.setAttribute('width', W);
 		svg.setAttribute('height', height);
@@ -116,7 +123,8 @@
 		for (t = Math.ceil(a / step) * step; t <= b; t += step) {
 			var x = xOf(t);
 			el('line', { x1: x, x2: x, y1: AXIS - 8, y2: height - PAD, stroke: '#e1e5ea' }, g);
-			el('text', { x: x + 3, y: AXIS - 10, 'class': 'tk' }, g, fmt(t));
+			if (x + 50 < LABEL + plotW)
+				el('text', { x: x + 3, y: AXIS - 10, 'class': 'tk' }, g, tickFmt(t, step));
 		}
 		/* the lanes' names */
 		rows.forEach(function (r) {
@@ -127,41 +135,83 @@
 				el('text', { x: 16, y: r.y + ROW - 4 }, svg, r.lane.label);
 			}
 		});
-		/* the intervals: one path per colour and opacity; what is narrower
-		 * than a pixel is drawn a pixel wide, and joins its neighbour of the
-		 * same code */
+		/* the intervals: one path per colour and opacity */
 		rows.forEach(function (r) {
-			var l = r.lane, y, h, px0 = 0, px1 = -1, pc = -1, x0, x1;
-			if (!l)
-				return;
-			y = r.y + 2;
-			h = ROW - 4;
-			function flush() {
-				if (pc < 0)
-					return;
-				var w = Math.max(1, px1 - px0);
-				paths[pc] = (paths[pc] || '') + 'M' + px0.toFixed(1) + ' ' + y + 'h' + w.toFixed(1) + 'v' + h + 'h' + (-w).toFixed(1) + 'z';
-			}
-			for (i = first(l, a); i < l.s.length && l.s[i] <= b; i++) {
-				x0 = Math.max(LABEL, xOf(l.s[i]));
-				x1 = Math.min(LABEL + plotW, xOf(l.e[i]));
-				if (x1 - x0 < 1)
-					x1 = x0 + 1;
-				code = l.c[i] & 63;
-				if (code === pc && x0 <= px1 + 0.5) {
-					px1 = Math.max(px1, x1);
-					continue;
-				}
-				flush();
-				px0 = x0;
-				px1 = x1;
-				pc = code;
-			}
-			flush();
+			if (r.lane)
+				lanePaths(r.lane, r.y + 2, ROW - 4, paths);
 		});
 		for (code in paths)
-			el('path', { d: paths[code], fill: data.cats[code & 7].color, 'fill-opacity': OPACITY[(code >> 3) & 3] }, svg);
+			el('path', { d: paths[code], fill: data.cats[code >> 4].color, 'fill-opacity': ((code & 15) + 1) / 16 }, svg);
 		$('g-range').textContent = fmt(a) + ' \u2013 ' + fmt(b) + ' (' + fmt(b - a) + ' shown)';
+	}
+
+	/* The path pieces of lane @l at @y, @h high, into @paths by code. An
+	 * interval two pixels wide or more is drawn as it is; narrower ones add
+	 * their busy time to the pixels they cover, and each pixel is drawn in
+	 * the category with most time there, as opaque as it is busy: a stream
+	 * busy half the time looks half full, not solid. */
+	var bins = new Float64Array(0);
+	function lanePaths(l, y, h, paths) {
+		var a = view[0], b = view[1], k = plotW / (b - a), n = Math.ceil(plotW), i, p, c;
+		var rx0 = 0, rx1 = -1, rc = -1, runX = 0, runC = -1;
+		/* @cat in 1/16ths of opacity @op (1..16): the key of its path */
+		function piece(cat, op, x0, w) {
+			var key = cat * 16 + op - 1;
+			paths[key] = (paths[key] || '') + 'M' + x0.toFixed(1) + ' ' + y + 'h' + w.toFixed(1) + 'v' + h + 'h' + (-w).toFixed(1) + 'z';
+		}
+		function flushRect() {
+			if (rc >= 0)
+				piece(rc & 7, Math.round(OPACITY[(rc >> 3) & 3] * 16), LABEL + rx0, rx1 - rx0);
+			rc = -1;
+		}
+		if (bins.length < n * 8)
+			bins = new Float64Array(n * 8);
+		else
+			bins.fill(0, 0, n * 8);
+		for (i = first(l, a); i < l.s.length && l.s[i] <= b; i++) {
+			var x0 = Math.max(0, (l.s[i] - a) * k), x1 = Math.min(plotW, (l.e[i] - a) * k);
+			c = l.c[i] & 63;
+			if (x1 - x0 >= 2) {
+				if (c === rc && x0 <= rx1 + 0.5) {
+					rx1 = Math.max(rx1, x1);
+					continue;
+				}
+				flushRect();
+				rx0 = x0;
+				rx1 = x1;
+				rc = c;
+				continue;
+			}
+			/* an event of no length still counts, to show faintly */
+			var busy = (((c >> 3) & 3) + 1) / 4, p0 = Math.min(n - 1, Math.floor(x0)), p1 = Math.min(n - 1, Math.floor(x1));
+			bins[p0 * 8 + (c & 7)] += 1e-9;
+			for (p = p0; p <= p1; p++) {
+				var ov = Math.min(x1, p + 1) - Math.max(x0, p);
+				if (ov > 0)
+					bins[p * 8 + (c & 7)] += ov * busy;
+			}
+		}
+		flushRect();
+		for (p = 0; p <= n; p++) {
+			var code = -1;
+			if (p < n) {
+				var tot = 0, best = 0, j;
+				for (j = 0; j < 8; j++) {
+					tot += bins[p * 8 + j];
+					if (bins[p * 8 + j] > bins[p * 8 + best])
+						best = j;
+				}
+				/* as opaque as the pixel is busy, a faint trace at least */
+				if (tot > 0)
+					code = best * 16 + Math.max(2, Math.min(16, Math.ceil(tot * 16))) - 1;
+			}
+			if (code !== runC) {
+				if (runC >= 0)
+					piece(runC >> 4, (runC & 15) + 1, LABEL + runX, p - runX);
+				runC = code;
+				runX = p;
+			}
+		}
 	}
 
 	function zoom(a, b) {
@@ -259,7 +309,20 @@
 		svg.addEventListener('mousemove', tip);
 		svg.addEventListener('mouseleave', function () { $('g-tip').hidden = true; });
 		window.addEventListener('resize', draw);
+		fromHash();
 		draw();
+	}
+
+	/* a link to a view: #step=K (the K-th iteration, from 0) or
+	 * #t=A,B (microseconds from the first event) */
+	function fromHash() {
+		var m = /step=(\d+)/.exec(location.hash), t = /t=([\d.]+),([\d.]+)/.exec(location.hash);
+		if (m && data.steps[+m[1]]) {
+			view = [data.steps[+m[1]].a, data.steps[+m[1]].b];
+			$('g-step').value = m[1];
+		} else if (t && +t[2] > +t[1]) {
+			view = [+t[1], +t[2]];
+		}
 	}
 
 	/* where each section and chart is, for the tests' pixel checks */
