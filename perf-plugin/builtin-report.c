@@ -153,6 +153,14 @@ static int check_parent(const char *path)
 	return e ? cli_error("report: %s: cannot create: %s", path, strerror(e)) : 0;
 }
 
+static bool has_gpu_events(const struct tl_trace *tr)
+{
+	uint64_t k[TL_KIND_COUNT];
+
+	tl_trace_kind_counts(tr, k);
+	return k[TL_KIND_KERNEL] + k[TL_KIND_MEMCPY] + k[TL_KIND_MEMSET] > 0;
+}
+
 /* -i DIR of several traces (the ranks of a job), which only --html takes. */
 static bool ranks_input(const struct report_ctx *x)
 {
@@ -245,11 +253,18 @@ static int cmd_report(int argc, char **argv)
 	err = tl_report_build(tr, &ro, &r);
 	if (tty)
 		fputs("\r\033[K", stderr);
+	/* a trace TraceLens's report cannot take (its GPU events linked to no
+	 * launch) still gets a page: the sections that need the report go */
+	if (err == -ENODATA && !x.dir && has_gpu_events(tr)) {
+		fprintf(stderr, "tlreplay report: note: no GPU event is linked to a CPU launch, which TraceLens's "
+			"report needs: the page draws them all, without the perf report\n");
+		err = 0;
+	}
 	if (err) {
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (ro.perf_models) {
+	if (r && ro.perf_models) {
 		gpu = report_gpu(gpus, tr, why, sizeof(why));
 		err = tl_sheet_roofline(r, gpu, gpu ? NULL : why, &rf);
 		if (err) {
@@ -286,7 +301,7 @@ static int cmd_report(int argc, char **argv)
 	if (x.html) {
 		struct html_report_in hi = { .tr = tr,
 					     .input = x.co.input,
-					     .roofline = tl_report_sheet(r, "roofline"),
+					     .roofline = r ? tl_report_sheet(r, "roofline") : NULL,
 					     .gpu = gpu,
 					     .ranks = ranks,
 					     .rank = rank,

@@ -2,10 +2,16 @@
 """PNG checks for the HTML report's browser test (tests/cli/test_html.sh),
 with the standard library only (zlib; no PIL on the test machines).
 
-  pngcheck.py ink PNG X Y W H      fraction of pixels in the box that are not
-                                   the page's white (and not near-white)
+  pngcheck.py ink PNG X Y W H      fraction of pixels in the box that are
+                                   coloured (the charts' bars, events and
+                                   points: max - min channel >= 50), not
+                                   white, grey, text or the pale bands
   pngcheck.py crop PNG X Y W H OUT  write that box as a PNG (for looking)
   pngcheck.py size PNG             "W H"
+  pngcheck.py boxes PNG DOM ID...  for each ID of the page's data-boxes (in
+                                   the DOM Chromium dumped), "ID INK", INK
+                                   the fraction as for ink, or "ID absent" /
+                                   "ID outside" (not in the PNG)
 
 The decoder takes what Chromium writes: 8-bit RGB or RGBA, not interlaced,
 any of the five filters.
@@ -71,17 +77,41 @@ def box(args, w, h):
 
 
 def ink(path, args):
-    w, h, bpp, rows = read_png(path)
-    x0, y0, x1, y1 = box(args, w, h)
+    png = read_png(path)
+    print("%.4f" % fraction(png, *box(args, png[0], png[1])))
+
+
+def fraction(png, x0, y0, x1, y1):
+    w, h, bpp, rows = png
     total = inked = 0
     for y in range(y0, y1):
         line = rows[y]
         for x in range(x0, x1):
-            r, g, b = line[x * bpp], line[x * bpp + 1], line[x * bpp + 2]
             total += 1
-            if min(r, g, b) < 235:
+            px = line[x * bpp:x * bpp + 3]
+            if max(px) - min(px) >= 50:
                 inked += 1
-    print("%.4f" % (inked / total if total else 0.0))
+    return inked / total if total else 0.0
+
+
+def boxes(path, dom, ids):
+    import html
+    import json
+    import re
+
+    text = open(dom, encoding="utf-8", errors="replace").read()
+    m = re.search(r'data-boxes="([^"]*)"', text)
+    found = json.loads(html.unescape(m.group(1))) if m else {}
+    png = read_png(path)
+    for i in ids:
+        if i not in found:
+            print(i, "absent")
+            continue
+        x, y, bw, bh = found[i]
+        if y + bh > png[1] or x + bw > png[0] or bw <= 0 or bh <= 0:
+            print(i, "outside")
+            continue
+        print(i, "%.4f" % fraction(png, x, y, x + bw, y + bh))
 
 
 def crop(path, args, out):
@@ -106,11 +136,13 @@ def main():
         ink(path, sys.argv[3:7])
     elif cmd == "crop":
         crop(path, sys.argv[3:7], sys.argv[7])
+    elif cmd == "boxes":
+        boxes(path, sys.argv[3], sys.argv[4:])
     elif cmd == "size":
         w, h, _, _ = read_png(path)
         print(w, h)
     else:
-        sys.exit("usage: pngcheck.py ink|crop|size PNG [X Y W H [OUT]]")
+        sys.exit("usage: pngcheck.py ink|crop|size|boxes PNG [X Y W H [OUT] | DOM ID...]")
 
 
 if __name__ == "__main__":
