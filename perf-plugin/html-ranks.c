@@ -122,7 +122,14 @@ int hs_ranks(FILE *f, const struct html_ctx *c, bool *written)
 	if (rank_bars(f, c->ranks))
 		goto out;
 	if (t->n) {
-		if (coll_chart_svg(t, cli_base(c->input), &svg, &len))
+		/* the chart's subtitle: the directory's name ("profiles" of "run/profiles/") */
+		char sub[256];
+		size_t l;
+
+		snprintf(sub, sizeof(sub), "%s", c->input);
+		for (l = strlen(sub); l > 1 && sub[l - 1] == '/'; l--)
+			sub[l - 1] = 0;
+		if (coll_chart_svg(t, cli_base(sub), &svg, &len))
 			goto out;
 		hp_h3(f, "Collectives across ranks");
 		hp_p(f, "note", "Who waited for whom: each rank's collective kernel, pale while it waits for the last "
