@@ -214,7 +214,7 @@ void hp_td_pct(FILE *f, double pct, const char *color)
 
 /* The geometry of hp_bars(), in the SVG's own px (it scales to the page). */
 #define BW 1000.0	/* width */
-#define BL 230.0	/* label column */
+#define BL 250.0	/* label column: 30 characters of 12 px */
 #define BN 110.0	/* note column */
 #define BH 22.0	/* row pitch */
 #define BT 15.0	/* bar thickness */
@@ -239,8 +239,10 @@ void hp_bars(FILE *f, const char *id, const struct hp_bar_row *rows, size_t n, b
 		if (i % 2)
 			fprintf(f, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f5f6f8\"/>\n", y - 3,
 				BW, BH);
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"bl\" text-anchor=\"end\">", BL - 8, y + BT - 3);
-		hp_esc(f, r->label, 34);
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"bl\" text-anchor=\"end\"><title>", BL - 8, y + BT - 3);
+		hp_esc(f, r->label, SIZE_MAX);
+		fputs("</title>", f);
+		hp_esc(f, r->label, 30);
 		fputs("</text>\n", f);
 		x = BL;
 		for (k = 0; k < r->nseg; k++) {

@@ -179,14 +179,8 @@ static void top_ops(FILE *f, const struct tl_op_table *t)
 	}
 	hp_table_end(f);
 	if (t->n > TOP_N)
-		fprintf(f, "<p class=\"note\">%zu more ops: tlreplay ops -i TRACE</p>\n", t->n - TOP_N);
-}
-
-static const char *kernel_color(const struct tl_kernel_row *r)
-{
-	if (r->category && (strstr(r->category, "NCCL") || strstr(r->category, "comm")))
-		return HP_COMM;
-	return HP_COMPUTE;
+		fprintf(f, "<p class=\"note\">%zu more op%s: tlreplay ops -i TRACE</p>\n", t->n - TOP_N,
+			t->n - TOP_N == 1 ? "" : "s");
 }
 
 static void top_kernels(FILE *f, const struct tl_kernel_table *t)
@@ -211,7 +205,7 @@ static void top_kernels(FILE *f, const struct tl_kernel_table *t)
 		hp_td(f, r->parent_op ? r->parent_op : "\xe2\x80\x93", 40);
 		hp_td(f, s, 12);
 		hp_td_time(f, r->sum_us);
-		hp_td_pct(f, r->pct_kernels, kernel_color(r));
+		hp_td_pct(f, r->pct_kernels, HP_BUSY);
 		hp_td_count(f, r->count);
 		hp_td_time(f, r->mean_us);
 		hp_tr_end(f);
@@ -255,7 +249,8 @@ static void top_perf(FILE *f, const struct html_ctx *c)
 	}
 	hp_table_end(f);
 	if (n > TOP_N)
-		fprintf(f, "<p class=\"note\">%zu more groups: tlreplay ops --perf -i TRACE</p>\n", n - TOP_N);
+		fprintf(f, "<p class=\"note\">%zu more group%s: tlreplay ops --perf -i TRACE</p>\n", n - TOP_N,
+			n - TOP_N == 1 ? "" : "s");
 }
 
 /* The roofline chart of the same rows, as `report --roofline` draws it. */

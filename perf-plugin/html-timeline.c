@@ -61,7 +61,8 @@ int hs_timeline(FILE *f, const struct html_ctx *c, bool *written)
 	hp_legend(f, legend, TL_ARRAY_N(legend));
 	fmt_time_us(span, sizeof(span), st.span_us);
 	fmt_time_us(res, sizeof(res), st.resolution_us);
-	fprintf(f, "<p class=\"note\">%zu GPU events on %zu lanes over %s", st.gpu_events, st.lanes, span);
+	fprintf(f, "<p class=\"note\">%zu GPU events on %zu lanes over %s (every GPU event, where the breakdown "
+		   "counts those a CPU launch links to)", st.gpu_events, st.lanes, span);
 	if (st.resolution_us > 0)
 		fprintf(f, "; drawn as %zu intervals: events closer than %s on a lane are merged into one, "
 			   "coloured by what took most of its time, paler where it was less busy",
