@@ -27,9 +27,13 @@ done
 echo "| command (median of $runs) | time | peak RSS |"
 echo "|---|---|---|"
 for what in html html-gz report; do
-	grep "^$what " "$out/html-times" | sort -k2 -n | awk -v w="$what" '{ t[NR] = $2; if ($3 > m) m = $3 }
-		END { printf "| %s | %.2f s | %d MB |\n", w == "html" ? "report --html (plain)" :
-			w == "html-gz" ? "report --html (gzip)" : "report -o DIR (plain)", t[int((NR + 1) / 2)], m / 1024 }'
+	case $what in
+	html) name="report --html (plain)" ;;
+	html-gz) name="report --html (gzip)" ;;
+	report) name="report -o DIR (plain)" ;;
+	esac
+	grep "^$what " "$out/html-times" | sort -k2 -n | awk -v w="$name" '{ t[NR] = $2; if ($3 > m) m = $3 }
+		END { printf "| %s | %.2f s | %d MB |\n", w, t[int((NR + 1) / 2)], m / 1024 }'
 done
 echo
 echo "page: $(stat -c %s "$out/x8.html") bytes"
