@@ -35,9 +35,12 @@ static const struct {
 };
 
 /* The analyses several sections draw; one that has nothing for the trace
- * (-ENODATA) leaves its pointer NULL. Returns 0, or 1 after printing why. */
+ * (-ENODATA) leaves its pointer NULL. The idle gaps twice: of the linked
+ * GPU events for the idle section (the numbers of tlreplay idle and of the
+ * breakdown), of all of them for the timeline, which draws them all.
+ * Returns 0, or 1 after printing why. */
 static int shared_analyses(struct tl_trace *tr, struct tl_step_set **steps, struct tl_idle_set **idle,
-			   struct tl_launch_set **launches)
+			   struct tl_idle_set **idle_all, struct tl_launch_set **launches)
 {
 	struct tl_idle_opts io = { .sz = sizeof(io), .keep_gaps = true };
 	int err;
@@ -46,13 +49,17 @@ static int shared_analyses(struct tl_trace *tr, struct tl_step_set **steps, stru
 	if (err && err != -ENODATA)
 		return cli_lib_error(err);
 	err = tl_idle_breakdown(tr, &io, idle);
-	if (err == -ENODATA) {
-		/* a GPU-only trace: no launch links its events, so take them all */
-		io.include_unlinked = true;
-		err = tl_idle_breakdown(tr, &io, idle);
-	}
 	if (err && err != -ENODATA)
 		return cli_lib_error(err);
+	io.include_unlinked = true;
+	err = tl_idle_breakdown(tr, &io, idle_all);
+	if (err && err != -ENODATA)
+		return cli_lib_error(err);
+	/* a GPU-only trace: no launch links its events, so the section takes them all */
+	if (!*idle && *idle_all) {
+		*idle = *idle_all;
+		*idle_all = NULL;
+	}
 	err = tl_launch_stats(tr, NULL, launches);
 	if (err && err != -ENODATA)
 		return cli_lib_error(err);
@@ -117,7 +124,7 @@ static void header(FILE *f, const struct html_report_in *in, const struct html_c
 int html_report_write(const char *path, const struct html_report_in *in)
 {
 	struct tl_step_set *steps = NULL;
-	struct tl_idle_set *idle = NULL;
+	struct tl_idle_set *idle = NULL, *idle_all = NULL;
 	struct tl_launch_set *launches = NULL;
 	struct html_ctx c = { 0 };
 	bool written[TL_ARRAY_N(sections)] = { false };
@@ -127,7 +134,7 @@ int html_report_write(const char *path, const struct html_report_in *in)
 	FILE *b = NULL;
 	int rc = 1;
 
-	if (shared_analyses(in->tr, &steps, &idle, &launches))
+	if (shared_analyses(in->tr, &steps, &idle, &idle_all, &launches))
 		goto out;
 	c = (struct html_ctx){ .tr = in->tr,
 			       .name = cli_base(tl_trace_path(in->tr)),
@@ -136,6 +143,7 @@ int html_report_write(const char *path, const struct html_report_in *in)
 			       .gpu = in->gpu,
 			       .steps = steps,
 			       .idle = idle,
+			       .idle_all = idle_all ? idle_all : idle,
 			       .launches = launches,
 			       .ranks = in->ranks,
 			       .rank = in->rank,
@@ -174,6 +182,7 @@ out:
 	free(body);
 	tl_step_set_free(steps);
 	tl_idle_set_free(idle);
+	tl_idle_set_free(idle_all);
 	tl_launch_set_free(launches);
 	return rc;
 }

@@ -29,7 +29,8 @@ struct html_ctx {
 	const struct tl_sheet *roofline;	/* the report's roofline sheet, or NULL */
 	const struct tl_gpu *gpu;		/* the trace's GPU, or NULL (no roofs) */
 	const struct tl_step_set *steps;	/* NULL: the trace has none */
-	const struct tl_idle_set *idle;		/* with gaps; NULL: no GPU event */
+	const struct tl_idle_set *idle;		/* with gaps, of the linked GPU events (as tlreplay idle); NULL: none */
+	const struct tl_idle_set *idle_all;	/* with gaps, of every GPU event (as the timeline draws them) */
 	const struct tl_launch_set *launches;	/* NULL: no linked launch */
 	const struct tl_rankset *ranks;		/* the ranks of -i DIR, else NULL */
 	int rank;				/* with ranks: the rank whose trace @tr is */

@@ -20,7 +20,7 @@
 
 int hs_timeline(FILE *f, const struct html_ctx *c, bool *written)
 {
-	struct gantt_in in = { c->tr, c->launches, c->idle, c->steps, 0 };
+	struct gantt_in in = { c->tr, c->launches, c->idle_all, c->steps, 0 };
 	static const struct hp_seg legend[] = {
 		{ 0, HP_COMPUTE, "compute" },	       { 0, HP_COMM, "comm" },
 		{ 0, HP_MEMCPY, "memcpy / memset" },   { 0, HP_LAUNCH, "CPU launch call" },
