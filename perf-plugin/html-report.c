@@ -104,8 +104,8 @@ static void header(FILE *f, const struct html_report_in *in, const struct html_c
 	if (c->steps)
 		fprintf(f, "<span>%zu iteration%s</span>", c->steps->n, c->steps->n == 1 ? "" : "s");
 	if (in->ranks) {
-		fprintf(f, "<span>%zu ranks; the sections below the first are rank %d's, ", tl_rankset_n(in->ranks),
-			in->rank);
+		fprintf(f, "<span>%zu ranks: compared under Ranks and collectives, the rest is rank %d's trace, ",
+			tl_rankset_n(in->ranks), in->rank);
 		hp_esc(f, cli_base(tl_trace_path(in->tr)), 80);
 		fputs("</span>", f);
 	}

@@ -108,7 +108,7 @@ ok $? "no temporary file left behind"
 # ---------------------------------------------------------------- ranks
 run tl report -i "$F/ranks" --html "$TMP/ranks.html"
 [ "$RC" -eq 0 ] && [ "$(sections "$TMP/ranks.html")" = "breakdown,timeline,top,idle,ranks,health," ] &&
-	grep -q '3 ranks; the sections below the first are rank 0' "$TMP/ranks.html" && grep -q 'id="coll"' "$TMP/ranks.html" &&
+	grep -q '3 ranks: compared under Ranks and collectives, the rest is rank 0' "$TMP/ranks.html" && grep -q 'id="coll"' "$TMP/ranks.html" &&
 	grep -q '>rank 1 (worker1.json)</text>' "$TMP/ranks.html"
 ok $? "-i DIR: the ranks' breakdowns and collectives chart, the rest of rank 0"
 
