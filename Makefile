@@ -135,6 +135,21 @@ $(O)/gen/kpack_replayer.o: $(O)/gen/kpack_replayer.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
+# The HTML report's stylesheet and script, compiled into the command as C
+# strings (html-report.c): one static char array per file, html_report_css
+# for report.css. '?' is escaped too, so that no trigraph forms.
+HTML_ASSETS := $(sort $(wildcard perf-plugin/html/*.css perf-plugin/html/*.js))
+$(O)/gen/html-assets.h: $(HTML_ASSETS) Makefile
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)for f in $(HTML_ASSETS); do \
+		printf 'static const char html_%s[] =\n' "$$(basename $$f | tr '.-' '__')"; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $$f; \
+		printf ';\n'; \
+	done >$@.tmp && mv $@.tmp $@
+
+$(O)/perf-plugin/html-report.o: $(O)/gen/html-assets.h
+
 $(LIB_A): $(CORE_OBJS)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* tlreplay report: TraceLens's perf report of a PyTorch (or JAX) trace, one
  * CSV per sheet in a directory, with TraceLens's file names, columns and row
- * order, or every sheet in one xlsx workbook. */
+ * order, or every sheet in one xlsx workbook; and with --html, one page a
+ * person reads (html-report.h), of a trace or of a directory of ranks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -16,7 +17,9 @@
 #include <tlreplay/report_sheets.h>
 
 #include "builtin.h"
-#include "chart-roofline.h"
+#include "html-report.h"
+#include "multirank.h"
+#include "roofline-sheet.h"
 #include "sheets-out.h"
 
 struct report_ctx {
@@ -24,6 +27,7 @@ struct report_ctx {
 	const char *dir;
 	bool recompute, by_module, kernel_summary, short_kernels, no_perf_models, include_nccl;
 	const char *gpu_spec, *roofline;	/* --gpu-spec FILE.json, --roofline FILE.svg|png */
+	const char *html, *store;		/* --html FILE.html, --store FILE */
 };
 
 static const struct opt report_opts[] = {
@@ -53,6 +57,14 @@ static const struct opt report_opts[] = {
 	OPT_STRING(0, "roofline", "FILE", struct report_ctx, roofline,
 		   "draw every perf-model row on the device's roofline into\n"
 		   "FILE (.svg, or .png through rsvg-convert)"),
+	OPT_STRING(0, "html", "FILE.html", struct report_ctx, html,
+		   "one self-contained page to read in a browser: breakdown,\n"
+		   "GPU timeline, top ops and kernels with their roofs, idle\n"
+		   "causes and launches per iteration, health; -i DIR of rank\n"
+		   "traces adds the ranks and their collectives"),
+	OPT_STRING(0, "store", "FILE", struct report_ctx, store,
+		   "with --html: the results store whose replays of the trace\n"
+		   "the page shows (default $TLREPLAY_STORE, then ~/.local/state)"),
 	OPT_END(),
 };
 
@@ -60,6 +72,7 @@ TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a director
 	"usage: tlreplay report [-i TRACE] -o DIR|FILE.xlsx [--capture DIR] [--recompute | --by-module]\n"
 	"                       [--kernel-summary] [--short-kernels] [--no-perf-models]\n"
 	"                       [--include-nccl] [--gpu-spec FILE.json] [--roofline FILE]\n"
+	"       tlreplay report [-i TRACE|DIR] --html FILE.html [--store FILE] [-o ...]\n"
 	"\n"
 	"Write the sheets of TraceLens's perf report (generate_perf_report_pytorch) as CSV\n"
 	"files in DIR: gpu_timeline, ops_summary_by_category, ops_summary, ops_unique_args,\n"
@@ -74,6 +87,12 @@ TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a director
 	"row its TFLOP/s, TB/s, FLOPS/Byte, the roof it sits under on the trace's GPU\n"
 	"(deviceProperties, or --gpu-spec), its % of roof and whether it is compute- or\n"
 	"memory-bound; --roofline FILE draws the rows on the roofline.\n"
+	"\n"
+	"--html FILE.html writes one page that opens in any browser, offline (docs/report.md):\n"
+	"the breakdown per device and stream, a zoomable GPU timeline, top ops and kernels\n"
+	"with TFLOP/s, TB/s and % of roof, idle causes and launch overhead per iteration, the\n"
+	"results store's replays of the trace, the health check. With -i DIR of rank traces,\n"
+	"each rank's breakdown and the collectives across ranks, the rest of the lowest rank.\n"
 	"\n");
 
 /* One line per sheet being built, on a terminal only, overwritten in place. */
@@ -96,37 +115,82 @@ static const struct tl_gpu *report_gpu(const struct tl_gpu_set *set, const struc
 	return gpu;
 }
 
-/* The chart of roofline.csv's rows: category = perf sheet, area = Kernel
- * Time sum; intensity and FLOP/s as the sheet has them. */
+/* The chart of roofline.csv's rows (roofline-sheet.h reads them). */
 static int draw_roofline(const char *path, const struct tl_gpu *gpu, const struct tl_sheet *rf,
 			 const char *trace_name)
 {
-	size_t n = tl_sheet_nrows(rf), i;
-	struct roofline_point *pts = calloc(n ? n : 1, sizeof(*pts));
-	/* the file name, not its path: the subtitle is one line */
-	const char *base = trace_name && strrchr(trace_name, '/') ? strrchr(trace_name, '/') + 1 : trace_name;
-	struct roofline_opts o = { NULL, base, 6 };
+	struct roofline_point *pts;
+	struct roofline_opts o = { NULL, cli_base(trace_name), 6 };
 	int rc;
 
-	if (!gpu) {
-		free(pts);
+	if (!gpu)
 		return cli_error("report: --roofline: the trace's GPU is unknown; give --gpu-spec FILE.json");
-	}
+	pts = roofline_points_of_sheet(rf);
 	if (!pts)
 		return cli_error("report: out of memory");
-	for (i = 0; i < n; i++) {
-		double gflops = tl_sheet_num(rf, i, "GFLOPS"), kt = tl_sheet_num(rf, i, "Kernel Time (µs)_mean");
-
-		pts[i].intensity = tl_sheet_num(rf, i, "FLOPS/Byte");
-		pts[i].flops_per_s = kt > 0 ? gflops * 1e9 / (kt * 1e-6) : NAN;
-		pts[i].gpu_us = tl_sheet_num(rf, i, "Kernel Time (µs)_sum");
-		pts[i].category = tl_sheet_str(rf, i, "sheet");
-		pts[i].spec = tl_sheet_str(rf, i, "Compute Spec");
-		pts[i].label = tl_sheet_str(rf, i, "name");
-	}
-	rc = roofline_chart_write(path, gpu, pts, n, &o);
+	rc = roofline_chart_write(path, gpu, pts, tl_sheet_nrows(rf), &o);
 	free(pts);
 	return rc;
+}
+
+/* A file to be made at @path beside no directory fails before the work,
+ * not after it. Returns 0, or 1 after saying so. */
+static int check_parent(const char *path)
+{
+	char *d = strdup(path), *slash = d ? strrchr(d, '/') : NULL;
+	struct stat st;
+	int e = 0;
+
+	if (!d)
+		return cli_error("report: out of memory");
+	if (slash)
+		*(slash == d ? slash + 1 : slash) = 0;
+	if (stat(slash ? d : ".", &st))
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	free(d);
+	return e ? cli_error("report: %s: cannot create: %s", path, strerror(e)) : 0;
+}
+
+static bool has_gpu_events(const struct tl_trace *tr)
+{
+	uint64_t k[TL_KIND_COUNT];
+
+	tl_trace_kind_counts(tr, k);
+	return k[TL_KIND_KERNEL] + k[TL_KIND_MEMCPY] + k[TL_KIND_MEMSET] > 0;
+}
+
+/* -i DIR of several traces (the ranks of a job), which only --html takes. */
+static bool ranks_input(const struct report_ctx *x)
+{
+	struct stat st;
+
+	return x->co.input && !stat(x->co.input, &st) && S_ISDIR(st.st_mode) && !cli_is_trace_dir(x->co.input);
+}
+
+/* The ranks of -i DIR, and the trace of the lowest rank that was read from
+ * one (a directory of rank summaries has none: the page needs a trace).
+ * Returns 0, or 1 after printing why. */
+static int open_ranks(const struct report_ctx *x, struct tl_rankset **set, struct tl_trace **tr, int *rank)
+{
+	const char *inputs[1] = { x->co.input };
+	struct mr_inputs in = { .cmd = "report", .v = inputs, .n = 1, .cap = 1 };
+	struct common_opts co = x->co;
+	size_t i;
+
+	if (mr_open(&in, set))
+		return 1;
+	for (i = 0; i < tl_rankset_n(*set); i++) {
+		const struct tl_rank_info *ri = tl_rank_summary_info(tl_rankset_get(*set, i));
+
+		if (strcmp(ri->file, ri->trace))
+			continue;
+		co.input = ri->trace;
+		*rank = ri->rank;
+		return cli_open_trace(&co, tr);
+	}
+	return cli_error("report: %s: only rank summaries, no trace: --html needs a rank's trace", x->co.input);
 }
 
 static int cmd_report(int argc, char **argv)
@@ -137,39 +201,34 @@ static int cmd_report(int argc, char **argv)
 	struct tl_report *r = NULL;
 	struct tl_gpu_set *gpus = NULL;
 	struct tl_sheet *rf = NULL;
+	struct tl_rankset *ranks = NULL;
 	const struct tl_gpu *gpu = NULL;
 	char why[256] = "";
-	bool tty = isatty(STDERR_FILENO);
-	int rc = 1, err;
+	bool tty = isatty(STDERR_FILENO), multi;
+	int rc = 1, err, rank = -1;
 
 	if (!opts_parse(&report_cmd, argc, argv, &x, &rc))
 		return rc;
 	if (cli_no_args("report", argc, argv))
 		return 1;
-	if (!x.dir)
-		return cli_error("report: -o DIR or -o FILE.xlsx is missing (where the sheets go)");
+	if (!x.dir && !x.html)
+		return cli_error("report: -o DIR, -o FILE.xlsx or --html FILE.html is missing (where the report goes)");
 	if (x.recompute && x.by_module)
 		return cli_error("report: --recompute and --by-module are exclusive");
 	if (x.roofline && x.no_perf_models)
 		return cli_error("report: --roofline draws the perf-model rows: not with --no-perf-models");
-	/* a workbook beside no directory fails before the work, not after it */
-	if (sheets_is_xlsx(x.dir)) {
-		char *d = strdup(x.dir), *slash = d ? strrchr(d, '/') : NULL;
-		struct stat st;
-		int e = 0;
-
-		if (!d)
-			return cli_error("report: out of memory");
-		if (slash)
-			*(slash == d ? slash + 1 : slash) = 0;
-		if (stat(slash ? d : ".", &st))
-			e = errno;
-		else if (!S_ISDIR(st.st_mode))
-			e = ENOTDIR;
-		free(d);
-		if (e)
-			return cli_error("report: %s: cannot create: %s", x.dir, strerror(e));
-	}
+	if (x.store && !x.html)
+		return cli_error("report: --store says which replays --html shows: not without --html");
+	multi = ranks_input(&x);
+	if (multi && !x.html)
+		return cli_error("report: %s is a directory of several traces: -o takes one trace; "
+				 "--html FILE.html takes the ranks of a job", x.co.input);
+	if (multi && x.dir)
+		return cli_error("report: -o takes one trace, not the directory %s (--html alone)", x.co.input);
+	if (sheets_is_xlsx(x.dir ? x.dir : "") && check_parent(x.dir))
+		return 1;
+	if (x.html && check_parent(x.html))
+		return 1;
 	/* a bad spec file stops everything before a directory is made */
 	if (tl_gpu_set_new(&gpus))
 		return cli_error("report: out of memory");
@@ -179,11 +238,9 @@ static int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	/* the trace first: a bad one leaves no directory behind */
-	if (cli_open_trace(&x.co, &tr)) {
-		tl_gpu_set_free(gpus);
-		return 1;
-	}
-	if (!sheets_is_xlsx(x.dir) && sheets_make_dir("report", x.dir))
+	if (multi ? open_ranks(&x, &ranks, &tr, &rank) : cli_open_trace(&x.co, &tr))
+		goto out;
+	if (x.dir && !sheets_is_xlsx(x.dir) && sheets_make_dir("report", x.dir))
 		goto out;
 	ro.split_recompute = x.recompute;
 	ro.by_module = x.by_module;
@@ -196,18 +253,25 @@ static int cmd_report(int argc, char **argv)
 	err = tl_report_build(tr, &ro, &r);
 	if (tty)
 		fputs("\r\033[K", stderr);
+	/* a trace TraceLens's report cannot take (its GPU events linked to no
+	 * launch) still gets a page: the sections that need the report go */
+	if (err == -ENODATA && !x.dir && has_gpu_events(tr)) {
+		fprintf(stderr, "tlreplay report: note: no GPU event is linked to a CPU launch, which TraceLens's "
+			"report needs: the page draws them all, without the perf report\n");
+		err = 0;
+	}
 	if (err) {
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	if (ro.perf_models) {
+	if (r && ro.perf_models) {
 		gpu = report_gpu(gpus, tr, why, sizeof(why));
 		err = tl_sheet_roofline(r, gpu, gpu ? NULL : why, &rf);
 		if (err) {
 			rc = cli_lib_error(err);
 			goto out;
 		}
-		if (x.roofline && draw_roofline(x.roofline, gpu, rf, x.co.input))
+		if (x.roofline && draw_roofline(x.roofline, gpu, rf, tl_trace_path(tr)))
 			goto out;
 	}
 	/* roofline.csv only with perf rows, like TraceLens's empty sheets;
@@ -220,23 +284,38 @@ static int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		if (!gpu)
-			fprintf(stderr, "tlreplay report: %s; roofline.csv has no roofs%s\n", why,
+			fprintf(stderr, "tlreplay report: %s; %s no roofs%s\n", why,
+				x.dir ? "roofline.csv has" : "the page has",
 				x.gpu_spec ? "" : " (give --gpu-spec FILE.json)");
 		r->v = nv;
 		r->v[r->n++] = rf;
 		rf = NULL;
 	}
-	if (!sheets_is_xlsx(x.dir)) {
-		rc = sheets_write_dir("report", x.dir, r);
+	if (x.dir && !sheets_is_xlsx(x.dir) && sheets_write_dir("report", x.dir, r))
+		goto out;
+	/* the library names the path and why; it leaves no temporary behind */
+	if (x.dir && sheets_is_xlsx(x.dir) && tl_sheets_write_xlsx(r->v, r->n, x.dir)) {
+		cli_error("report: %s", tl_last_error());
 		goto out;
 	}
-	/* the library names the path and why; it leaves no temporary behind */
-	err = tl_sheets_write_xlsx(r->v, r->n, x.dir);
-	rc = err ? cli_error("report: %s", tl_last_error()) : 0;
+	if (x.html) {
+		struct html_report_in hi = { .tr = tr,
+					     .input = x.co.input,
+					     .roofline = r ? tl_report_sheet(r, "roofline") : NULL,
+					     .gpu = gpu,
+					     .ranks = ranks,
+					     .rank = rank,
+					     .store = x.store };
+
+		if (html_report_write(x.html, &hi))
+			goto out;
+	}
+	rc = 0;
 out:
 	tl_sheet_free(rf);
 	tl_gpu_set_free(gpus);
 	tl_report_free(r);
+	tl_rankset_free(ranks);
 	tl_trace_close(tr);
 	return rc;
 }

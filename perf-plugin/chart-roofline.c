@@ -667,8 +667,8 @@ static bool overlaps(const struct lbox *b, const struct lbox *v, size_t n)
 	return false;
 }
 
-int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struct roofline_point *pts, size_t n,
-			 const struct roofline_opts *o)
+int roofline_chart_svg(const struct tl_gpu *gpu, const struct roofline_point *pts, size_t n,
+		       const struct roofline_opts *o, char **svg, size_t *len)
 {
 	struct {
 		char text[96];
@@ -832,12 +832,28 @@ int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struc
 		goto out;
 	}
 	f = NULL;
-	ret = chart_render(path, doc, dlen);
+	*svg = doc;
+	*len = dlen;
+	doc = NULL;
+	ret = 0;
 out:
 	if (f)
 		fclose(f);
 	free(doc);
 	free(cats);
 	free(order);
+	return ret;
+}
+
+int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struct roofline_point *pts, size_t n,
+			 const struct roofline_opts *o)
+{
+	char *doc = NULL;
+	size_t len = 0;
+	int ret = roofline_chart_svg(gpu, pts, n, o, &doc, &len);
+
+	if (!ret)
+		ret = chart_render(path, doc, len);
+	free(doc);
 	return ret;
 }

@@ -42,4 +42,10 @@ struct roofline_opts {
 int roofline_chart_write(const char *path, const struct tl_gpu *gpu, const struct roofline_point *pts, size_t n,
 			 const struct roofline_opts *o);
 
+/* The same chart as an SVG document in memory (the HTML report embeds it):
+ * *@svg is malloc'ed (the caller frees it), *@len its bytes. Returns 0, or 1
+ * after cli_error(). */
+int roofline_chart_svg(const struct tl_gpu *gpu, const struct roofline_point *pts, size_t n,
+		       const struct roofline_opts *o, char **svg, size_t *len);
+
 #endif

@@ -39,8 +39,7 @@ void svg_end(FILE *f)
 	fputs("</svg>\n", f);
 }
 
-/* Length of the valid UTF-8 sequence at @p that XML accepts; 0 if none. */
-static size_t utf8_len(const unsigned char *p)
+size_t svg_utf8_len(const unsigned char *p)
 {
 	if (p[0] < 0x80)
 		return p[0] >= 0x20 || p[0] == '\t' ? 1 : 0;
@@ -69,7 +68,7 @@ static size_t cp_count(const char *s)
 	size_t n = 0, l;
 
 	while (*p) {
-		l = utf8_len(p);
+		l = svg_utf8_len(p);
 		p += l ? l : 1;
 		n++;
 	}
@@ -82,7 +81,7 @@ void svg_escape(FILE *f, const char *s, size_t maxcp)
 	size_t l;
 
 	for (; *p && maxcp; maxcp--) {
-		l = utf8_len(p);
+		l = svg_utf8_len(p);
 		if (!l) {
 			fputc('?', f);
 			p++;

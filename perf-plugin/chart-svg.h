@@ -40,6 +40,10 @@ void svg_end(FILE *f);
  * replaced by '?', at most @maxcp code points (SIZE_MAX: all). */
 void svg_escape(FILE *f, const char *s, size_t maxcp);
 
+/* Length of the valid UTF-8 sequence at @p that XML accepts (a character,
+ * not a control one but tab); 0 if none. */
+size_t svg_utf8_len(const unsigned char *p);
+
 /* Estimated width in px of @s at font size @px (no font metrics: DejaVu
  * Sans averages about 0.6 em a character; wide enough to never overlap). */
 double svg_text_width(const char *s, double px);

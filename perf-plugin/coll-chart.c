@@ -325,7 +325,7 @@ static double bandwidth(FILE *f, double y, const struct tl_coll_table *t)
 	return top + h + 36;
 }
 
-int coll_chart_write(const char *path, const struct tl_coll_table *t, const char *subtitle)
+int coll_chart_svg(const struct tl_coll_table *t, const char *subtitle, char **svg, size_t *len)
 {
 	char *body = NULL, *doc = NULL;
 	size_t blen = 0, dlen = 0, nl = 0;
@@ -352,10 +352,27 @@ int coll_chart_write(const char *path, const struct tl_coll_table *t, const char
 	svg_begin(f, CH_W, ceil(y + CH_MARGIN));
 	fwrite(body, 1, blen, f);
 	svg_end(f);
-	ret = fclose(f) ? cli_error("chart: out of memory") : chart_render(path, doc, dlen);
+	ret = fclose(f) ? cli_error("chart: out of memory") : 0;
+	if (!ret) {
+		*svg = doc;
+		*len = dlen;
+		doc = NULL;
+	}
 out:
 	free(doc);
 	free(body);
 	free(l);
+	return ret;
+}
+
+int coll_chart_write(const char *path, const struct tl_coll_table *t, const char *subtitle)
+{
+	char *doc = NULL;
+	size_t len = 0;
+	int ret = coll_chart_svg(t, subtitle, &doc, &len);
+
+	if (!ret)
+		ret = chart_render(path, doc, len);
+	free(doc);
 	return ret;
 }

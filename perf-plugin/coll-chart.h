@@ -20,5 +20,9 @@
  * Returns 0, or 1 after printing why with cli_error().
  */
 int coll_chart_write(const char *path, const struct tl_coll_table *t, const char *subtitle);
+/* The same chart as an SVG document in memory (the HTML report embeds it):
+ * *@svg malloc'ed for the caller, *@len its bytes. Returns 0, or 1 after
+ * cli_error(). */
+int coll_chart_svg(const struct tl_coll_table *t, const char *subtitle, char **svg, size_t *len);
 
 #endif

@@ -8,7 +8,7 @@ PKGS="build-essential pkg-config clang llvm libclang-rt-dev
       libprotobuf-c-dev protobuf-c-compiler libxlsxwriter-dev
       libpython3-dev python3 python3-torch python3-numpy python3-openpyxl
       gdb linux-perf valgrind man-db groff-base perl zip unzip bash-completion
-      librsvg2-bin"
+      librsvg2-bin chromium"
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

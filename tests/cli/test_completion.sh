@@ -22,6 +22,7 @@ mkdir "$tmp/traces" "$tmp/traces/sub"
 : >"$tmp/traces/b.json.gz"
 : >"$tmp/traces/notes.txt"
 : >"$tmp/traces/w.xlsx"
+: >"$tmp/traces/p.html"
 
 bc=
 for f in /usr/share/bash-completion/bash_completion /etc/bash_completion; do
@@ -144,6 +145,8 @@ checks() {
 	expect_eq "$mode: tlreplay report --gpu-spec <TAB> -> .json files and directories" \
 		"$t/a.json $t/sub" tlreplay report --gpu-spec "$t/"
 	expect_has "$mode: tlreplay report --<TAB> has --roofline" --roofline tlreplay report --
+	expect_eq "$mode: tlreplay report --html <TAB> -> directories and pages" \
+		"$t/p.html $t/sub" tlreplay report --html "$t/"
 	expect_has "$mode: tlreplay ops --<TAB> has --perf" --perf tlreplay ops --
 	expect_eq "$mode: tlreplay show -i n<TAB> -> other files when no trace matches" \
 		"$t/notes.txt" tlreplay show -i "$t/n"
@@ -170,7 +173,7 @@ checks() {
 export TLREPLAY_BIN=$TLREPLAY
 
 mapfile -t cmds < <("$TLREPLAY" --list-cmds)
-plan=$((25 + ${#cmds[@]}))
+plan=$((26 + ${#cmds[@]}))
 if declare -F _init_completion >/dev/null || [[ -z $bc ]]; then
 	echo "1..$((plan + 1))"
 else

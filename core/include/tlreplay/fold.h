@@ -120,6 +120,17 @@ TL_API void tl_fold_stats(struct tl_fold *f, struct tl_fold_result *res);
 TL_API int tl_fold_write(struct tl_fold *f, struct tl_trace *tr, tl_fold_write_fn write,
 			 void *ctx, struct tl_fold_result *res);
 
+/**
+ * @brief The results that count, for readers that show them rather than fold
+ *        them (the HTML report): one record per (uid, device, command,
+ *        events), the latest, sorted by uid, then device, command, events.
+ * @return how many; tl_fold_kept() gives each (owned by @p f, valid until
+ *         the next tl_fold_add() or tl_fold_free()).
+ */
+TL_API size_t tl_fold_nkept(struct tl_fold *f);
+/** @return kept record @p i (< tl_fold_nkept()), or NULL past the end. */
+TL_API const struct cJSON *tl_fold_kept(struct tl_fold *f, size_t i);
+
 /** Free a fold (NULL is fine). */
 TL_API void tl_fold_free(struct tl_fold *f);
 

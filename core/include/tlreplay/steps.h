@@ -69,6 +69,18 @@ TL_API int tl_steps(struct tl_trace *tr, struct tl_step_set **out);
 TL_API void tl_step_set_free(struct tl_step_set *set);
 
 /**
+ * @brief The step of @p set that event @p uid belongs to, by the rule
+ *        tl_steps() assigns events with (HTA's): a host event by its ts, a
+ *        GPU event by the runtime call that launched it, so that a per-step
+ *        view of another analysis (idle gaps, launches) splits exactly as
+ *        the steps' breakdowns do.
+ * @param set a result of tl_steps() for @p tr.
+ * @return the index into set->v; -1 when the event belongs to none (outside
+ *         every step, a GPU event no call launched, no timestamp, a bad UID).
+ */
+TL_API long tl_step_of_event(struct tl_trace *tr, const struct tl_step_set *set, uint64_t uid);
+
+/**
  * @brief Keep step @p number only: every host event (cpu_op, runtime,
  *        driver, python_function, user_annotation, sync, instant) outside
  *        the step's range and every GPU event launched outside it becomes an

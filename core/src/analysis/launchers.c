@@ -165,7 +165,8 @@ int tl_launchers(struct tl_trace *tr, const struct tl_launcher_opts *opts,
 		x->subtree_us = acc.n ? busy_of(tr, acc.v, acc.n, ivbuf) : 0;
 		x->category = tl_op_category(tr, x->uid, (int64_t)kern[start[i]]);
 	}
-	qsort_r(ls.v, ls.n, sizeof(*ls.v), cmp_launcher_ts, tr);
+	if (ls.n > 1)
+		qsort_r(ls.v, ls.n, sizeof(*ls.v), cmp_launcher_ts, tr);
 
 	set = calloc(1, sizeof(*set));
 	if (!set)

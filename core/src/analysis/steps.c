@@ -229,6 +229,23 @@ out:
 	return err;
 }
 
+long tl_step_of_event(struct tl_trace *tr, const struct tl_step_set *set, uint64_t uid)
+{
+	const struct tl_ev *e;
+	int32_t p;
+
+	if (!set || !set->n || uid >= tr->nev || tl_links_ensure(tr))
+		return -1;
+	e = &tr->ev[uid];
+	if (!has_time(e))
+		return -1;
+	if (!tl_kind_is_gpu(e->kind))
+		return (long)step_at(set, e->ts);
+	/* as gpu_steps(): the launching call's step */
+	p = tr->tree.in_tree[uid] == 2 ? tr->tree.parent[uid] : -1;
+	return p >= 0 ? (long)step_at(set, tr->ev[p].ts) : -1;
+}
+
 void tl_step_set_free(struct tl_step_set *set)
 {
 	if (!set)

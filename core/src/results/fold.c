@@ -191,6 +191,18 @@ void tl_fold_stats(struct tl_fold *f, struct tl_fold_result *res)
 	tl_fold_copy_res(res, &f->res);
 }
 
+size_t tl_fold_nkept(struct tl_fold *f)
+{
+	tl_fold_finish(f);
+	return f->recs.n;
+}
+
+const cJSON *tl_fold_kept(struct tl_fold *f, size_t i)
+{
+	tl_fold_finish(f);
+	return i < f->recs.n ? f->recs.v[i].rec : NULL;
+}
+
 void tl_fold_free(struct tl_fold *f)
 {
 	size_t i;
