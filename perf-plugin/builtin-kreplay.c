@@ -38,8 +38,8 @@ struct kreplay_opts {
 
 static const struct opt kreplay_opts_table[] = {
 	OPT_STRING('k', "kernel", "REGEX", struct kreplay_opts, kernel,
-		   "replay the launches whose kernel name matches REGEX\n"
-		   "(default: every launch of the database)"),
+		   "replay the launches whose kernel name matches REGEX, or\n"
+		   "is REGEX (a demangled name); default: every launch"),
 	OPT_STRING(0, "launch", "N", struct kreplay_opts, launch, "replay launch N of the database only (from 0)"),
 	OPT_U64('r', "repeat", "N", struct kreplay_opts, reps, "timed launches (default 20)"),
 	OPT_U64(0, "warmup", "N", struct kreplay_opts, warmup, "untimed launches first (default 3)"),
@@ -850,6 +850,30 @@ out:
 
 /* ------------------------------------------------------------ the command */
 
+/* Spaces left out: Kineto's demangler and libstdc++'s space templates differently. */
+static bool same_name(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		while (*a == ' ')
+			a++;
+		while (*b == ' ')
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+	}
+}
+
+/* -k: the pattern matches the kernel's demangled or mangled name, or is one
+ * of them (when it is not a regular expression, or matches nothing). */
+static bool kernel_matches(const struct tl_kdb_launch *l, const char *pat, const regex_t *re)
+{
+	if (re && (!regexec(re, l->demangled, 0, NULL, 0) || !regexec(re, l->kernel, 0, NULL, 0)))
+		return true;
+	return same_name(pat, l->demangled) || same_name(pat, l->kernel);
+}
+
 static int cmd_kreplay(int argc, char **argv)
 {
 	struct kreplay_opts o = { .reps = 20, .warmup = 3 };
@@ -899,13 +923,10 @@ static int cmd_kreplay(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (o.kernel) {
-		if (regcomp(&re, o.kernel, REG_EXTENDED | REG_NOSUB)) {
-			rc = cli_error("kreplay: bad --kernel '%s' (a POSIX extended regular expression)", o.kernel);
-			goto out;
-		}
+	/* a demangled name ("f<int>(float*, int)") is no regular expression:
+	 * a pattern that does not compile is matched as a whole name */
+	if (o.kernel && !regcomp(&re, o.kernel, REG_EXTENDED | REG_NOSUB))
 		have_re = true;
-	}
 	if ((err = tl_kdb_open(path, &db))) {
 		rc = cli_lib_error(err);
 		goto out;
@@ -930,8 +951,7 @@ static int cmd_kreplay(int argc, char **argv)
 		struct run r = { .l = l, .idx = i };
 		cJSON *rec;
 
-		if ((pick != (size_t)-1 && i != pick) ||
-		    (have_re && regexec(&re, l->demangled, 0, NULL, 0) && regexec(&re, l->kernel, 0, NULL, 0)))
+		if ((pick != (size_t)-1 && i != pick) || (o.kernel && !kernel_matches(l, o.kernel, have_re ? &re : NULL)))
 			continue;
 		n++;
 		if (o.grid || o.block) {

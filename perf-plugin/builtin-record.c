@@ -42,7 +42,8 @@ static int opt_nth(const struct opt *opt, const char *arg, void *obj)
 static const struct opt record_opts_table[] = {
 	OPT_STRING('k', "kernel", "REGEX", struct record_opts, kernel,
 		   "record launches of kernels whose name (demangled or\n"
-		   "mangled) matches REGEX (POSIX extended)"),
+		   "mangled) matches REGEX (POSIX extended), or is REGEX\n"
+		   "when it is not one (a demangled name with parentheses)"),
 	OPT_USE(opts_trace_input, offsetof(struct record_opts, co), "input",
 		"with --uid: the trace that names the kernel"),
 	OPT_STRING(0, "uid", "UID", struct record_opts, uid,

@@ -54,12 +54,13 @@ static void sel_init(void)
 
 	if (!rec_db_dir())
 		return;
+	/* a demangled name ("f<int>(float*, int)") is no regular expression
+	 * (or not the one meant): the pattern also matches as a whole name */
 	if (re && *re) {
-		if (regcomp(&sel.re, re, REG_EXTENDED | REG_NOSUB)) {
-			rec_say("bad kernel pattern '%s': nothing is recorded", re);
-			return;
-		}
-		sel.have_re = true;
+		if (!regcomp(&sel.re, re, REG_EXTENDED | REG_NOSUB))
+			sel.have_re = true;
+		if (!name || !*name)
+			name = re;
 	}
 	if (name && *name)
 		sel.name = squeeze(name);

@@ -234,6 +234,14 @@ else
 	skip "libtlreplay_gpu.so or the stand-in CUPTI is not built (no CUDA headers)"
 fi
 
+# a name with the characters of a regular expression is also a name
+run "$TLREPLAY" kreplay dball -k 'list_sum(' -r 1 --warmup 0 --no-store
+[ "$RC" -eq 1 ] && grep -q "no launch in dball matches list_sum(" "$TMP/err"
+ok $? "kreplay -k: a pattern that is neither a regular expression nor a name matches nothing, said"
+run "$TLREPLAY" kreplay dball -k 'list_sum' -r 1 --warmup 0 --no-store -x,
+[ "$RC" -eq 0 ] && [ "$(grep -c ',list_sum,' "$TMP/out")" = 3 ]
+ok $? "kreplay -k NAME"
+
 # ---------------------------------------------------------------- from a trace
 cat >trace.json <<'EOT'
 {"traceEvents": [
