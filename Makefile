@@ -243,6 +243,9 @@ $(O)/tests/tools/diff_tree_drv: tests/tools/diff_tree_drv.c $(DIFF_DRV_OBJS) $(L
 
 unit-tests: $(UNIT_BINS) $(TOOL_BINS) $(KDRV_BINS)
 
+# test_nvinfo includes the recorder's image readers
+$(O)/tests/test_nvinfo: core/record/rec_nvinfo.c core/record/rec_image.c core/record/rec.h
+
 # the tests that load them (test_gpu skips itself without GPU_LIB)
 $(O)/tests/test_energy: $(O)/tests/libfake_nvml.so
 $(O)/tests/test_gpu: $(GPU_LIB) $(GPU_FAKES)

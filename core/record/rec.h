@@ -31,6 +31,8 @@ void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *rec_real(const char *name);
 /* dlsym(RTLD_DEFAULT, @name) without our dlsym in the way. */
 void *rec_real_global(const char *name);
+/* dlsym(@handle, @name) without our dlsym in the way. */
+void *rec_real_in(void *handle, const char *name);
 
 /* ---- tables (rec_tables.c); every function takes the tables' lock itself */
 enum rec_image_kind { REC_IMG_FATBIN, REC_IMG_CUBIN, REC_IMG_PTX, REC_IMG_OTHER };
@@ -79,6 +81,13 @@ struct rec_alloc *rec_alloc_snapshot(size_t *n);
  * be told (not a fatbin, ELF or PTX). A cudart fatbin wrapper is followed:
  * *@data then points at the fatbin it wraps. */
 size_t rec_image_len(const void **data, enum rec_image_kind *kind);
+
+/* ---- parameter layouts from images (rec_nvinfo.c) */
+/* The layout of @kernel's parameters (offset, size; malloc'ed, by offset)
+ * from the .nv.info section of its cubin: @image itself, or in a fatbin the
+ * cubin for sm_@arch (90 for 9.0). 0, or -1 when the image does not say. */
+int rec_nvinfo_layout(const void *image, size_t len, enum rec_image_kind kind, const char *kernel, int arch,
+		      size_t (**out)[2], size_t *n);
 
 /* ---- the launch (rec_capture.c) */
 struct rec_launch {

@@ -154,9 +154,28 @@ static int params_layout(CUfunction f, struct params *p)
 	return 0;
 }
 
+/* The layout from the image's .nv.info, for drivers without
+ * cuFuncGetParamInfo. */
+static int params_layout_image(const struct rec_image *img, const char *name, int arch, struct params *p)
+{
+	size_t (*lay)[2] = NULL, n = 0, i;
+
+	if (!img->data || rec_nvinfo_layout(img->data, img->len, img->kind, name, arch, &lay, &n))
+		return -ENOSYS;
+	free(p->layout);
+	p->layout = lay;
+	p->n = n;
+	p->size = 0;
+	for (i = 0; i < n; i++)
+		if (lay[i][0] + lay[i][1] > p->size)
+			p->size = lay[i][0] + lay[i][1];
+	return 0;
+}
+
 /* The bytes the kernel receives: `extra`'s buffer as given, or the
- * kernelParams packed by the driver's layout. */
-static int params_get(const struct rec_launch *l, CUfunction f, struct params *p)
+ * kernelParams packed by the driver's layout (or the image's). */
+static int params_get(const struct rec_launch *l, CUfunction f, const struct rec_image *img, const char *name,
+		      int arch, struct params *p)
 {
 	void *ptr = NULL;
 	size_t size = 0, i;
@@ -169,6 +188,8 @@ static int params_get(const struct rec_launch *l, CUfunction f, struct params *p
 			size = *(size_t *)l->extra[i + 1];
 	}
 	err = params_layout(f, p);
+	if (err == -ENOSYS)
+		err = params_layout_image(img, name, arch, p);
 	if (ptr) {
 		p->size = size;
 		p->buf = malloc(size ? size : 1);
@@ -459,6 +480,7 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 {
 	const struct rec_launch *l = c->l;
 	sync_fn *sync = REAL(sync_fn, "cuCtxSynchronize");
+	struct device_info dev;
 	struct params p = { 0 };
 	struct rec_alloc *live = NULL;
 	struct mem *m = NULL;
@@ -473,10 +495,12 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 			"call it does not know)", name);
 		return;
 	}
-	err = params_get(l, f, &p);
+	device_info(&dev);
+	err = params_get(l, f, img, name, dev.major * 10 + dev.minor, &p);
 	if (err) {
 		rec_say("cannot record %s: %s", name,
-			err == -ENOSYS ? "the driver does not give the parameter layout (cuFuncGetParamInfo, CUDA 12.4)"
+			err == -ENOSYS ? "the driver does not give the parameter layout (cuFuncGetParamInfo, CUDA "
+					 "12.4), nor does its module image (no .nv.info for it)"
 				       : "out of memory");
 		goto out;
 	}

@@ -67,9 +67,14 @@ static void *cuda_handle(void)
 
 void *rec_real_global(const char *name)
 {
+	return rec_real_in(RTLD_DEFAULT, name);
+}
+
+void *rec_real_in(void *handle, const char *name)
+{
 	dlsym_fn *ds = real_dlsym_fn();
 
-	return ds ? ds(RTLD_DEFAULT, name) : NULL;
+	return ds ? ds(handle, name) : NULL;
 }
 
 /* ---- the table of wrapped functions */

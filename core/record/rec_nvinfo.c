@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* A kernel's parameter layout read from its module image, for drivers
+ * older than CUDA 12.4 (no cuFuncGetParamInfo). A cubin has, per kernel, an
+ * .nv.info.<name> section of attributes; EIATTR_KPARAM_INFO gives each
+ * parameter's ordinal, offset and size (bits 18..31 of its last word). A
+ * fatbin holds cubins (and PTX) per architecture, each possibly compressed:
+ * the one for the device's architecture is taken, inflated with libzstd
+ * (CUDA 13's compression, found with dlopen) when it is compressed; the older
+ * LZ4 compression is not read. */
+#include <dlfcn.h>
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+
+#define EIFMT_NVAL 1
+#define EIFMT_BVAL 2
+#define EIFMT_HVAL 3
+#define EIFMT_SVAL 4
+#define EIATTR_KPARAM_INFO 0x17
+
+#define FATBIN_KIND_ELF 2
+#define FATBIN_COMPRESSED_ZSTD 0x8000
+
+struct fatbin_entry {
+	uint16_t kind, version;
+	uint32_t header_size;
+	uint64_t size;
+	uint32_t compressed_size, unknown;
+	uint16_t minor, major;
+	uint32_t arch;
+	uint32_t name_offset, name_len;
+	uint64_t flags, zero, decompressed_size;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The layout from the .nv.info section of @kernel in the cubin @p. */
+static int cubin_layout(const unsigned char *p, size_t len, const char *kernel, size_t (**out)[2], size_t *n)
+{
+	const Elf64_Ehdr *eh = (const void *)p;
+	const Elf64_Shdr *sh, *strs;
+	size_t i, want = strlen(kernel);
+
+	if (len < sizeof(*eh) || memcmp(p, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > len || eh->e_shstrndx >= eh->e_shnum)
+		return -1;
+	sh = (const void *)(p + eh->e_shoff);
+	strs = &sh[eh->e_shstrndx];
+	for (i = 0; i < eh->e_shnum; i++) {
+		const char *name = (const char *)p + strs->sh_offset + sh[i].sh_name;
+		const unsigned char *a, *end;
+
+		/* bounded compares: the name and its NUL lie inside the image */
+		if (strs->sh_offset + sh[i].sh_name + 9 + want >= len || memcmp(name, ".nv.info.", 9) ||
+		    memcmp(name + 9, kernel, want + 1) || sh[i].sh_offset + sh[i].sh_size > len)
+			continue;
+		a = p + sh[i].sh_offset;
+		end = a + sh[i].sh_size;
+		*n = 0;
+		while (a + 2 <= end) {
+			unsigned fmt = a[0], attr = a[1];
+			uint16_t sz;
+
+			a += 2;
+			/* every record is 4-byte aligned: a value-less one or a
+			 * byte's still has its two bytes */
+			if (fmt == EIFMT_NVAL || fmt == EIFMT_BVAL || fmt == EIFMT_HVAL) {
+				a += 2;
+				continue;
+			}
+			if (fmt != EIFMT_SVAL || a + 2 > end)
+				break;
+			memcpy(&sz, a, 2);
+			a += 2;
+			if (a + sz > end)
+				break;
+			if (attr == EIATTR_KPARAM_INFO && sz >= 12) {
+				uint16_t off;
+				uint32_t flags;
+				size_t(*grown)[2] = realloc(*out, (*n + 1) * sizeof(**out));
+
+				if (!grown)
+					return -1;
+				*out = grown;
+				memcpy(&off, a + 6, 2);
+				memcpy(&flags, a + 8, 4);
+				(*out)[*n][0] = off;
+				(*out)[*n][1] = (flags >> 18) & 0x3fff;
+				(*n)++;
+			}
+			a += sz;
+		}
+		/* the section lists them last parameter first */
+		qsort(*out, *n, sizeof(**out), by_offset);
+		return 0;
+	}
+	return -1;
+}
+
+/* libzstd's one-shot decompression, when the library is there. */
+static size_t unzstd(void *dst, size_t cap, const void *src, size_t len)
+{
+	typedef size_t fn(void *, size_t, const void *, size_t);
+	typedef unsigned iserr_fn(size_t);
+	static fn *dec;
+	static iserr_fn *iserr;
+	static bool looked;
+	size_t r;
+
+	if (!looked) {
+		void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+
+		if (h) {
+			*(void **)&dec = rec_real_in(h, "ZSTD_decompress");
+			*(void **)&iserr = rec_real_in(h, "ZSTD_isError");
+		}
+		looked = true;
+	}
+	if (!dec || !iserr)
+		return 0;
+	r = dec(dst, cap, src, len);
+	return iserr(r) ? 0 : r;
+}
+
+int rec_nvinfo_layout(const void *image, size_t len, enum rec_image_kind kind, const char *kernel, int arch,
+		      size_t (**out)[2], size_t *n)
+{
+	const unsigned char *p = image, *e, *end;
+	uint64_t fat;
+	uint16_t hs;
+	int rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (kind == REC_IMG_CUBIN)
+		return cubin_layout(p, len, kernel, out, n);
+	if (kind != REC_IMG_FATBIN || len < 16)
+		return -1;
+	memcpy(&hs, p + 6, 2);
+	memcpy(&fat, p + 8, 8);
+	if (hs + fat > len)
+		return -1;
+	end = p + hs + fat;
+	for (e = p + hs; e + sizeof(struct fatbin_entry) <= end && rc; ) {
+		struct fatbin_entry h;
+
+		memcpy(&h, e, sizeof(h));
+		if (h.header_size < sizeof(h) || e + h.header_size + h.size > end)
+			break;
+		if (h.kind == FATBIN_KIND_ELF && (int)h.arch == arch) {
+			const unsigned char *body = e + h.header_size;
+
+			if (!(h.flags & (FATBIN_COMPRESSED_ZSTD | 0x2000))) {
+				rc = cubin_layout(body, h.size, kernel, out, n);
+			} else if ((h.flags & FATBIN_COMPRESSED_ZSTD) && h.decompressed_size) {
+				unsigned char *cubin = malloc(h.decompressed_size);
+
+				if (cubin && unzstd(cubin, h.decompressed_size, body,
+						    h.compressed_size ? h.compressed_size : h.size) == h.decompressed_size)
+					rc = cubin_layout(cubin, h.decompressed_size, kernel, out, n);
+				free(cubin);
+			}
+		}
+		e += h.header_size + h.size;
+	}
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
