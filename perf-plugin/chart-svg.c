@@ -61,8 +61,7 @@ size_t svg_utf8_len(const unsigned char *p)
 	return 0;
 }
 
-/* Code points of @s (an invalid byte counts as one, as it prints as '?'). */
-static size_t cp_count(const char *s)
+size_t svg_cp_count(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = 0, l;
@@ -102,7 +101,7 @@ void svg_escape(FILE *f, const char *s, size_t maxcp)
 
 double svg_text_width(const char *s, double px)
 {
-	return (double)cp_count(s ? s : "") * EM_PER_CHAR * px;
+	return (double)svg_cp_count(s ? s : "") * EM_PER_CHAR * px;
 }
 
 static void text_open(FILE *f, double x, double y, const char *anchor, const char *cls, const char *extra)
@@ -130,7 +129,7 @@ static size_t fit(size_t n, double px, double max_w)
 void svg_text(FILE *f, double x, double y, const char *anchor, const char *cls, double px, double max_w,
 	      const char *extra, const char *s)
 {
-	size_t keep = fit(cp_count(s ? s : ""), px, max_w);
+	size_t keep = fit(svg_cp_count(s ? s : ""), px, max_w);
 
 	text_open(f, x, y, anchor, cls, extra);
 	svg_escape(f, s, keep);
@@ -145,12 +144,12 @@ void svg_label(FILE *f, double x, double y, const char *cls, double px, double m
 	size_t n, nt, keep;
 
 	s = s ? s : "";
-	n = cp_count(s);
+	n = svg_cp_count(s);
 	/* the last " (...)" at the end: "(uid 48)" tells ops of one name apart */
 	if (n && s[strlen(s) - 1] == ')')
 		for (p = s; (p = strstr(p, " (")); p++)
 			tail = p;
-	nt = tail ? cp_count(tail) : 0;
+	nt = tail ? svg_cp_count(tail) : 0;
 	keep = fit(n, px, max_w);
 	if (keep == SIZE_MAX || !tail || nt > 24 || keep < nt + 8) {
 		svg_text(f, x, y, "start", cls, px, max_w, NULL, s);

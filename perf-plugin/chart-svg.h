@@ -39,6 +39,8 @@ void svg_end(FILE *f);
 /* @s XML-escaped (& < > " '), control characters and invalid UTF-8
  * replaced by '?', at most @maxcp code points (SIZE_MAX: all). */
 void svg_escape(FILE *f, const char *s, size_t maxcp);
+/* Code points of @s (an invalid byte counts as one, as it prints as '?'). */
+size_t svg_cp_count(const char *s);
 
 /* Length of the valid UTF-8 sequence at @p that XML accepts (a character,
  * not a control one but tab); 0 if none. */

@@ -19,30 +19,9 @@ static size_t next_cp(const unsigned char *p, bool *valid)
 
 void hp_esc(FILE *f, const char *s, size_t maxcp)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t l;
-	bool valid;
-
-	for (; *p; p += l) {
-		l = next_cp(p, &valid);
-		if (!maxcp--) {
-			fputs("\xe2\x80\xa6", f);	/* … */
-			return;
-		}
-		if (!valid) {
-			fputc('?', f);
-			continue;
-		}
-		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		case '\t': fputc(' ', f); break;
-		default: fwrite(p, 1, l, f);
-		}
-	}
+	svg_escape(f, s, maxcp);
+	if (svg_cp_count(s ? s : "") > maxcp)
+		fputs("\xe2\x80\xa6", f);	/* … */
 }
 
 void hp_json_str(FILE *f, const char *s, size_t maxcp)
