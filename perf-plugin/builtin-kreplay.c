@@ -41,7 +41,7 @@ static const struct opt kreplay_opts_table[] = {
 		   "replay the launches whose kernel name matches REGEX, or\n"
 		   "is REGEX (a demangled name); default: every launch"),
 	OPT_STRING(0, "launch", "N", struct kreplay_opts, launch, "replay launch N of the database only (from 0)"),
-	OPT_U64('r', "repeat", "N", struct kreplay_opts, reps, "timed launches (default 20)"),
+	OPT_U64('r', "iters", "N", struct kreplay_opts, reps, "timed launches (default 20)"),
 	OPT_U64(0, "warmup", "N", struct kreplay_opts, warmup, "untimed launches first (default 3)"),
 	OPT_BOOL(0, "flush-l2", struct kreplay_opts, flush_l2, "flush the L2 cache before every launch"),
 	OPT_BOOL(0, "verify", struct kreplay_opts, verify,
@@ -67,7 +67,9 @@ static const struct opt kreplay_opts_table[] = {
 	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "field-separator", NULL),
 	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "json", NULL),
 	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "output", NULL),
-	OPT_STRING(0, "store", "FILE", struct kreplay_opts, store, "the results store (default: docs/results-store.md)"),
+	OPT_STRING(0, "store", "FILE", struct kreplay_opts, store,
+		   "the results store (default $TLREPLAY_STORE, else\n"
+		   "~/.local/state/tlreplay/results.jsonl)"),
 	OPT_BOOL(0, "no-store", struct kreplay_opts, no_store, "do not append results to the store"),
 	OPT_HELP(),
 	OPT_END(),
