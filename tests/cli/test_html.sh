@@ -31,6 +31,10 @@ grep -q '<h3>Per iteration</h3>' "$P" && grep -q '>ProfilerStep#1</td><td class=
 	grep -q '>ProfilerStep#2</td><td class="n">50 µs</td><td class="n">30 µs</td>' "$P"
 ok $? "per iteration: the steps' wall time and GPU span, as tlreplay steps (100/70 us, 50/30 us)"
 
+run tl report -i "$F/steps_basic.json" --step 2 --html "$TMP/step2.html"
+[ "$RC" -eq 0 ] && grep -q '>ProfilerStep#2</td>' "$TMP/step2.html" && ! grep -q '>ProfilerStep#1</td>' "$TMP/step2.html"
+ok $? "report --step 2 --html: the page of that iteration only"
+
 run tl report -i "$F/launch_basic.json" --html "$TMP/idle.html"
 [ "$RC" -eq 0 ] && ! grep -q '<h3>Per iteration</h3>' "$TMP/idle.html" && grep -q '<h3>Idle time by cause</h3>' "$TMP/idle.html"
 ok $? "a trace without ProfilerStep: no per-iteration part, the idle causes still"
