@@ -57,12 +57,13 @@ void rec_function_add(const void *fn, const void *module, const char *name);
 void rec_kernel_add(const void *kernel, const void *library, const char *name);
 /* Alias @alias to what is known of @fn (cuKernelGetFunction). */
 void rec_function_alias(const void *alias, const void *fn);
-/* Its name and image, or false when unknown; @name is copied into @buf.
- * @is_kernel: the handle came from cuLibraryGetKernel. */
-bool rec_function_get(const void *fn, char *name, size_t namelen, struct rec_image *img, bool *is_kernel);
-/* The number of launches of functions named like @fn so far, counting this
- * one (so 0 for the first), keyed by name as the trace counts kernels. */
-unsigned long rec_function_count_launch(const char *name);
+/* One launch of @fn: *@ordinal gets the launches of functions of its name
+ * before this one (counted here, by name as the trace counts kernels), and
+ * @select says, once per function, whether its name is one to record.
+ * Returns -1 for a function never seen, else the verdict (0 or 1); when 1,
+ * also its name (into @name), image and whether it is a CUkernel. */
+int rec_function_launch(const void *fn, int (*select)(const char *name), char *name, size_t namelen,
+			struct rec_image *img, bool *is_kernel, unsigned long *ordinal);
 
 enum rec_mem_kind { REC_MEM_ALLOC, REC_MEM_ASYNC, REC_MEM_MAPPED };
 struct rec_alloc {

@@ -560,31 +560,43 @@ out:
 	free(p.layout);
 }
 
+/* rec_function_launch()'s verdict on a function's name */
+static int selected(const char *name)
+{
+	char demangled[8192];
+
+	demangle(name, demangled, sizeof(demangled));
+	return matches(name, demangled);
+}
+
 CUresult rec_launch(const struct rec_launch *l, rec_launch_fn launch, void *ctx)
 {
 	struct launch_ctx c = { l, launch, ctx, false, 0 };
 	char name[4096], demangled[8192];
 	struct rec_image img;
 	bool is_kernel = false, want;
-	unsigned long ordinal, idx;
+	unsigned long ordinal = 0, idx;
 	CUfunction f = l->f;
+	int verdict;
 
 	pthread_once(&sel_once, sel_init);
 	if (!sel.on)
 		return launch(l, ctx);
-	if (!rec_function_get(l->f, name, sizeof(name), &img, &is_kernel)) {
+	verdict = rec_function_launch(l->f, selected, name, sizeof(name), &img, &is_kernel, &ordinal);
+	if (verdict < 0) {
+		/* a function loaded where the recorder did not see it: known by
+		 * name from now on (its image stays unknown) */
 		getname_fn *getname = REAL(getname_fn, "cuFuncGetName");
 		const char *nm = NULL;
 
 		if (!getname || getname(&nm, l->f) || !nm)
 			return launch(l, ctx);
-		snprintf(name, sizeof(name), "%s", nm);
-		memset(&img, 0, sizeof(img));
+		rec_function_add(l->f, NULL, nm);
+		verdict = rec_function_launch(l->f, selected, name, sizeof(name), &img, &is_kernel, &ordinal);
 	}
-	ordinal = rec_function_count_launch(name);
-	demangle(name, demangled, sizeof(demangled));
-	if (!matches(name, demangled))
+	if (verdict <= 0)
 		return launch(l, ctx);
+	demangle(name, demangled, sizeof(demangled));
 	pthread_mutex_lock(&sel_lock);
 	idx = sel.matched++;
 	pthread_mutex_unlock(&sel_lock);

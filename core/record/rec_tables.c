@@ -111,16 +111,18 @@ static struct map functions;	/* handle -> struct func * */
 static struct map allocs;	/* base -> struct rec_alloc * */
 static struct map launches;	/* name hash -> struct count * (chained by name) */
 
-struct func {
-	char *name;
-	const void *module;
-	bool is_kernel;
-};
-
 struct count {
 	char *name;
 	unsigned long n;
 	struct count *next;
+};
+
+struct func {
+	char *name;
+	const void *module;
+	bool is_kernel;
+	signed char selected;		/* -1: not asked yet */
+	struct count *launches;		/* of its name; NULL until its first launch */
 };
 
 void rec_module_add(const void *handle, const void *img, size_t len, enum rec_image_kind kind)
@@ -198,6 +200,7 @@ static void function_put(const void *fn, const void *module, const char *name, b
 	}
 	f->module = module;
 	f->is_kernel = is_kernel;
+	f->selected = -1;
 	pthread_mutex_lock(&lock);
 	old = map_take(&functions, (uintptr_t)fn);
 	if (map_put(&functions, (uintptr_t)fn, f)) {
@@ -238,29 +241,6 @@ void rec_kernel_add(const void *kernel, const void *library, const char *name)
 	function_put(kernel, library, name, true);
 }
 
-bool rec_function_get(const void *fn, char *name, size_t namelen, struct rec_image *img, bool *is_kernel)
-{
-	void **v;
-	bool ok = false;
-
-	pthread_mutex_lock(&lock);
-	v = map_find(&functions, (uintptr_t)fn);
-	if (v) {
-		struct func *f = *v;
-		void **m = map_find(&modules, (uintptr_t)f->module);
-
-		snprintf(name, namelen, "%s", f->name);
-		*is_kernel = f->is_kernel;
-		if (m)
-			*img = *(struct rec_image *)*m;
-		else
-			memset(img, 0, sizeof(*img));
-		ok = true;
-	}
-	pthread_mutex_unlock(&lock);
-	return ok;
-}
-
 static uintptr_t name_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -270,31 +250,64 @@ static uintptr_t name_hash(const char *s)
 	return (uintptr_t)(h | 2);	/* never a map marker */
 }
 
-unsigned long rec_function_count_launch(const char *name)
+/* The launch counter of kernel name @name, made the first time (under the
+ * lock); NULL when memory is short. */
+static struct count *count_of(const char *name)
 {
 	uintptr_t h = name_hash(name);
-	struct count *c, *head;
-	unsigned long n = 0;
+	struct count *c, *head = map_find(&launches, h) ? *map_find(&launches, h) : NULL;
 
-	pthread_mutex_lock(&lock);
-	head = map_find(&launches, h) ? *map_find(&launches, h) : NULL;
 	for (c = head; c && strcmp(c->name, name); c = c->next)
 		;
-	if (!c && (c = calloc(1, sizeof(*c))) && (c->name = strdup(name))) {
-		c->next = head;
-		if (map_put(&launches, h, c)) {
-			free(c->name);
-			free(c);
-			c = NULL;
-		}
-	} else if (c && !c->name) {
-		free(c);
-		c = NULL;
-	}
 	if (c)
-		n = c->n++;
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->name = strdup(name))) {
+		free(c);
+		return NULL;
+	}
+	c->next = head;
+	if (map_put(&launches, h, c)) {
+		free(c->name);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int rec_function_launch(const void *fn, int (*select)(const char *name), char *name, size_t namelen,
+			struct rec_image *img, bool *is_kernel, unsigned long *ordinal)
+{
+	void **v, **m;
+	struct func *f;
+	int selected;
+
+	pthread_mutex_lock(&lock);
+	v = map_find(&functions, (uintptr_t)fn);
+	if (!v) {
+		pthread_mutex_unlock(&lock);
+		return -1;
+	}
+	f = *v;
+	/* what a launch costs when nothing is recorded: this lookup, and the
+	 * name's demangling and matching once per function */
+	if (f->selected < 0)
+		f->selected = (signed char)select(f->name);
+	if (!f->launches)
+		f->launches = count_of(f->name);
+	*ordinal = f->launches ? f->launches->n++ : 0;
+	selected = f->selected;
+	if (selected) {
+		snprintf(name, namelen, "%s", f->name);
+		*is_kernel = f->is_kernel;
+		m = map_find(&modules, (uintptr_t)f->module);
+		if (m)
+			*img = *(struct rec_image *)*m;
+		else
+			memset(img, 0, sizeof(*img));
+	}
 	pthread_mutex_unlock(&lock);
-	return n;
+	return selected;
 }
 
 void rec_alloc_add(CUdeviceptr base, size_t size, enum rec_mem_kind kind)
