@@ -76,31 +76,19 @@ TL_CMD_RUNS(record, record_opts_table, "run a CUDA program and record kernel lau
 	    "\n");
 
 /* The recorder library: $TLREPLAY_RECORD_LIB, else beside this tlreplay
- * (build tree, bundle) or in its ../lib/tlreplay (install). */
+ * (build tree, bundle) or in its ../lib/tlreplay (install); absolute, since
+ * the program may change directory before the loader reads LD_PRELOAD. */
 static const char *recorder_path(void)
 {
-	static char path[PATH_MAX + 64];
 	static const char *const rel[] = { "libtlreplay-record.so", "../lib/tlreplay/libtlreplay-record.so",
 					   "../lib/libtlreplay-record.so" };
-	const char *env = getenv("TLREPLAY_RECORD_LIB");
-	char dir[PATH_MAX];
-	ssize_t n;
-	size_t i;
+	static char abs[PATH_MAX];
+	const char *env = getenv("TLREPLAY_RECORD_LIB"), *p;
 
 	if (env && *env)
 		return access(env, R_OK) ? NULL : env;
-	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
-	if (n <= 0)
-		return NULL;
-	dir[n] = 0;
-	if (strrchr(dir, '/'))
-		*strrchr(dir, '/') = 0;
-	for (i = 0; i < TL_ARRAY_N(rel); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, rel[i]);
-		if (!access(path, R_OK) && realpath(path, dir))
-			return strcpy(path, dir);
-	}
-	return NULL;
+	p = cli_beside_exe(rel, TL_ARRAY_N(rel));
+	return p && realpath(p, abs) ? abs : NULL;
 }
 
 /* --uid: the kernel event of UID (itself, or the first kernel it launched),

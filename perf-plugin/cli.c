@@ -589,3 +589,23 @@ out:
 	*len = n;
 	return buf;
 }
+
+const char *cli_beside_exe(const char *const *rel, size_t n)
+{
+	static char path[PATH_MAX + 64];
+	char dir[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	size_t i;
+
+	if (len <= 0)
+		return NULL;
+	dir[len] = 0;
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = 0;
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, rel[i]);
+		if (!access(path, R_OK))
+			return path;
+	}
+	return NULL;
+}

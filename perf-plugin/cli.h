@@ -21,6 +21,9 @@ struct out_fmt {
 	char *tmp_path;
 };
 
+/* The first of the paths @rel (relative to the directory of this tlreplay:
+ * build tree, bundle, install) that can be read; a static buffer, or NULL. */
+const char *cli_beside_exe(const char *const *rel, size_t n);
 /* Print "tlreplay: <msg>" on stderr. Returns 1 (the usage/failure exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The message for a failed library call: tl_last_error(), else strerror. */

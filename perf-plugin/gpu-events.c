@@ -115,22 +115,8 @@ void event_split_free(struct event_split *sp)
 
 const char *gpu_lib_path(void)
 {
-	static char path[PATH_MAX + 64];
 	static const char *const rel[] = { "libtlreplay_gpu.so", "../lib/libtlreplay_gpu.so",
 					   "../lib64/libtlreplay_gpu.so" };
-	char dir[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
-	size_t i;
 
-	if (n <= 0)
-		return NULL;
-	dir[n] = 0;
-	if (strrchr(dir, '/'))
-		*strrchr(dir, '/') = 0;
-	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, rel[i]);
-		if (!access(path, R_OK))
-			return path;
-	}
-	return NULL;
+	return cli_beside_exe(rel, TL_ARRAY_N(rel));
 }
