@@ -7,6 +7,7 @@ the request's and the built-in aliases are tried. Also the live schema list (`sc
 import importlib
 import importlib.util
 import os
+import re
 import sys
 
 from .errors import ArgsError, Unavailable, one_line
@@ -42,15 +43,67 @@ def namespace_request(value):
     raise ArgsError("namespaces must be an object {ns: [modules]} or a list of namespaces")
 
 
+# An operator's namespace, name and overload are identifiers; a dunder never is one.
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class NotAnOperator(Unavailable):
+    """op_name names something of torch.ops that is not a registered operator: torch.ops's own
+    methods (load_library, import_module ...), attributes of a namespace object (__dict__ ...),
+    or a name that is no identifier. An IR file is data: it must never reach such a callable
+    (load_library::__call__ with "./evil.so" would dlopen that file and run its constructor)."""
+
+    def __init__(self, qual):
+        Unavailable.__init__(self, "not an operator: %s" % qual)
+
+
+def _plain_name(name):
+    return bool(_IDENT.match(name)) and not name.startswith("__")
+
+
+def check_name(qual):
+    """Raise NotAnOperator unless `ns::name` (an optional `.overload` after name) is made of
+    identifiers that cannot name an attribute of torch.ops or of its namespace objects."""
+    ns, sep, rest = qual.partition("::")
+    name, _, overload = rest.partition(".")
+    parts = [ns, name] + ([overload] if overload else [])
+    if not sep or not all(_plain_name(p) for p in parts):
+        raise NotAnOperator(qual)
+    own = vars(torch.ops).get(ns)
+    if hasattr(type(torch.ops), ns) or (own is not None and not _is_namespace(own)):
+        raise NotAnOperator(qual)
+
+
+def _is_namespace(obj):
+    return isinstance(obj, torch._ops._OpNamespace)
+
+
+def _is_packet(obj):
+    return isinstance(obj, torch._ops.OpOverloadPacket)
+
+
+def _is_overload(obj):
+    return isinstance(obj, torch._ops.OpOverload)
+
+
 def lookup(qual):
-    """torch.ops.<ns>.<name> (the op packet) for `ns::name`, None when not registered."""
-    ns, sep, name = qual.partition("::")
-    if not sep or not ns or not name:
-        return None
+    """torch.ops.<ns>.<name> (the op's overload packet) for `ns::name`; None when no operator
+    of that name is registered. Raises NotAnOperator when the name is not an operator's (see
+    check_name): only registered operators' packets are ever returned."""
+    check_name(qual)
+    ns, _, name = qual.partition("::")
     try:
-        return getattr(getattr(torch.ops, ns), name)
+        space = getattr(torch.ops, ns)
+        if not _is_namespace(space) or hasattr(type(space), name):
+            raise NotAnOperator(qual)
+        pkt = getattr(space, name)
+    except NotAnOperator:
+        raise
     except Exception:
         return None
+    if not _is_packet(pkt):
+        raise NotAnOperator(qual)
+    return pkt
 
 
 class OpResolver:
@@ -136,8 +189,12 @@ class OpResolver:
         if overload is None:
             return pkt, used, base
         ov = overload or "default"
+        if not _plain_name(ov) or hasattr(type(pkt), ov):  # the packet's methods are no overloads
+            raise NotAnOperator("%s.%s" % (base, ov))
         try:
             op = getattr(pkt, ov)
+            if not _is_overload(op):
+                raise AttributeError(ov)
         except Exception:
             warn("overload %r of %s is not in torch %s; torch picks one from the arguments" % (
                 ov, used, torch.__version__))
