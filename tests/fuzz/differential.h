@@ -21,7 +21,8 @@
  *    (name, cat, ph, ts, dur, pid, tid, args, the linking ids, the kind), the
  *    counts match and the metadata matches the other top-level keys;
  *  - the grammar check and cJSON accept a non-empty trace that nests less
- *    than 500 deep  =>  the library accepts it.
+ *    than 500 deep  =>  the library accepts it, unless a ts or dur is
+ *    infinite or beyond +-2^63 ns (TL_TIME_MAX_US), which it must refuse.
  *
  * Known, intended differences that are tolerated:
  *  - duplicate keys in an event: the loader keeps the last value, as Python
@@ -463,6 +464,9 @@ struct diff_ctx {
 	unsigned nkeys_events;	/* traceEvents keys seen */
 	uint64_t count, compared, skipped;
 	char ev_why[512];	/* first mismatch in it */
+	/* a ts or dur out of range, in any traceEvents read: the library must
+	 * refuse the trace (unsure: in a string with escapes it may not see) */
+	bool time_bad, time_unsure;
 	char ref_why[256];	/* why cJSON gave up */
 	cJSON *meta;		/* the other top-level keys, as the loader keeps them */
 };
@@ -579,6 +583,34 @@ static inline void diff_check_ids(struct diff_ctx *c, uint64_t uid, const cJSON 
 	diff_check_id(c, uid, "device", ev->device, w, v);
 }
 
+/* Every ts and dur member of event @o (repeated keys too: the loader reads
+ * each): one that is infinite or beyond +-2^63 ns must make the library
+ * refuse the trace. */
+static inline void diff_check_times(struct diff_ctx *c, const cJSON *o, bool raw_escapes)
+{
+	const cJSON *it;
+
+	for (it = o->child; it; it = it->next) {
+		double d;
+
+		if (strcmp(it->string, "ts") && strcmp(it->string, "dur"))
+			continue;
+		if (cJSON_IsNumber(it)) {
+			d = it->valuedouble;
+		} else if (cJSON_IsString(it) && diff_is_number_text(it->valuestring)) {
+			d = strtod(it->valuestring, NULL);
+		} else {
+			continue;
+		}
+		if (d >= -TL_TIME_MAX_US && d <= TL_TIME_MAX_US)
+			continue;
+		if (cJSON_IsString(it) && raw_escapes)
+			c->time_unsure = true;
+		else
+			c->time_bad = true;
+	}
+}
+
 /* Element @uid of traceEvents, as cJSON read it from [raw, raw+rawlen). */
 static inline void diff_event(struct diff_ctx *c, uint64_t uid, const cJSON *o, const char *raw,
 			      size_t rawlen)
@@ -683,8 +715,10 @@ static inline const char *diff_events(struct diff_ctx *c, const char *p)
 			diff_say(c->ev_why, sizeof(c->ev_why),
 				 "traceEvents[%llu] is not an object, yet the library accepted the trace",
 				 (unsigned long long)c->count);
-		} else if (c->tr) {
-			diff_event(c, c->count, o, start, (size_t)(p - start));
+		} else {
+			diff_check_times(c, o, memchr(start, '\\', (size_t)(p - start)) != NULL);
+			if (c->tr)
+				diff_event(c, c->count, o, start, (size_t)(p - start));
 		}
 		cJSON_Delete(o);
 		c->count++;
@@ -836,11 +870,19 @@ static inline void diff_trace(const struct tl_trace *tr, int lib_err, const char
 			 c.ref_why[0] ? c.ref_why : "bad document");
 		goto out;
 	}
+	if (tr && c.time_bad) {
+		res->verdict = DIFF_MISMATCH;
+		snprintf(res->why, sizeof(res->why),
+			 "the library accepted a ts or dur that is infinite or beyond +-2^63 ns");
+		goto out;
+	}
 	if (!tr) {
 		/* Both the grammar check and cJSON read a trace: so must the library.
 		 * With traceEvents given twice, the loader may stop at the first
-		 * (not an array, not objects) where Python would take the last. */
+		 * (not an array, not objects) where Python would take the last. A
+		 * time out of range is refused on purpose. */
 		if (v.ok && c.saw_events && c.all_objects && c.count > 0 && c.nkeys_events <= 1 &&
+		    !c.time_bad && !c.time_unsure &&
 		    v.max_depth < DIFF_MAX_CHECKED_DEPTH && lib_err != -ENOMEM) {
 			res->verdict = DIFF_MISMATCH;
 			snprintf(res->why, sizeof(res->why),

@@ -113,6 +113,22 @@ int main(void)
 	check_json("empty.json", "", -ENODATA, "empty file");
 	check_json("bare-array.json", "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2}]", 0, NULL);
 
+	/* Times that are no clock's are refused where they are written, as a NaN
+	 * literal is: 1e400 reads as inf, 1e308 makes ts + dur inf. */
+	check_json("nan.json", "{\"traceEvents\": [{\"ph\":\"X\",\"ts\":1,\"dur\":NaN}]}", -EBADMSG,
+		   "traceEvents[0]");
+	check_json("dur-inf.json", "{\"traceEvents\": [\n{\"ph\":\"X\",\"ts\":1,\"dur\":2},\n"
+		   "{\"ph\":\"X\",\"ts\":5,\"dur\":1e400}]}", -EBADMSG,
+		   "dur out of range (infinite, or beyond +-2^63 ns) at byte 68 (line 3, column 24) in traceEvents[1]");
+	check_json("ts-neg-inf.json", "{\"traceEvents\": [{\"ph\":\"X\",\"ts\":\"-1e400\",\"dur\":2}]}",
+		   -EBADMSG, "ts out of range (infinite, or beyond +-2^63 ns) at byte 32 (line 1, column 33) in traceEvents[0]");
+	check_json("ts-huge.json", "{\"traceEvents\": [{\"ph\":\"X\",\"ts\":1e308,\"dur\":1e308}]}", -EBADMSG,
+		   "ts out of range");
+	check_json("dur-huge.json", "{\"traceEvents\": [{\"ph\":\"i\",\"ts\":0,\"dur\":-1e16}]}",
+		   -EBADMSG, "dur out of range");
+	check_json("ts-edge.json", "{\"traceEvents\": [{\"ph\":\"X\",\"ts\":9223372036854775,\"dur\":-9223372036854775}]}",
+		   0, NULL);
+
 	p = gzip_file("good.json.gz", good, 0);
 	ok(try_open(p) == 0, "gzip trace loads");
 	p = gzip_file("cut.json.gz", good, 10);

@@ -118,6 +118,24 @@ int tl_text_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n);
 struct cJSON;
 int tl_json_compact(const struct cJSON *v, char **buf, size_t *len, size_t *cap);
 
+/* json_num.c: @d as an integer of [@lo, @hi] in *out when it is integral and
+ * in that range (false for NaN, infinities, 1.5, 1e300); the range is tested
+ * before any cast. tl_json_i64 does the same for a cJSON item, false when it
+ * is not a number. */
+bool tl_dbl_to_i64(double d, int64_t lo, int64_t hi, int64_t *out);
+bool tl_json_i64(const struct cJSON *v, int64_t lo, int64_t hi, int64_t *out);
+
+/* Times (ts, dur, in µs) are doubles, within what the profilers' and
+ * Perfetto's int64 nanosecond clocks hold (±2^63 ns, about ±292 years):
+ * beyond it a time is no clock's (1e400 reads as inf, 1e308 + 1e308 is inf),
+ * and its sums are infinities that no summary can write. The loader refuses
+ * such times, so every time the library holds passes tl_time_ok. */
+#define TL_TIME_MAX_US 9223372036854775.807
+static inline bool tl_time_ok(double us)
+{
+	return us >= -TL_TIME_MAX_US && us <= TL_TIME_MAX_US;	/* false for NaN */
+}
+
 /* Hash of a byte string: 8 bytes per step, good enough for interning. */
 uint64_t tl_hash_bytes(const void *p, size_t n);
 

@@ -237,14 +237,10 @@ static const char *field_number(struct loader *L, const char *p, double *d, int6
 	return js_skip_value(p, e, &L->err);
 }
 
-/* An integral double that fits int64 (ids written as 5.0 or 1e3). The range
- * test comes first: casting an out-of-range double is undefined. */
+/* An integral double that fits int64 (ids written as 5.0 or 1e3). */
 static bool as_int64(double d, int64_t *out)
 {
-	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != floor(d))
-		return false;
-	*out = (int64_t)d;
-	return true;
+	return tl_dbl_to_i64(d, INT64_MIN, INT64_MAX, out);
 }
 
 /* Keys with escapes ("n\u0061me") mean what they decode to: decode short
@@ -471,11 +467,17 @@ static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev
 				p = js_skip_value(p, e, &L->err);
 			}
 		} else if (KEY("ts") || KEY("dur")) {
+			const char *at = p;
 			double d = 0;
 			int64_t iv;
 			bool is_int, ok;
 
 			p = field_number(L, p, &d, &iv, &is_int, &ok);
+			/* 1e400 would be inf, 1e308 overflows ts + dur: refused where it
+			 * is written, as a NaN literal is (tl_time_ok) */
+			if (ok && !tl_time_ok(d))
+				return js_fail(&L->err, at, k[0] == 't' ? "ts out of range (infinite, or beyond +-2^63 ns)"
+									: "dur out of range (infinite, or beyond +-2^63 ns)");
 			if (ok) {
 				if (k[0] == 't') {
 					ev->ts = d;
