@@ -53,6 +53,19 @@ bad "unknown command" "what is 'frobnicate'" "$TLREPLAY" frobnicate
 bad "bad regex" "bad regular expression" "$TLREPLAY" list -i "$good" --name "a("
 bad "-x with -j" "exclusive" "$TLREPLAY" ops -i "$good" -x, -j
 
+# Times no clock gives (1e400 reads as inf) are refused at load, where they
+# are written, before summarize makes a summary the merge would refuse.
+printf '{"traceEvents": [\n{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2},\n{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":5,"dur":1e400}]}' >"$TMP/dur-inf.json"
+bad "dur 1e400" "dur-inf.json: dur out of range (infinite, or beyond +-2^63 ns) at byte 152 (line 3, column 66) in traceEvents\[1\]" \
+	"$TLREPLAY" breakdown -i "$TMP/dur-inf.json"
+bad "summarize: dur 1e400" "in traceEvents\[1\]" "$TLREPLAY" summarize -i "$TMP/dur-inf.json" -o "$TMP/dur-inf.tlrank.jsonl"
+[ ! -e "$TMP/dur-inf.tlrank.jsonl" ]
+ok $? "summarize: no summary written for it"
+"$TLREPLAY" summarize -i "$ROOT/tests/fixtures/ranks/worker1.json" -o "$TMP/w1.tlrank.jsonl" 2>/dev/null &&
+	sed '2s/^\(\[[^]]*\),[0-9.]*,\([0-9]*\),\([0-9]*\)\]$/\1,1e400,\2,\3]/' "$TMP/w1.tlrank.jsonl" >"$TMP/dur-inf.tlrank.jsonl"
+bad "a summary's dur 1e400" "dur-inf.tlrank.jsonl: line 2: bad ts or dur" \
+	"$TLREPLAY" collectives -i "$TMP/dur-inf.tlrank.jsonl"
+
 if [ "$(id -u)" -eq 0 ]; then
 	skip "unreadable file: running as root"
 else

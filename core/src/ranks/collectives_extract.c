@@ -80,19 +80,21 @@ static bool args_mention(const struct tl_trace *tr, uint64_t uid, const char *ne
 	return a && memmem(a, len, needle, strlen(needle));
 }
 
+/* An integer of [-1, 2^53] (what a summary holds, TL_RS_INT_MAX): a
+ * number, or a string of digits. */
 static bool get_int(const cJSON *o, const char *key, int64_t *v)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	if (cJSON_IsNumber(x) && isfinite(x->valuedouble)) {
-		*v = (int64_t)x->valuedouble;
-		return true;
-	}
+	if (cJSON_IsNumber(x))
+		return tl_json_i64(x, -1, TL_RS_INT_MAX, v);
 	if (cJSON_IsString(x) && x->valuestring[0]) {
 		char *end;
-		long long l = strtoll(x->valuestring, &end, 10);
+		long long l;
 
-		if (!*end) {
+		errno = 0;
+		l = strtoll(x->valuestring, &end, 10);
+		if (!*end && !errno && l >= -1 && l <= TL_RS_INT_MAX) {
 			*v = l;
 			return true;
 		}
@@ -158,18 +160,19 @@ static int fill_from_args(struct tl_rank_summary *s, struct tl_coll_rec *r, cons
 	return err;
 }
 
-/* Elements of a shape ([8192, 64] -> 524288); -1 if not a list of numbers. */
+/* Elements of a shape ([8192, 64] -> 524288); -1 if not a list of
+ * integers, or beyond what a summary holds (TL_RS_INT_MAX). */
 static int64_t shape_nelems(const cJSON *dims)
 {
 	const cJSON *d;
-	int64_t n = 1;
+	int64_t n = 1, k;
 
 	if (!cJSON_IsArray(dims) || !dims->child)
 		return -1;
 	cJSON_ArrayForEach(d, dims) {
-		if (!cJSON_IsNumber(d) || d->valuedouble < 0)
+		if (!tl_json_i64(d, 0, TL_RS_INT_MAX, &k) || __builtin_mul_overflow(n, k, &n) ||
+		    n > TL_RS_INT_MAX)
 			return -1;
-		n *= (int64_t)d->valuedouble;
 	}
 	return n;
 }

@@ -61,8 +61,10 @@ static int place(struct matcher *m)
 	if (!m->off_us || !m->pl)
 		return -ENOMEM;
 	m->base_ns = base;
+	/* base is the smallest: the difference is >= 0 and fits 64 bits
+	 * unsigned where int64_t overflows (a summary's base time is any int64) */
 	for (i = 0; i < set->n; i++)
-		m->off_us[i] = (double)(set->v[i]->info.base_time_ns - base) / 1000.0;
+		m->off_us[i] = (double)((uint64_t)set->v[i]->info.base_time_ns - (uint64_t)base) / 1000.0;
 	for (i = 0; i < set->n; i++) {
 		const struct tl_rank_summary *s = set->v[i];
 

@@ -30,13 +30,32 @@ const char *tl_rs_str(struct tl_rank_summary *s, const char *p, size_t n)
 	return id == UINT32_MAX ? NULL : tl_strtab_get(&s->strs, id);
 }
 
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+/* By ts and uid; records that share both (only in a summary written by
+ * hand or damaged) by their other fields, so that the order never depends
+ * on the sort. */
 static int cmp_rec(const void *a, const void *b)
 {
 	const struct tl_coll_rec *x = a, *y = b;
+	const char *const sx[] = { x->pg, x->pg_ranks, x->name, x->dtype, x->kernel };
+	const char *const sy[] = { y->pg, y->pg_ranks, y->name, y->dtype, y->kernel };
+	const int64_t ix[] = { x->name_src, x->pg_inferred, x->group_size, x->in_nelems, x->out_nelems,
+			       x->seq, x->stream };
+	const int64_t iy[] = { y->name_src, y->pg_inferred, y->group_size, y->in_nelems, y->out_nelems,
+			       y->seq, y->stream };
+	size_t i;
+	int c;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->uid > y->uid) - (x->uid < y->uid);
+	if ((c = CMP(x->ts, y->ts)) || (c = CMP(x->uid, y->uid)) || (c = CMP(x->dur, y->dur)))
+		return c;
+	for (i = 0; i < TL_ARRAY_SIZE(sx); i++)
+		if ((c = strcmp(sx[i], sy[i])))
+			return c;
+	for (i = 0; i < TL_ARRAY_SIZE(ix); i++)
+		if ((c = CMP(ix[i], iy[i])))
+			return c;
+	return 0;
 }
 
 void tl_rs_sort_coll(struct tl_rank_summary *s)

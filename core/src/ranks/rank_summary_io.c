@@ -44,26 +44,48 @@ bool tl_rank_summary_sniff(const void *buf, size_t len)
 
 /* ------------------------------------------------------------------ writing */
 
-/* The shortest decimal that reads back to @v (integers without a point). */
-static void put_num(FILE *f, double v)
+/* The shortest decimal that reads back to @v exactly (integers without a
+ * point), in @b; @v is finite (check_writable). cJSON's printer is not used
+ * for numbers: it takes 15 digits that come back within 2 ulps (a breakdown
+ * of 242.00000000000003 would come back 242, 2^53 as 2^53 - 2). */
+static const char *fmt_num(char b[40], double v)
 {
-	char b[40];
 	int prec;
 
-	if (!isfinite(v)) {
-		fputs("null", f);
-		return;
-	}
+	v += 0.0;	/* -0 is written 0 */
 	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
-		fprintf(f, "%.0f", v);
-		return;
+		snprintf(b, 40, "%.0f", v);
+		return b;
 	}
 	for (prec = 1; prec <= 17; prec++) {
-		snprintf(b, sizeof(b), "%.*g", prec, v);
+		snprintf(b, 40, "%.*g", prec, v);
 		if (strtod(b, NULL) == v)
 			break;
 	}
-	fputs(b, f);
+	return b;
+}
+
+static void put_num(FILE *f, double v)
+{
+	char b[40];
+
+	fputs(fmt_num(b, v), f);
+}
+
+/* Numbers of the header, exact (fmt_num). */
+static void add_num(cJSON *o, const char *key, double v)
+{
+	char b[40];
+
+	cJSON_AddRawToObject(o, key, fmt_num(b, v));
+}
+
+static void add_count(cJSON *o, const char *key, uint64_t v)
+{
+	char b[24];
+
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	cJSON_AddRawToObject(o, key, b);
 }
 
 static void put_int(FILE *f, int64_t v, bool null_if_negative)
@@ -83,9 +105,9 @@ static cJSON *breakdown_json(const struct tl_rank_summary *s, int k)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
 	us = cJSON_AddObjectToObject(o, "us");
-	cJSON_AddNumberToObject(o, "events", (double)s->bd[k].nevents);
+	add_count(o, "events", s->bd[k].nevents);
 	for (r = 0; r < TL_BD_NROWS && us; r++)
-		cJSON_AddNumberToObject(us, tl_bd_row_name(r), s->bd[k].us[r]);
+		add_num(us, tl_bd_row_name(r), s->bd[k].us[r]);
 	return o;
 }
 
@@ -110,8 +132,8 @@ static cJSON *header_json(const struct tl_rank_summary *s, const struct tl_strta
 		cJSON_AddNullToObject(h, "world_size");
 	cJSON_AddStringToObject(h, "backend", s->info.backend);
 	cJSON_AddStringToObject(h, "trace", s->info.trace);
-	cJSON_AddNumberToObject(h, "trace_bytes", (double)s->info.trace_bytes);
-	cJSON_AddNumberToObject(h, "events", (double)s->info.events);
+	add_count(h, "trace_bytes", s->info.trace_bytes);
+	add_count(h, "events", s->info.events);
 	snprintf(b, sizeof(b), "%lld", (long long)s->info.base_time_ns);
 	cJSON_AddStringToObject(h, "base_time_ns", b);
 	cJSON_AddItemToObject(h, "breakdown", breakdown_json(s, 0));
@@ -134,8 +156,46 @@ static cJSON *header_json(const struct tl_rank_summary *s, const struct tl_strta
 	for (i = 0; a && i < tab->n; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(tl_strtab_get(tab, (uint32_t)i)));
 	cJSON_AddItemToObject(h, "columns", cJSON_CreateStringArray(col_names, NCOLS));
-	cJSON_AddNumberToObject(h, "collectives", (double)s->coll.n);
+	add_count(h, "collectives", s->coll.n);
 	return h;
+}
+
+static bool count_ok(int64_t v)
+{
+	return v <= TL_RS_INT_MAX;	/* negative: written as null, "not recorded" */
+}
+
+/* Whether the reader takes back every value of @s: a time that is no clock's
+ * (inf from a trace read before the loader refused it, a summary built by
+ * hand) would be written as something the merge refuses long after the job
+ * that could have said so. */
+static int check_writable(const struct tl_rank_summary *s)
+{
+	const char *why = NULL;
+	size_t i;
+	int k, r;
+
+	for (k = 0; k < 2 && !why; k++)
+		for (r = 0; r < TL_BD_NROWS && s->has_bd[k] && !why; r++)
+			if (!isfinite(s->bd[k].us[r]) || s->bd[k].nevents > (uint64_t)TL_RS_INT_MAX)
+				why = "a breakdown is not finite, or counts more than 2^53 events";
+	if (why || s->info.events > (uint64_t)TL_RS_INT_MAX || s->info.trace_bytes > (uint64_t)TL_RS_INT_MAX)
+		return tl_err(-ERANGE, "%s: cannot write the rank summary: %s", s->info.trace,
+			      why ? why : "the event count or size is beyond 2^53");
+	for (i = 0; i < s->coll.n; i++) {
+		const struct tl_coll_rec *c = &s->coll.v[i];
+
+		if (!tl_time_ok(c->ts) || !tl_time_ok(c->dur))
+			why = "ts or dur is infinite or beyond +-2^63 ns";
+		else if (!count_ok(c->in_nelems) || !count_ok(c->out_nelems) || !count_ok(c->seq) ||
+			 c->uid > (uint64_t)TL_RS_INT_MAX ||
+			 (c->stream != TL_NOID && (c->stream < -TL_RS_INT_MAX || c->stream > TL_RS_INT_MAX)))
+			why = "a count, seq, stream or UID is beyond 2^53";
+		if (why)
+			return tl_err(-ERANGE, "%s: cannot write the rank summary: collective kernel UID %llu: %s",
+				      s->info.trace, (unsigned long long)c->uid, why);
+	}
+	return 0;
 }
 
 int tl_rank_summary_write(const struct tl_rank_summary *s, char **text, size_t *len)
@@ -150,6 +210,10 @@ int tl_rank_summary_write(const struct tl_rank_summary *s, char **text, size_t *
 
 	*text = NULL;
 	*len = 0;
+	err = check_writable(s);
+	if (err)
+		return err;
+	err = -ENOMEM;
 	if (tl_strtab_init(&tab))
 		return tl_err(-ENOMEM, "out of memory writing a rank summary");
 	ids = malloc((s->coll.n + 1) * sizeof(*ids));
@@ -240,10 +304,22 @@ static const char *hdr_str(struct tl_rank_summary *s, const cJSON *h, const char
 
 static int hdr_int(const cJSON *h, const char *key, int dflt)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(h, key);
+	int64_t v;
 
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < INT32_MAX ? (int)v->valuedouble
-										      : dflt;
+	return tl_json_i64(cJSON_GetObjectItemCaseSensitive(h, key), 0, INT32_MAX - 1, &v) ? (int)v : dflt;
+}
+
+/* A count of the header: absent is 0, anything but an integer of [0, 2^53]
+ * is an error. */
+static bool hdr_count(const cJSON *h, const char *key, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(h, key);
+	int64_t n = 0;
+
+	if (v && !tl_json_i64(v, 0, TL_RS_INT_MAX, &n))
+		return false;
+	*out = (uint64_t)n;
+	return true;
 }
 
 static int read_breakdown(struct tl_rank_summary *s, const cJSON *h, const char *key, int k)
@@ -259,11 +335,13 @@ static int read_breakdown(struct tl_rank_summary *s, const cJSON *h, const char 
 		return -EBADMSG;
 	memset(&s->bd[k], 0, sizeof(s->bd[k]));
 	s->bd[k].recompute = -1;
-	s->bd[k].nevents = (uint64_t)ev->valuedouble;
+	if (!hdr_count(o, "events", &s->bd[k].nevents))
+		return -EBADMSG;
 	for (r = 0; r < TL_BD_NROWS; r++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(us, tl_bd_row_name(r));
 
-		if (!cJSON_IsNumber(v))
+		/* cJSON reads 1e400 as inf */
+		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
 			return -EBADMSG;
 		s->bd[k].us[r] = v->valuedouble;
 	}
@@ -271,9 +349,23 @@ static int read_breakdown(struct tl_rank_summary *s, const cJSON *h, const char 
 	return 0;
 }
 
+/* base_time_ns: the writer's string of digits (exact), or a number. */
+static bool base_time(const cJSON *v, int64_t *out)
+{
+	char *end;
+
+	if (cJSON_IsString(v)) {
+		errno = 0;
+		*out = strtoll(v->valuestring, &end, 10);
+		return !errno && end != v->valuestring && !*end;
+	}
+	return tl_json_i64(v, INT64_MIN, INT64_MAX, out);
+}
+
 static int read_header(struct tl_rank_summary *s, struct reader *rd, const cJSON *h, size_t *ncoll)
 {
 	const cJSON *v, *x;
+	int64_t iv;
 	int k, err;
 
 	v = cJSON_GetObjectItemCaseSensitive(h, SUMMARY_KEY);
@@ -297,15 +389,11 @@ static int read_header(struct tl_rank_summary *s, struct reader *rd, const cJSON
 	s->info.world_size = hdr_int(h, "world_size", -1);
 	s->info.backend = hdr_str(s, h, "backend");
 	s->info.trace = hdr_str(s, h, "trace");
-	v = cJSON_GetObjectItemCaseSensitive(h, "trace_bytes");
-	s->info.trace_bytes = cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
-	v = cJSON_GetObjectItemCaseSensitive(h, "events");
-	s->info.events = cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+	if (!hdr_count(h, "trace_bytes", &s->info.trace_bytes) || !hdr_count(h, "events", &s->info.events))
+		return bad(rd, "trace_bytes or events is not a count");
 	v = cJSON_GetObjectItemCaseSensitive(h, "base_time_ns");
-	if (cJSON_IsString(v))
-		s->info.base_time_ns = strtoll(v->valuestring, NULL, 10);
-	else if (cJSON_IsNumber(v))
-		s->info.base_time_ns = (int64_t)v->valuedouble;
+	if (v && !base_time(v, &s->info.base_time_ns))
+		return bad(rd, "base_time_ns is not an integer of nanoseconds");
 	if (!s->info.backend || !s->info.trace)
 		return -ENOMEM;
 	if (read_breakdown(s, h, "breakdown", 0) || read_breakdown(s, h, "breakdown_all", 1))
@@ -352,10 +440,9 @@ static int read_header(struct tl_rank_summary *s, struct reader *rd, const cJSON
 			err = bad(rd, "a required column is missing");
 	if (err)
 		return err;
-	v = cJSON_GetObjectItemCaseSensitive(h, "collectives");
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0)
+	if (!tl_json_i64(cJSON_GetObjectItemCaseSensitive(h, "collectives"), 0, TL_RS_INT_MAX, &iv))
 		return bad(rd, "no collective count");
-	*ncoll = (size_t)v->valuedouble;
+	*ncoll = (size_t)iv;
 	return 0;
 }
 
@@ -367,16 +454,15 @@ static const cJSON *field(const struct reader *rd, const cJSON *const *cells, si
 	return i < 0 || (size_t)i >= ncells ? NULL : cells[i];
 }
 
+/* A count (or seq): null or absent for "not recorded" (-1), else an
+ * integer of [0, 2^53], as the writer writes it. */
 static bool num_or_null(const cJSON *v, int64_t *out)
 {
 	if (!v || cJSON_IsNull(v)) {
 		*out = -1;
 		return true;
 	}
-	if (!cJSON_IsNumber(v))
-		return false;
-	*out = (int64_t)v->valuedouble;
-	return true;
+	return tl_json_i64(v, 0, TL_RS_INT_MAX, out);
 }
 
 static int read_record(struct tl_rank_summary *s, const struct reader *rd, const cJSON *a)
@@ -407,14 +493,14 @@ static int read_record(struct tl_rank_summary *s, const struct reader *rd, const
 				return -ENOMEM;
 			continue;
 		}
-		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || (size_t)v->valuedouble >= rd->nstrs)
+		if (!rd->nstrs || !tl_json_i64(v, 0, (int64_t)rd->nstrs - 1, &iv))
 			return bad(rd, "a string index is out of the table");
-		*strfield[k] = rd->strs[(size_t)v->valuedouble];
+		*strfield[k] = rd->strs[iv];
 	}
 	v = field(rd, cells, n, COL_NAME_SRC);
-	if (!cJSON_IsNumber(v) || v->valueint < 0 || v->valueint >= (int)TL_ARRAY_SIZE(name_src_names))
+	if (!tl_json_i64(v, 0, (int64_t)TL_ARRAY_SIZE(name_src_names) - 1, &iv))
 		return bad(rd, "bad name_src");
-	r.name_src = (enum tl_coll_name_src)v->valueint;
+	r.name_src = (enum tl_coll_name_src)iv;
 	v = field(rd, cells, n, COL_PG_INFERRED);
 	r.pg_inferred = cJSON_IsNumber(v) && v->valueint;
 	if (!num_or_null(field(rd, cells, n, COL_GROUP_SIZE), &iv) || iv > INT32_MAX)
@@ -426,16 +512,19 @@ static int read_record(struct tl_rank_summary *s, const struct reader *rd, const
 		return bad(rd, "bad element count or seq");
 	v = field(rd, cells, n, COL_TS);
 	x = field(rd, cells, n, COL_DUR);
-	if (!cJSON_IsNumber(v) || !cJSON_IsNumber(x))
-		return bad(rd, "bad ts or dur");
+	/* the loader's limits (cJSON reads 1e400 as inf) */
+	if (!cJSON_IsNumber(v) || !cJSON_IsNumber(x) || !tl_time_ok(v->valuedouble) || !tl_time_ok(x->valuedouble))
+		return bad(rd, "bad ts or dur (not a number, infinite, or beyond +-2^63 ns)");
 	r.ts = v->valuedouble;
 	r.dur = x->valuedouble;
 	v = field(rd, cells, n, COL_STREAM);
-	r.stream = cJSON_IsNumber(v) ? (int64_t)v->valuedouble : TL_NOID;
+	r.stream = TL_NOID;
+	if (v && !cJSON_IsNull(v) && !tl_json_i64(v, -TL_RS_INT_MAX, TL_RS_INT_MAX, &r.stream))
+		return bad(rd, "bad stream");
 	v = field(rd, cells, n, COL_UID);
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0)
+	if (!tl_json_i64(v, 0, TL_RS_INT_MAX, &iv))
 		return bad(rd, "bad uid");
-	r.uid = (uint64_t)v->valuedouble;
+	r.uid = (uint64_t)iv;
 	r.type = tl_coll_type_of(r.name);
 	if (r.type == TL_COLL_UNKNOWN && r.name_src != TL_COLL_SRC_KERNEL)
 		r.type = tl_coll_type_of(r.kernel);

@@ -34,6 +34,11 @@ struct tl_rankset {
 	unsigned jobs;
 };
 
+/* The largest count, UID or stream a summary holds: a JSON number reads
+ * back exactly up to 2^53 (cJSON and Python hold doubles), so the writer
+ * never writes what its reader would round, and the reader takes no more. */
+#define TL_RS_INT_MAX (INT64_C(1) << 53)
+
 /* rank_summary.c: the object */
 int tl_rs_new(struct tl_rank_summary **out);
 /* (p, n) interned in the summary; NULL on ENOMEM. */
@@ -42,7 +47,8 @@ static inline const char *tl_rs_cstr(struct tl_rank_summary *s, const char *p)
 {
 	return tl_rs_str(s, p ? p : "", p ? strlen(p) : 0);
 }
-/* Sort the collectives by ts (then uid). */
+/* Sort the collectives by ts, then uid, then every other field (a total
+ * order: a summary read twice lists them the same way). */
 void tl_rs_sort_coll(struct tl_rank_summary *s);
 
 /* collectives_extract.c: append every collective kernel of @tr to @s. */
