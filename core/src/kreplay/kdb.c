@@ -41,19 +41,28 @@ static bool num_of(const cJSON *o, const char *key, double *out)
 	return true;
 }
 
+/* An integer member of [@lo, @hi], @dflt when absent: false when it is
+ * there but no such integer (1e300, -1, 2.5), tested before any cast. */
+static bool int_of(const cJSON *o, const char *key, int64_t lo, int64_t hi, int64_t dflt, int64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	*out = dflt;
+	return !v || tl_json_i64(v, lo, hi, out);
+}
+
 static bool dim3_of(const cJSON *o, const char *key, unsigned d[3])
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	int64_t x;
 	int i;
 
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
 		return false;
 	for (i = 0; i < 3; i++) {
-		const cJSON *x = cJSON_GetArrayItem(v, i);
-
-		if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 4294967295.0)
+		if (!tl_json_i64(cJSON_GetArrayItem(v, i), 1, UINT32_MAX, &x))
 			return false;
-		d[i] = (unsigned)x->valuedouble;
+		d[i] = (unsigned)x;
 	}
 	return true;
 }
@@ -90,7 +99,7 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(o, "device");
 	const cJSON *layout = cJSON_GetObjectItemCaseSensitive(par, "layout");
 	const cJSON *it;
-	double v;
+	int64_t ord, pid, shb, mds, msz, psz, drv, x;
 	size_t i;
 
 	memset(l, 0, sizeof(*l));
@@ -105,15 +114,23 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 		l->api = "cuLaunchKernel";
 	if (!dim3_of(o, "grid", l->grid) || !dim3_of(o, "block", l->block))
 		return tl_err(-EINVAL, "%s: %s: grid and block must be three positive numbers", where, l->kernel);
-	l->ordinal = num_of(o, "ordinal", &v) ? (unsigned long)v : 0;
-	l->pid = num_of(o, "pid", &v) ? (int)v : 0;
-	l->shared_bytes = num_of(o, "shared_bytes", &v) ? (unsigned)v : 0;
-	l->max_dynamic_shared = num_of(o, "max_dynamic_shared_bytes", &v) ? (int)v : 0;
+	if (!int_of(o, "ordinal", 0, INT64_MAX, 0, &ord) || !int_of(o, "pid", 0, INT32_MAX, 0, &pid) ||
+	    !int_of(o, "shared_bytes", 0, UINT32_MAX, 0, &shb) ||
+	    !int_of(o, "max_dynamic_shared_bytes", 0, INT32_MAX, 0, &mds) ||
+	    !int_of(mod, "size", 0, INT64_MAX, 0, &msz) || !int_of(par, "size", 0, INT64_MAX, 0, &psz) ||
+	    !int_of(dev, "driver", 0, INT32_MAX, 0, &drv))
+		return tl_err(-EINVAL, "%s: %s: ordinal, pid, shared_bytes, max_dynamic_shared_bytes, a size or the "
+			      "driver is not a whole number in range", where, l->kernel);
+	l->ordinal = (unsigned long)ord;
+	l->pid = (int)pid;
+	l->shared_bytes = (unsigned)shb;
+	l->max_dynamic_shared = (int)mds;
 	l->module_blob = str_of(mod, "blob");
 	l->module_kind = str_of(mod, "kind");
-	l->module_size = num_of(mod, "size", &v) ? (uint64_t)v : 0;
+	l->module_size = (uint64_t)msz;
 	l->params_blob = str_of(par, "blob");
-	l->params_size = num_of(par, "size", &v) ? (uint64_t)v : 0;
+	l->params_size = (uint64_t)psz;
+	l->driver = (int)drv;
 	if (!blob_name_ok(l->module_blob) || !blob_name_ok(l->params_blob))
 		return tl_err(-EINVAL, "%s: %s: module or params without a blob", where, l->kernel);
 	if (!l->module_kind)
@@ -126,13 +143,17 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 			return -ENOMEM;
 		i = 0;
 		cJSON_ArrayForEach(it, layout) {
-			const cJSON *a = cJSON_GetArrayItem(it, 0), *b = cJSON_GetArrayItem(it, 1);
+			int64_t off, size;
 
-			if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b) || a->valuedouble + b->valuedouble > l->params_size)
+			/* offset and size whole, >= 0, and offset + size <= the buffer
+			 * without computing a sum that could wrap */
+			if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 ||
+			    !tl_json_i64(cJSON_GetArrayItem(it, 0), 0, psz, &off) ||
+			    !tl_json_i64(cJSON_GetArrayItem(it, 1), 0, psz, &size) || off > psz - size)
 				return tl_err(-EINVAL, "%s: %s: parameter %zu lies outside the argument buffer", where,
 					      l->kernel, i);
-			lay[i][0] = (uint64_t)a->valuedouble;
-			lay[i][1] = (uint64_t)b->valuedouble;
+			lay[i][0] = (uint64_t)off;
+			lay[i][1] = (uint64_t)size;
 			i++;
 		}
 		l->layout = (const uint64_t(*)[2])lay;
@@ -148,9 +169,10 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 			const char *hex = str_of(it, "value");
 			size_t j;
 
-			if (!num_of(it, "id", &v) || !hex || strlen(hex) != 128)
+			if (!tl_json_i64(cJSON_GetObjectItemCaseSensitive(it, "id"), 0, INT32_MAX, &x) || !hex ||
+			    strlen(hex) != 128)
 				return tl_err(-EINVAL, "%s: %s: malformed launch attribute", where, l->kernel);
-			a[i].id = (int)v;
+			a[i].id = (int)x;
 			for (j = 0; j < 64; j++)
 				if (!hex_byte(hex + 2 * j, &a[i].value[j]))
 					return tl_err(-EINVAL, "%s: %s: malformed launch attribute", where, l->kernel);
@@ -173,11 +195,15 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 			m[i].kind = str_of(it, "kind") ? str_of(it, "kind") : "alloc";
 			m[i].before = str_of(it, "before");
 			m[i].after = str_of(it, "after");
-			if (!base || !end || *end || !m[i].base || !num_of(it, "size", &v) || v <= 0 ||
-			    !blob_name_ok(m[i].before) || !blob_name_ok(m[i].after))
+			/* a size whole and > 0, that does not run past the end of the
+			 * address space from its base */
+			if (!base || !end || *end || !m[i].base ||
+			    !tl_json_i64(cJSON_GetObjectItemCaseSensitive(it, "size"), 1, INT64_MAX, &x) ||
+			    (uint64_t)x > UINT64_MAX - m[i].base || !blob_name_ok(m[i].before) ||
+			    !blob_name_ok(m[i].after))
 				return tl_err(-EINVAL, "%s: %s: memory[%zu] needs a hex base, a size and two blobs",
 					      where, l->kernel, i);
-			m[i].size = (uint64_t)v;
+			m[i].size = (uint64_t)x;
 			if (i && m[i].base < m[i - 1].base + m[i - 1].size)
 				return tl_err(-EINVAL, "%s: %s: memory[%zu] overlaps the one before or is out of order",
 					      where, l->kernel, i);
@@ -192,7 +218,6 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 		l->cc_major = cJSON_GetArrayItem(cc, 0) ? cJSON_GetArrayItem(cc, 0)->valueint : 0;
 		l->cc_minor = cJSON_GetArrayItem(cc, 1) ? cJSON_GetArrayItem(cc, 1)->valueint : 0;
 	}
-	l->driver = num_of(dev, "driver", &v) ? (int)v : 0;
 	l->source = cJSON_GetObjectItemCaseSensitive(o, "source");
 	if (l->source && !cJSON_IsObject(l->source))
 		l->source = NULL;
