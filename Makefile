@@ -247,6 +247,8 @@ unit-tests: $(UNIT_BINS) $(TOOL_BINS) $(KDRV_BINS)
 
 # test_nvinfo includes the recorder's image readers
 $(O)/tests/test_nvinfo: core/record/rec_nvinfo.c core/record/rec_image.c core/record/rec.h
+# test_zip_writer includes pack's zip writer
+$(O)/tests/test_zip_writer: perf-plugin/zip-writer.c perf-plugin/zip-writer.h
 
 # the tests that load them (test_gpu skips itself without GPU_LIB)
 $(O)/tests/test_energy: $(O)/tests/libfake_nvml.so
