@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* `tlreplay pack --kdb`: see kpack.h. The launch descriptions are plain
- * lines (launch-N.txt) so that the replayer needs no JSON parser. */
+ * lines (launch-N.txt) so that the replayer needs no JSON parser. Every blob
+ * is checked against the index before the output exists; blobs then stream
+ * from their files through the zip writer, in bounded memory. */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <tlreplay/kreplay.h>
 
@@ -87,37 +94,178 @@ static char *readme(const struct tl_kdb *db, const size_t *pick, size_t n, const
 	return buf;
 }
 
-/* Add blob @name to the zip once (@added: the names added so far). */
-static int add_blob(struct zipw *z, const struct tl_kdb *db, const char *dir, const char *name, uint64_t size,
-		    char ***added, size_t *nadded)
-{
-	char path[4200], member[1200], **grown;
-	char *data;
-	size_t len = 0, i;
-	int err;
+/* One use of a blob by a picked launch, in packing order. */
+struct blob_use {
+	const char *name;
+	uint64_t size;
+	size_t launch, mem, order;	/* the database's launch; memory[mem] */
+	enum { USE_MODULE, USE_PARAMS, USE_BEFORE, USE_AFTER } kind;
+	bool packed;			/* in the zip already */
+};
 
-	for (i = 0; i < *nadded; i++)
-		if (!strcmp((*added)[i], name))
-			return 0;
-	snprintf(path, sizeof(path), "%s/blobs/%s", tl_kdb_dir(db), name);
-	data = cli_read_file(path, false, &len);
-	if (!data)
-		return cli_error("pack: %s: %s", path, strerror(errno));
-	if (len != size) {
-		free(data);
-		return cli_error("pack: %s: %zu bytes, the index says %llu", path, len, (unsigned long long)size);
+/* "launch 3's memory[2] before" */
+static const char *use_str(const struct blob_use *u, char *buf, size_t n)
+{
+	static const char *const kinds[] = { "module", "params", "before", "after" };
+
+	if (u->kind == USE_MODULE || u->kind == USE_PARAMS)
+		snprintf(buf, n, "launch %zu's %s", u->launch, kinds[u->kind]);
+	else
+		snprintf(buf, n, "launch %zu's memory[%zu] %s", u->launch, u->mem, kinds[u->kind]);
+	return buf;
+}
+
+static int by_name_only(const void *a, const void *b)
+{
+	return strcmp(((const struct blob_use *)a)->name, ((const struct blob_use *)b)->name);
+}
+
+static int by_blob(const void *a, const void *b)
+{
+	const struct blob_use *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Append a use to @u (room made by the caller). */
+static void use(struct blob_use *u, size_t *nu, const char *name, uint64_t size, size_t launch, size_t mem, int kind)
+{
+	struct blob_use *x = &u[*nu];
+
+	memset(x, 0, sizeof(*x));
+	x->name = name;
+	x->size = size;
+	x->launch = launch;
+	x->mem = mem;
+	x->kind = kind;
+	x->order = (*nu)++;
+}
+
+/* The blobs of the picked launches, each once (by name), checked against
+ * the disk before anything is read or written: present, a regular file, of
+ * the size the index gives (one size per name). *total: their bytes. */
+static int check_blobs(const struct tl_kdb *db, const size_t *pick, size_t n, struct blob_use **out,
+		       size_t *nout, uint64_t *total)
+{
+	struct blob_use *u = NULL;
+	size_t nu = 0, cap = 0, i, j, k;
+	char path[4200], w1[96], w2[96];
+
+	for (i = 0; i < n; i++) {
+		const struct tl_kdb_launch *l = tl_kdb_launch(db, pick[i]);
+		size_t need = nu + 2 + 2 * l->nmem;
+
+		if (need > cap) {
+			struct blob_use *g = realloc(u, (cap = 2 * need) * sizeof(*u));
+
+			if (!g) {
+				free(u);
+				return cli_error("out of memory");
+			}
+			u = g;
+		}
+		use(u, &nu, l->module_blob, l->module_size, pick[i], 0, USE_MODULE);
+		use(u, &nu, l->params_blob, l->params_size, pick[i], 0, USE_PARAMS);
+		for (j = 0; j < l->nmem; j++) {
+			use(u, &nu, l->mem[j].before, l->mem[j].size, pick[i], j, USE_BEFORE);
+			use(u, &nu, l->mem[j].after, l->mem[j].size, pick[i], j, USE_AFTER);
+		}
 	}
-	snprintf(member, sizeof(member), "%s/blobs/%s", dir, name);
-	err = zipw_add(z, member, data, len, 0644);
-	free(data);
-	if (err)
-		return cli_error("pack: %s: %s", member, strerror(-err));
-	grown = realloc(*added, (*nadded + 1) * sizeof(**added));
-	if (!grown)
-		return cli_error("out of memory");
-	*added = grown;
-	(*added)[(*nadded)++] = (char *)name;
+	qsort(u, nu, sizeof(*u), by_blob);
+	*total = 0;
+	for (i = 0, k = 0; i < nu; i = j) {
+		struct stat st;
+
+		for (j = i + 1; j < nu && !strcmp(u[j].name, u[i].name); j++)
+			if (u[j].size != u[i].size)
+				goto two_sizes;
+		snprintf(path, sizeof(path), "%s/blobs/%s", tl_kdb_dir(db), u[i].name);
+		if (stat(path, &st)) {
+			cli_error("pack: %s: %s (%s, %llu bytes in the index)", path,
+				  errno == ENOENT ? "missing" : strerror(errno), use_str(&u[i], w1, sizeof(w1)),
+				  (unsigned long long)u[i].size);
+			goto fail;
+		}
+		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != u[i].size) {
+			cli_error("pack: %s: %s%llu bytes, the index says %llu (%s)", path,
+				  S_ISREG(st.st_mode) ? "" : "not a regular file, ", (unsigned long long)st.st_size,
+				  (unsigned long long)u[i].size, use_str(&u[i], w1, sizeof(w1)));
+			goto fail;
+		}
+		if (*total + u[i].size < *total) {
+			cli_error("pack: %s: the index's blob sizes overflow", tl_kdb_dir(db));
+			goto fail;
+		}
+		*total += u[i].size;
+		u[k++] = u[i];
+	}
+	*out = u;
+	*nout = k;
 	return 0;
+two_sizes:
+	cli_error("pack: %s/index.json: blob %s is %llu bytes for %s and %llu for %s", tl_kdb_dir(db), u[i].name,
+		  (unsigned long long)u[i].size, use_str(&u[i], w1, sizeof(w1)), (unsigned long long)u[j].size,
+		  use_str(&u[j], w2, sizeof(w2)));
+fail:
+	free(u);
+	return 1;
+}
+
+/* Stream blob @name (checked by check_blobs) into the zip the first time a
+ * launch uses it. Returns 0, 1 after saying why, or the zip's -errno (the
+ * caller names the output). */
+static int add_blob(struct zipw *z, const struct tl_kdb *db, const char *dir, const char *name,
+		    struct blob_use *blobs, size_t nblobs)
+{
+	struct blob_use key = { .name = name }, *b = bsearch(&key, blobs, nblobs, sizeof(*blobs), by_name_only);
+	char path[4200], member[1200];
+	struct stat st;
+	int fd, err;
+
+	if (!b)
+		return cli_error("pack: blob %s was not checked", name);	/* cannot be: every use was */
+	if (b->packed)
+		return 0;
+	snprintf(path, sizeof(path), "%s/blobs/%s", tl_kdb_dir(db), name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cli_error("pack: %s: %s", path, strerror(errno));
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	snprintf(member, sizeof(member), "%s/blobs/%s", dir, name);
+	err = fstat(fd, &st) || (uint64_t)st.st_size != b->size ? -ENODATA : 0;
+	if (!err)
+		err = zipw_add_fd(z, member, fd, b->size, 0644);
+	if (!err && (fstat(fd, &st) || (uint64_t)st.st_size != b->size))
+		err = -ENODATA;
+	close(fd);
+	if (err == -ENODATA)
+		return cli_error("pack: %s: changed while being packed (no longer the %llu bytes of the index)", path,
+				 (unsigned long long)b->size);
+	b->packed = !err;
+	return err;
+}
+
+/* The zip's error @err on @out, with the room there was when it ran out. */
+static int zip_error(const char *out, int err, uint64_t total, uint64_t avail)
+{
+	if (err == -ENOSPC && avail != UINT64_MAX)
+		return cli_error("pack: %s: %s (its file system had %.1f MB free; the blobs are %.1f MB before "
+				 "compression)", out, strerror(-err), avail / 1e6, total / 1e6);
+	return cli_error("pack: %s: %s", out, strerror(-err));
+}
+
+/* Free bytes where @out will be, UINT64_MAX when unknown. */
+static uint64_t room_for(const char *out)
+{
+	char *copy = strdup(out);
+	struct statvfs vfs;
+	uint64_t avail = UINT64_MAX;
+
+	if (copy && !statvfs(dirname(copy), &vfs))
+		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	free(copy);
+	return avail;
 }
 
 int kpack_write(const char *out, const char *dir, const char *dbpath, const char *launch)
@@ -125,9 +273,11 @@ int kpack_write(const char *out, const char *dir, const char *dbpath, const char
 	struct tl_kdb *db = NULL;
 	struct out_fmt o = { 0 };
 	struct zipw *z = NULL;
-	size_t *pick = NULL, n = 0, i, j, nadded = 0;
-	char **added = NULL, *text = NULL, member[1200];
-	int rc = 1, err;
+	struct blob_use *blobs = NULL;
+	size_t *pick = NULL, n = 0, nblobs = 0, i, j;
+	uint64_t total = 0, avail;
+	char *text = NULL, member[1200];
+	int rc = 1, err = 0;
 
 	if ((err = tl_kdb_open(dbpath, &db))) {
 		cli_lib_error(err);
@@ -158,56 +308,59 @@ int kpack_write(const char *out, const char *dir, const char *dbpath, const char
 		cli_error("pack: %s holds no launch", dbpath);
 		goto out;
 	}
+	/* every blob as the index says before the output exists */
+	if (check_blobs(db, pick, n, &blobs, &nblobs, &total))
+		goto out;
+	avail = room_for(out);
 	if (out_open(&o, out))
 		goto out;
 	z = zipw_new(o.f);
-	if (!z) {
-		cli_error("out of memory");
-		goto fail;
-	}
+	err = z ? 0 : -ENOMEM;
 	text = readme(db, pick, n, dir);
 	snprintf(member, sizeof(member), "%s/README.md", dir);
-	if (!text || (err = zipw_add(z, member, text, strlen(text), 0644)))
-		goto zip_error;
+	if (!err)
+		err = text ? zipw_add(z, member, text, strlen(text), 0644) : -ENOMEM;
 	snprintf(member, sizeof(member), "%s/Makefile", dir);
-	if ((err = zipw_add(z, member, makefile, strlen(makefile), 0644)))
-		goto zip_error;
+	if (!err)
+		err = zipw_add(z, member, makefile, strlen(makefile), 0644);
 	snprintf(member, sizeof(member), "%s/replay.c", dir);
-	if ((err = zipw_add(z, member, kpack_replayer, kpack_replayer_len, 0644)))
-		goto zip_error;
-	for (i = 0; i < n; i++) {
+	if (!err)
+		err = zipw_add(z, member, kpack_replayer, kpack_replayer_len, 0644);
+	for (i = 0; !err && i < n; i++) {
 		const struct tl_kdb_launch *l = tl_kdb_launch(db, pick[i]);
 
 		free(text);
 		text = manifest(l);
 		snprintf(member, sizeof(member), "%s/launch-%zu.txt", dir, i);
-		if (!text || (err = zipw_add(z, member, text, strlen(text), 0644)))
-			goto zip_error;
-		if (add_blob(z, db, dir, l->module_blob, l->module_size, &added, &nadded) ||
-		    add_blob(z, db, dir, l->params_blob, l->params_size, &added, &nadded))
-			goto fail;
-		for (j = 0; j < l->nmem; j++)
-			if (add_blob(z, db, dir, l->mem[j].before, l->mem[j].size, &added, &nadded) ||
-			    add_blob(z, db, dir, l->mem[j].after, l->mem[j].size, &added, &nadded))
-				goto fail;
+		err = text ? zipw_add(z, member, text, strlen(text), 0644) : -ENOMEM;
+		if (!err)
+			err = add_blob(z, db, dir, l->module_blob, blobs, nblobs);
+		if (!err)
+			err = add_blob(z, db, dir, l->params_blob, blobs, nblobs);
+		for (j = 0; !err && j < l->nmem; j++) {
+			err = add_blob(z, db, dir, l->mem[j].before, blobs, nblobs);
+			if (!err)
+				err = add_blob(z, db, dir, l->mem[j].after, blobs, nblobs);
+		}
 	}
-	err = zipw_finish(z);
-	z = NULL;
-	if (err)
-		goto zip_error;
+	if (!err) {
+		err = zipw_finish(z);
+		z = NULL;
+	}
+	if (err) {
+		if (err < 0)
+			zip_error(out, err, total, avail);
+		zipw_abort(z);
+		out_close(&o, true);
+		goto out;
+	}
 	rc = out_close(&o, false);
 	if (!rc)
 		fprintf(stderr, "tlreplay: packed %zu kernel launch%s into %s (make && ./replay launch-0.txt)\n", n,
 			n == 1 ? "" : "es", out);
-	goto out;
-zip_error:
-	cli_error("pack: %s: %s", out, err ? strerror(-err) : "out of memory");
-fail:
-	zipw_abort(z);
-	out_close(&o, true);
 out:
 	free(text);
-	free(added);
+	free(blobs);
 	free(pick);
 	tl_kdb_free(db);
 	return rc;

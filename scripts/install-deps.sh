@@ -7,7 +7,7 @@ PKGS="build-essential pkg-config clang llvm libclang-rt-dev
       libcjson-dev zlib1g-dev libdeflate-dev libelf-dev libdw-dev libnuma-dev libpfm4-dev
       libprotobuf-c-dev protobuf-c-compiler libxlsxwriter-dev
       libpython3-dev python3 python3-torch python3-numpy python3-openpyxl
-      gdb linux-perf valgrind man-db groff-base perl zip unzip bash-completion
+      gdb linux-perf valgrind strace man-db groff-base perl zip unzip bash-completion
       librsvg2-bin chromium"
 
 SUDO=""

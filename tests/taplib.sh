@@ -58,3 +58,16 @@ tap_relay() {
 		esac
 	done <"$1"
 }
+
+# use_kdrv: the stand-in CUDA driver (tests/fakes/kdriver.c) and the kernel
+# recorder of the build: B (the build), K (the driver's folder), the driver
+# as TLREPLAY_CUDA_LIB, a results store in $TMP. Skips the test without them.
+use_kdrv() {
+	B=${TLREPLAY_BUILD:-$ROOT/build}
+	K=$B/tests/kdrv
+	if [ ! -x "$K/kapp" ] || [ ! -f "$B/libtlreplay-record.so" ]; then
+		skip "the stand-in driver or the recorder is not built ($K, $B/libtlreplay-record.so)"
+		done_testing
+	fi
+	export TLREPLAY_CUDA_LIB=$K/libcuda.so.1 TLREPLAY_STORE=$TMP/store.jsonl
+}

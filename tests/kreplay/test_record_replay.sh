@@ -7,13 +7,7 @@
 # searches launch configurations, and folds the times into a trace.
 . "$(dirname "$0")/../taplib.sh"
 
-B=${TLREPLAY_BUILD:-$ROOT/build}
-K=$B/tests/kdrv
-if [ ! -x "$K/kapp" ] || [ ! -f "$B/libtlreplay-record.so" ]; then
-	skip "the stand-in driver or the recorder is not built ($K, $B/libtlreplay-record.so)"
-	done_testing
-fi
-export TLREPLAY_CUDA_LIB=$K/libcuda.so.1 TLREPLAY_STORE=$TMP/store.jsonl
+use_kdrv
 IMG=$K/libkkernels.so
 cd "$TMP" || exit 1
 
