@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -255,14 +256,16 @@ static int zip_error(const char *out, int err, uint64_t total, uint64_t avail)
 	return cli_error("pack: %s: %s", out, strerror(-err));
 }
 
-/* Free bytes where @out will be, UINT64_MAX when unknown. */
+/* Free bytes where the file @out will be, UINT64_MAX when unknown or when
+ * @out is a device or a pipe (written in place, no room to speak of). */
 static uint64_t room_for(const char *out)
 {
 	char *copy = strdup(out);
 	struct statvfs vfs;
+	struct stat st;
 	uint64_t avail = UINT64_MAX;
 
-	if (copy && !statvfs(dirname(copy), &vfs))
+	if (copy && (stat(out, &st) || S_ISREG(st.st_mode)) && !statvfs(dirname(copy), &vfs))
 		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	free(copy);
 	return avail;
@@ -350,6 +353,9 @@ int kpack_write(const char *out, const char *dir, const char *dbpath, const char
 	if (err) {
 		if (err < 0)
 			zip_error(out, err, total, avail);
+		/* said: what stdio still holds would only fail again in out_close */
+		clearerr(o.f);
+		__fpurge(o.f);
 		zipw_abort(z);
 		out_close(&o, true);
 		goto out;

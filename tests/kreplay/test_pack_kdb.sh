@@ -81,6 +81,11 @@ pack_checked twice
 [ "$RC" -eq 1 ] && grep -q "pack: twice/index.json: blob [0-9a-f]* is [0-9]* bytes for launch 0's params and [0-9]* for launch 0's memory\[0\] before$" "$TMP/err"
 ok $? "a blob the index gives two sizes: named ($(cat "$TMP/err"))"
 
+# a write that fails (a full device): one line, the output and why
+run "$TLREPLAY" pack -o /dev/full --kdb db
+[ "$RC" -eq 1 ] && [ "$(cat "$TMP/err")" = "tlreplay: pack: /dev/full: No space left on device" ]
+ok $? "a full output: one line naming it ($(cat "$TMP/err"))"
+
 # a 1 GB memory blob: 1 MiB of noise (stored: it does not compress), then
 # zeros as a hole, so that it costs neither disk nor much time
 clone big
@@ -107,5 +112,19 @@ for n in z.namelist():
         z.read(n)
 " big.zip "$name" "big/blobs/$name" && unzip -l big.zip | grep -q "^ *1073741824 .*big/blobs/$name\$"
 ok $? "the 1 GB blob is stored in the zip (Python's zipfile reads it and checks the other CRCs); unzip lists it"
+
+# a file system that fills up (a 1 MB tmpfs, where a private mount can be
+# made; the big blob starts with a MiB of noise): the room it had, the
+# blobs' size, nothing left on it
+mkdir small
+if unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs small' 2>/dev/null; then
+	unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs small && "$@" >"$0/out" 2>"$0/err"; echo $? >"$0/rc"; ls -A small >"$0/left"' \
+		"$TMP" "$TLREPLAY" pack -o small/k.zip --kdb big
+	[ "$(cat "$TMP/rc")" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$TMP/left" ] &&
+		grep -q "^tlreplay: pack: small/k.zip: No space left on device (its file system had 1.0 MB free; the blobs are [0-9.]* MB before compression)$" "$TMP/err"
+	ok $? "a full file system: one line with the room it had, nothing left ($(cat "$TMP/err"))"
+else
+	skip "no private tmpfs mount here (unshare -m) for a full file system"
+fi
 
 done_testing

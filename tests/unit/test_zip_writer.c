@@ -52,16 +52,25 @@ static const char check_py[] =
 	"            assert n == i.file_size, (name, n)\n"
 	"print(max(i.extract_version for i in z.infolist()), max(i.header_offset for i in z.infolist()))\n";
 
-/* @name in the test's folder (kept for the test's life) */
+/* @name in the test's folder (kept for the test's life: paths_free()) */
+static char *paths[256];
+static size_t npaths;
+
 static char *path_of(const char *name)
 {
 	char *p = NULL;
 
-	if (asprintf(&p, "%s/%s", dir, name) < 0) {
+	if (npaths == sizeof(paths) / sizeof(*paths) || asprintf(&p, "%s/%s", dir, name) < 0) {
 		printf("Bail out! out of memory\n");
 		exit(1);
 	}
-	return p;
+	return paths[npaths++] = p;
+}
+
+static void paths_free(void)
+{
+	while (npaths)
+		free(paths[--npaths]);
 }
 
 static int write_file(const char *path, const void *p, size_t n)
@@ -363,5 +372,6 @@ int main(void)
 		if (system(cmd))
 			diag("could not remove %s", dir);
 	}
+	paths_free();
 	return done_testing();
 }
