@@ -14,16 +14,12 @@
 #include <string.h>
 
 #include "differential.h"
+#include "standalone.h"	/* main() without libFuzzer, and verbose */
 #include "trace/trace_internal.h"	/* tl_xplane_sniff(), from core/src/trace */
 
 /* Enough for any gzip bomb that fits in -max_len=65536 (deflate tops out
  * near 1032:1), small enough for the RSS limit. */
 #define FUZZ_MAX_INFLATE (128u << 20)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Standalone replay with TL_FUZZ_VERBOSE set: say what happened to each input. */
-static int verbose;
 
 struct progress {
 	uint64_t last, calls;
@@ -118,134 +114,3 @@ out:
 	return 0;
 }
 
-#ifdef TL_FUZZ_STANDALONE
-#include <dirent.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-static const char *current;
-
-/* Name the input that crashed: write(2) is safe in a signal handler. */
-static void on_crash(int sig)
-{
-	static const char msg[] = "fuzz_load: crashing input: ";
-
-	if (current) {
-		(void)!write(2, msg, sizeof(msg) - 1);
-		(void)!write(2, current, strlen(current));
-		(void)!write(2, "\n", 1);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int run_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	size_t cap = 0, len = 0, r;
-	int ret = -1;
-
-	if (!f) {
-		fprintf(stderr, "fuzz_load: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		if (len == cap) {
-			unsigned char *nb = realloc(buf, cap ? cap * 2 : 65536);
-
-			if (!nb)
-				goto out;
-			buf = nb;
-			cap = cap ? cap * 2 : 65536;
-		}
-		r = fread(buf + len, 1, cap - len, f);
-		len += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(f)) {
-		fprintf(stderr, "fuzz_load: %s: read error\n", path);
-		goto out;
-	}
-	current = path;
-	if (verbose)
-		fprintf(stderr, "%s\n", path);
-	LLVMFuzzerTestOneInput(buf, len);
-	current = NULL;
-	ret = 0;
-out:
-	free(buf);
-	fclose(f);
-	return ret;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The files directly inside @dir, in name order. */
-static int run_dir(const char *dir, long *nrun)
-{
-	struct dirent **ents = NULL;
-	int n, i, bad = 0;
-
-	n = scandir(dir, &ents, NULL, NULL);
-	if (n < 0) {
-		fprintf(stderr, "fuzz_load: %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	qsort(ents, (size_t)n, sizeof(*ents), cmp_names);
-	for (i = 0; i < n; i++) {
-		char path[4096];
-		struct stat st;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
-		if (ents[i]->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode)) {
-			if (run_file(path))
-				bad = -1;
-			else
-				(*nrun)++;
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	return bad;
-}
-
-int main(int argc, char **argv)
-{
-	long nrun = 0;
-	int i, bad = 0;
-
-	verbose = getenv("TL_FUZZ_VERBOSE") != NULL;
-	signal(SIGABRT, on_crash);
-	signal(SIGSEGV, on_crash);
-	signal(SIGBUS, on_crash);
-	signal(SIGFPE, on_crash);
-	for (i = 1; i < argc; i++) {
-		struct stat st;
-
-		if (argv[i][0] == '-') {
-			/* libFuzzer flags mean nothing here. */
-			fprintf(stderr, "fuzz_load (standalone replay driver): ignoring %s\n", argv[i]);
-			continue;
-		}
-		if (stat(argv[i], &st)) {
-			fprintf(stderr, "fuzz_load: %s: %s\n", argv[i], strerror(errno));
-			bad = 1;
-		} else if (S_ISDIR(st.st_mode)) {
-			if (run_dir(argv[i], &nrun))
-				bad = 1;
-		} else if (run_file(argv[i])) {
-			bad = 1;
-		} else {
-			nrun++;
-		}
-	}
-	fprintf(stderr, "fuzz_load: ran %ld inputs\n", nrun);
-	return bad;
-}
-#endif
