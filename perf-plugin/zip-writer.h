@@ -15,8 +15,10 @@ struct zipw;
 
 /* Start an archive written to @f (owned by the caller, left open) from its
  * current position. A regular file gets each streamed member's sizes and CRC
- * patched into its local header; anything else (a pipe) gets them in a data
- * descriptor after the member. */
+ * patched into its local header, and the zero runs of stored members as
+ * holes (so it must hold nothing past that position: a new or truncated
+ * file); anything else (a pipe) gets them in a data descriptor after the
+ * member. */
 struct zipw *zipw_new(FILE *f);
 /* Add a member from memory; @mode is its Unix permission bits (0644, 0755).
  * Returns 0 or -errno (-errno of the failed write, -ENOMEM). */
