@@ -30,19 +30,23 @@ const char *tl_cp_cat_name(enum tl_cp_cat c)
 	return (unsigned)c < TL_CP_NCATS ? n[c] : "?";
 }
 
-/* An event of the graph: its nodes are 2*i (start) and 2*i+1 (end). */
+/* An event of the graph: its nodes are 2*i (start) and 2*i+1 (end). The
+ * graph of a whole trace has most of its events and two edges per event:
+ * events and edges are kept to 48 and 24 bytes (UIDs fit in 32 bits: the
+ * loader takes at most 2^30 events), and what is read once (the name and
+ * stream of a synchronize call) is read from the trace. */
 struct cev {
-	uint64_t uid;
 	double s, e;
-	int64_t corr, stream;
-	const char *pid, *tid, *name;
+	int64_t corr;
+	const char *pid, *tid;
+	uint32_t uid;
 	uint8_t kind;
 };
 
 struct edge {
 	uint32_t from, to;	/* nodes */
 	double w;
-	uint64_t attr;
+	uint32_t attr;		/* a UID */
 	uint8_t type;
 	uint8_t pr;		/* which wins a tie (prio()) */
 };
@@ -52,7 +56,7 @@ struct graph {
 	size_t nev, cev_cap;
 	struct edge *ed;
 	size_t ned, ed_cap;
-	int64_t *idx;		/* uid -> event index, -1 */
+	int32_t *idx;		/* uid -> event index, -1; freed once the edges are made */
 	struct tl_critpath *cp;
 };
 
@@ -73,7 +77,7 @@ static int add_edge(struct graph *g, size_t from, size_t to, double w, uint64_t 
 	e->from = (uint32_t)from;
 	e->to = (uint32_t)to;
 	e->w = w > 0 ? w : 0;
-	e->attr = attr;
+	e->attr = (uint32_t)attr;
 	e->type = (uint8_t)type;
 	e->pr = type == TL_CP_DEPENDENCY ? 1 : 0;
 	g->cp->ntype[type]++;
@@ -152,16 +156,14 @@ static int collect(struct graph *g, struct tl_trace *tr, double t0, double t1, b
 			g->cev_cap = cap;
 		}
 		c = &g->ev[g->nev];
-		c->uid = u;
+		c->uid = (uint32_t)u;
 		c->s = ei.ts;
 		c->e = ei.ts + ei.dur;
 		c->corr = ei.correlation;
-		c->stream = ei.stream;
 		c->pid = ei.pid;
 		c->tid = ei.tid;
-		c->name = ei.name;
 		c->kind = (uint8_t)ei.kind;
-		g->idx[u] = (int64_t)g->nev++;
+		g->idx[u] = (int32_t)g->nev++;
 	}
 	return 0;
 }
@@ -339,9 +341,9 @@ static int drain(struct graph *g, const struct gpu_sorted *gs, const char *tid, 
 
 static int64_t arg_int(const cJSON *a, const char *k)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, k);
+	int64_t v;
 
-	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+	return tl_json_i64(cJSON_GetObjectItemCaseSensitive(a, k), INT64_MIN, INT64_MAX, &v) ? v : -1;
 }
 
 /* The runtime call of correlation @corr: a binary search in @rts (graph
@@ -500,21 +502,21 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 	}
 	/* traces without cuda_sync events: the synchronize calls by name */
 	for (i = 0; !nsync && i < g->nev; i++) {
-		const struct cev *c = &g->ev[i];
+		struct tl_event_info c;
 		char sbuf[32];
 
 		err = 0;
-		if (c->kind != TL_KIND_RUNTIME)
+		if (g->ev[i].kind != TL_KIND_RUNTIME || tl_trace_event(tr, g->ev[i].uid, &c))
 			continue;
-		if (!strcmp(c->name, "cudaDeviceSynchronize") || !strcmp(c->name, "hipDeviceSynchronize")) {
+		if (!strcmp(c.name, "cudaDeviceSynchronize") || !strcmp(c.name, "hipDeviceSynchronize")) {
 			err = drain(g, &gs, NULL, (int64_t)i);
-		} else if (!strcmp(c->name, "cudaStreamSynchronize") || !strcmp(c->name, "hipStreamSynchronize") ||
-			   !strcmp(c->name, "cudaEventSynchronize") || !strcmp(c->name, "hipEventSynchronize")) {
+		} else if (!strcmp(c.name, "cudaStreamSynchronize") || !strcmp(c.name, "hipStreamSynchronize") ||
+			   !strcmp(c.name, "cudaEventSynchronize") || !strcmp(c.name, "hipEventSynchronize")) {
 			/* Kineto does not say which stream: every stream's last event
 			 * that ended during the call is a candidate (prio() keeps those
 			 * that ended before it began off the path) */
-			snprintf(sbuf, sizeof(sbuf), "%lld", (long long)c->stream);
-			err = drain(g, &gs, c->stream != TL_NOID ? sbuf : NULL, (int64_t)i);
+			snprintf(sbuf, sizeof(sbuf), "%lld", (long long)c.stream);
+			err = drain(g, &gs, c.stream != TL_NOID ? sbuf : NULL, (int64_t)i);
 		}
 		if (err)
 			goto out;
@@ -559,37 +561,43 @@ static int prio(const struct graph *g, const struct edge *e)
 	return e->pr;
 }
 
-/* Longest path of the DAG: Kahn's order, then the best incoming edge of each node. */
+/* Longest path of the DAG: Kahn's order, then the best incoming edge of each
+ * node. 24 bytes per node and 4 per edge: edge indexes are 32-bit (as the
+ * nodes are), NO_EDGE for none. */
+#define NO_EDGE UINT32_MAX
 static int longest(struct graph *g)
 {
 	size_t nn = 2 * g->nev, i, head = 0, tail = 0, k;
-	uint32_t *indeg = calloc(nn + 1, sizeof(*indeg)), *off = calloc(nn + 2, sizeof(*off));
-	uint32_t *adj = malloc((g->ned + 1) * sizeof(*adj)), *q = malloc((nn + 1) * sizeof(*q));
-	double *dist = calloc(nn + 1, sizeof(*dist));
-	int64_t *via = malloc((nn + 1) * sizeof(*via));
+	uint32_t *indeg = NULL, *off = NULL, *adj = NULL, *q = NULL, *via = NULL;
+	double *dist = NULL;
 	struct tl_critpath *cp = g->cp;
 	int64_t best = -1, e;
 	int err = -ENOMEM;
 
+	if (g->ned >= NO_EDGE || nn >= UINT32_MAX) {
+		err = tl_err(-E2BIG, "critpath: a graph of %zu nodes and %zu edges is too big", nn, g->ned);
+		goto out;
+	}
+	indeg = calloc(nn + 1, sizeof(*indeg));
+	off = calloc(nn + 2, sizeof(*off));
+	adj = malloc((g->ned + 1) * sizeof(*adj));
+	q = malloc((nn + 1) * sizeof(*q));
+	dist = calloc(nn + 1, sizeof(*dist));
+	via = malloc((nn + 1) * sizeof(*via));
 	if (!indeg || !off || !adj || !q || !dist || !via)
 		goto out;
 	for (i = 0; i < g->ned; i++) {
 		indeg[g->ed[i].to]++;
-		off[g->ed[i].from + 1]++;
+		off[g->ed[i].from + 2]++;
 	}
+	/* off[v + 1] is where v's edges go as they are placed, in edge order;
+	 * placing them all moves it to their end, which is v + 1's start */
 	for (i = 0; i < nn; i++)
-		off[i + 1] += off[i];
-	{
-		uint32_t *fill = calloc(nn + 1, sizeof(*fill));
-
-		if (!fill)
-			goto out;
-		for (i = 0; i < g->ned; i++)
-			adj[off[g->ed[i].from] + fill[g->ed[i].from]++] = (uint32_t)i;
-		free(fill);
-	}
+		off[i + 2] += off[i + 1];
+	for (i = 0; i < g->ned; i++)
+		adj[off[g->ed[i].from + 1]++] = (uint32_t)i;
 	for (i = 0; i < nn; i++) {
-		via[i] = -1;
+		via[i] = NO_EDGE;
 		if (!indeg[i])
 			q[tail++] = (uint32_t)i;
 	}
@@ -603,7 +611,7 @@ static int longest(struct graph *g)
 
 			double d = dist[v] + ed->w;
 
-			if (via[ed->to] < 0 || d > dist[ed->to] + TIE_US ||
+			if (via[ed->to] == NO_EDGE || d > dist[ed->to] + TIE_US ||
 			    (d >= dist[ed->to] - TIE_US && prio(g, ed) > prio(g, &g->ed[via[ed->to]]))) {
 				dist[ed->to] = d;
 				via[ed->to] = adj[k];
@@ -618,14 +626,14 @@ static int longest(struct graph *g)
 	}
 	/* walk back from the farthest node */
 	cp->length_us = dist[best];
-	for (e = via[best]; e >= 0; e = via[g->ed[e].from])
+	for (e = via[best]; e != NO_EDGE; e = via[g->ed[e].from])
 		cp->npath++;
 	cp->path = calloc(cp->npath + 1, sizeof(*cp->path));
 	cp->events = calloc(2 * cp->npath + 2, sizeof(*cp->events));
 	if (!cp->path || !cp->events)
 		goto out;
 	k = cp->npath;
-	for (e = via[best]; e >= 0; e = via[g->ed[e].from]) {
+	for (e = via[best]; e != NO_EDGE; e = via[g->ed[e].from]) {
 		const struct edge *ed = &g->ed[e];
 		struct tl_cp_edge *pe = &cp->path[--k];
 		const struct cev *a = &g->ev[ed->from / 2], *b = &g->ev[ed->to / 2];
@@ -695,6 +703,8 @@ int tl_critpath(struct tl_trace *tr, const struct tl_critpath_opts *opts, struct
 	}
 	if ((err = host_edges(&g, tr)) || (err = gpu_edges(&g, tr, all)))
 		goto out;
+	free(g.idx);
+	g.idx = NULL;
 	g.cp->nnodes = 2 * g.nev;
 	g.cp->nedges = g.ned;
 	if (all) {

@@ -225,15 +225,16 @@ static void read_triple(const cJSON *o, const char *key, int64_t v[3])
 	for (i = 0; i < 3; i++) {
 		const cJSON *x = cJSON_IsArray(a) ? cJSON_GetArrayItem(a, i) : NULL;
 
-		v[i] = cJSON_IsNumber(x) ? (int64_t)x->valuedouble : TL_NOID;
+		if (!tl_json_i64(x, INT64_MIN + 1, INT64_MAX, &v[i]))
+			v[i] = TL_NOID;
 	}
 }
 
 static int64_t read_int(const cJSON *o, const char *key)
 {
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	int64_t v;
 
-	return cJSON_IsNumber(x) ? (int64_t)x->valuedouble : TL_NOID;
+	return tl_json_i64(cJSON_GetObjectItemCaseSensitive(o, key), INT64_MIN + 1, INT64_MAX, &v) ? v : TL_NOID;
 }
 
 static int cmp_urow(const void *a, const void *b)

@@ -16,6 +16,7 @@
  * their schema default, ScalarType/Layout/MemoryFormat codes, every dtype
  * string the profiler writes, integer Scalars staying integers, and index
  * tensors that get values in range instead of zeros. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -148,14 +149,17 @@ static const cJSON *item_at(const cJSON *arr, size_t i)
 }
 
 /* A shape (or stride) list: every item a non-negative integer. */
+/* A list of whole numbers that fit int64 (1e300 is no size: it would be
+ * cast to long long below). */
 static bool is_int_list(const cJSON *a)
 {
 	const cJSON *it;
+	int64_t v;
 
 	if (!cJSON_IsArray(a))
 		return false;
 	cJSON_ArrayForEach(it, a)
-		if (!cJSON_IsNumber(it) || it->valuedouble != trunc(it->valuedouble))
+		if (!tl_json_i64(it, INT64_MIN, INT64_MAX, &v))
 			return false;
 	return true;
 }
@@ -477,7 +481,8 @@ static cJSON *tensor_value(const cJSON *dims, const cJSON *strides, const char *
 				goto fail;
 		return v;
 	}
-	/* no strides recorded (older traces): contiguous */
+	/* no strides recorded (older traces): contiguous (a product past
+	 * int64 stays at its largest: no such tensor replays anyway) */
 	cs = calloc((size_t)n + 1, sizeof(*cs));
 	if (!cs)
 		goto fail;
@@ -485,7 +490,8 @@ static cJSON *tensor_value(const cJSON *dims, const cJSON *strides, const char *
 		long long d = (long long)cJSON_GetArrayItem(dims, i)->valuedouble;
 
 		cs[i] = acc;
-		acc *= d > 1 ? d : 1;
+		if (__builtin_mul_overflow(acc, d > 1 ? d : 1, &acc))
+			acc = LLONG_MAX;
 	}
 	for (i = 0; i < n; i++)
 		if (!cJSON_AddItemToArray(st, tl_json_int(cs[i])))
@@ -743,6 +749,7 @@ static long long dim_size(const cJSON *tensor, long long dim)
 {
 	const cJSON *shape = cJSON_GetObjectItemCaseSensitive(tensor, "shape"), *x;
 	int nd = cJSON_GetArraySize(shape);
+	int64_t size;
 
 	if (!cJSON_IsArray(shape))
 		return -1;
@@ -753,7 +760,7 @@ static long long dim_size(const cJSON *tensor, long long dim)
 	if (dim < 0 || dim >= nd)
 		return -1;
 	x = cJSON_GetArrayItem(shape, (int)dim);
-	return cJSON_IsNumber(x) ? (long long)x->valuedouble : -1;
+	return tl_json_i64(x, 0, INT64_MAX, &size) ? size : -1;
 }
 
 /* The bound of the index argument of @r, -1 if it cannot be told. */
@@ -762,23 +769,25 @@ static long long ix_high(const struct ix_rule *r, cJSON *const *vals, const stru
 {
 	const cJSON *of = value_of(vals, s, n, r->of), *d, *x;
 	long long high = -1, cur = 0, k;
+	int64_t v;
 
 	switch (r->mode) {
 	case IX_DIM:
 		return dim_size(of, r->fixed);
 	case IX_DIM_ARG:
 		d = value_of(vals, s, n, r->dim);
-		return cJSON_IsNumber(d) ? dim_size(of, (long long)d->valuedouble) : -1;
+		return tl_json_i64(d, INT32_MIN, INT32_MAX, &v) ? dim_size(of, v) : -1;
 	case IX_NUMEL:
 		high = 1;
 		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(of, "shape"))
-			high *= (long long)x->valuedouble;
+			if (!tl_json_i64(x, 0, INT64_MAX, &v) || __builtin_mul_overflow(high, v, &high))
+				return -1;
 		return of ? high : -1;
 	case IX_CLASSES:
 		k = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(of, "shape"));
 		return dim_size(of, k == 1 ? 0 : 1);
 	case IX_INT_ARG:
-		return cJSON_IsNumber(of) && of->valuedouble > 0 ? (long long)of->valuedouble : -1;
+		return tl_json_i64(of, 1, INT64_MAX, &v) ? v : -1;
 	case IX_EACH:
 		/* element i indexes dimension i; None skips one, a bool mask its ndim;
 		 * one bound for the whole list: the smallest, safe for each */
@@ -971,6 +980,8 @@ static int build_schemaless_ir(struct ir_ctx *c, cJSON *ir)
 		a.name = name;
 		switch (p->kind) {
 		case P_TENSOR:
+			if (!is_int_list(p->dims))
+				break;
 			type = "Tensor";
 			v = tensor_value(p->dims, p->strides, p->type, init_of(p->type));
 			break;

@@ -367,6 +367,7 @@ const struct tl_gpu *tl_gpu_of_trace(const struct tl_gpu_set *set, const struct 
 {
 	const cJSON *meta = tr ? tl_trace_metadata(tr) : NULL, *props, *dev;
 	const cJSON *name, *mem, *sms, *ma, *mi;
+	int64_t bytes;
 
 	props = meta ? cJSON_GetObjectItemCaseSensitive(meta, "deviceProperties") : NULL;
 	if (!cJSON_IsArray(props) || !cJSON_GetArraySize(props)) {
@@ -385,8 +386,9 @@ const struct tl_gpu *tl_gpu_of_trace(const struct tl_gpu_set *set, const struct 
 	sms = cJSON_GetObjectItemCaseSensitive(dev, "numSms");
 	ma = cJSON_GetObjectItemCaseSensitive(dev, "computeMajor");
 	mi = cJSON_GetObjectItemCaseSensitive(dev, "computeMinor");
-	return tl_gpu_find(set, cJSON_IsString(name) ? name->valuestring : "",
-			   cJSON_IsNumber(mem) && mem->valuedouble > 0 ? (uint64_t)mem->valuedouble : 0,
+	if (!tl_json_i64(mem, 1, INT64_MAX, &bytes))
+		bytes = 0;
+	return tl_gpu_find(set, cJSON_IsString(name) ? name->valuestring : "", (uint64_t)bytes,
 			   cJSON_IsNumber(sms) ? sms->valueint : 0, cJSON_IsNumber(ma) ? ma->valueint : -1,
 			   cJSON_IsNumber(mi) ? mi->valueint : -1);
 }

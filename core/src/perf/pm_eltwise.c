@@ -477,6 +477,7 @@ static int model_triton_group_quant_fp8(const struct pm_call *c, struct pm_out *
 	const char *dt_x = "", *dt[3];
 	struct pm_shape x = { 0 };
 	long long m = 1, n = 1, gs = 128, ng;
+	int64_t gsv;
 	int err = 0, bx;
 
 	if (cJSON_GetArraySize(dims) > 0 && read_shape(c, "Input Dims", 0, &x))
@@ -492,8 +493,8 @@ static int model_triton_group_quant_fp8(const struct pm_call *c, struct pm_out *
 		return pm_fail(out, "%s: dtype of input 0 is not a string", c->name);
 	if (cJSON_IsString(ci) && strcasecmp(ci->valuestring, "none"))
 		gs = concrete_int(ci->valuestring, gs);
-	else if (cJSON_IsNumber(ci) && ci->valuedouble == (double)(long long)ci->valuedouble)
-		gs = (long long)ci->valuedouble;
+	else if (tl_json_i64(ci, INT64_MIN, INT64_MAX, &gsv))
+		gs = gsv;
 	if (!gs)
 		return pm_fail(out, "%s: group size 0", c->name);
 	ng = (n + gs - 1) / gs;

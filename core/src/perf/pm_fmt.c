@@ -35,11 +35,11 @@ int pm_tuple_repr(const cJSON *a, char *buf, size_t n)
 	err = put(buf, n, &len, "(", 1);
 	cJSON_ArrayForEach(it, a) {
 		char num[32];
-		double v = it->valuedouble;
+		int64_t v;
 
 		if (err)
 			break;
-		if (!cJSON_IsNumber(it) || v != (double)(long long)v)
+		if (!tl_json_i64(it, INT64_MIN, INT64_MAX, &v))
 			return -EINVAL;
 		snprintf(num, sizeof(num), "%s%lld", count ? ", " : "", (long long)v);
 		err = put(buf, n, &len, num, strlen(num));

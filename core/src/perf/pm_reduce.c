@@ -27,7 +27,9 @@ static int dtype_of(const cJSON *v, const char **dt)
 
 static bool is_int(const cJSON *v)
 {
-	return cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble;
+	int64_t x;
+
+	return tl_json_i64(v, INT64_MIN, INT64_MAX, &x);
 }
 
 /* aten_reduce's reading of the reduced dims and keepdim from Concrete
@@ -69,7 +71,10 @@ static void reduce_dims(const cJSON *concrete, struct pm_shape *dims, int *found
 				if (cJSON_IsBool(e)) {
 					d = cJSON_IsTrue(e);
 				} else if (cJSON_IsNumber(e)) {
-					d = (long long)trunc(e->valuedouble);
+					int64_t x = 0;
+
+					ok = tl_dbl_to_i64(trunc(e->valuedouble), INT64_MIN, INT64_MAX, &x);
+					d = x;
 				} else if (cJSON_IsString(e)) {
 					d = strtoll(e->valuestring, &end, 10);
 					ok = end != e->valuestring && !*end;

@@ -36,15 +36,16 @@ static int dim(const cJSON *shape, int i, long long *v)
 {
 	int n = shape ? cJSON_GetArraySize(shape) : 0;
 	const cJSON *d;
+	int64_t x;
 
 	if (i < 0)
 		i += n;
 	if (!shape || i < 0 || i >= n)
 		return -EINVAL;
 	d = cJSON_GetArrayItem(shape, i);
-	if (!cJSON_IsNumber(d) || d->valuedouble != floor(d->valuedouble))
+	if (!tl_json_i64(d, INT64_MIN, INT64_MAX, &x))
 		return -EINVAL;
-	*v = (long long)d->valuedouble;
+	*v = x;
 	return 0;
 }
 

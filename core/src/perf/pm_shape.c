@@ -20,16 +20,15 @@ int pm_shape_from_json(const cJSON *a, struct pm_shape *s)
 	if (!cJSON_IsArray(a))
 		return -EINVAL;
 	cJSON_ArrayForEach(e, a) {
-		double v;
+		int64_t v;
 
 		if (!cJSON_IsNumber(e) || s->n == PM_MAX_DIMS)
 			return -EINVAL;
-		v = e->valuedouble;
 		/* a dim or stride is a Python int; anything else makes
 		 * TraceLens's prod() or repr differ from ours */
-		if (v != (double)(long long)v)
+		if (!tl_json_i64(e, INT64_MIN, INT64_MAX, &v))
 			return -EINVAL;
-		s->d[s->n++] = (long long)v;
+		s->d[s->n++] = v;
 	}
 	return 0;
 }

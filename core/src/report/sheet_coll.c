@@ -288,7 +288,9 @@ int tl_sheet_coll_analysis(struct tl_trace *tr, struct tl_sheet **out)
 			gap |= r[i].f[j].kind == V_NONE;
 			num |= r[i].f[j].kind == V_NUM;
 			str |= r[i].f[j].kind == V_STR;
-			if (r[i].f[j].kind == V_NUM && r[i].f[j].d != floor(r[i].f[j].d))
+			/* past int64 no integer column holds it (nor may it be cast) */
+			if (r[i].f[j].kind == V_NUM &&
+			    (r[i].f[j].d != floor(r[i].f[j].d) || !(fabs(r[i].f[j].d) < 9.2e18)))
 				gap = true;
 		}
 		as_float[j] = num && !str && gap;

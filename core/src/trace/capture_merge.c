@@ -166,13 +166,14 @@ static int classify(struct merger *M, struct capture *c)
 			d = NULL;
 		cJSON_ArrayForEach(x, d) {
 			const cJSON *f = cJSON_IsArray(x) ? x->child : NULL;
+			int64_t dim;
 			size_t k;
 
-			if (!f || !cJSON_IsNumber(f) || f->valuedouble != (double)(int64_t)f->valuedouble)
+			if (!f || !tl_json_i64(f, INT64_MIN, INT64_MAX, &dim))
 				continue;
-			for (k = 0; k < dims.n && dims.v[k] != (int64_t)f->valuedouble; k++)
+			for (k = 0; k < dims.n && dims.v[k] != dim; k++)
 				;
-			if (k == dims.n && (tl_vec_push(&dims, (int64_t)f->valuedouble) ||
+			if (k == dims.n && (tl_vec_push(&dims, dim) ||
 					    tl_vec_push(&dcount, 0))) {
 				cJSON_Delete(args);
 				err = -ENOMEM;
@@ -778,13 +779,14 @@ static int load_details(struct merger *M, const char *path)
 		const cJSON *mode = cJSON_GetObjectItemCaseSensitive(x, "mode");
 		struct capture c = { 0 };
 		struct stat st;
+		int64_t batch;
 
-		if (!cJSON_IsString(file) || !cJSON_IsNumber(bs) || !cJSON_IsString(mode) ||
-		    bs->valuedouble != (double)(int64_t)bs->valuedouble)
+		if (!cJSON_IsString(file) || !tl_json_i64(bs, INT64_MIN, INT64_MAX, &batch) ||
+		    !cJSON_IsString(mode))
 			continue;
 		if (strcmp(mode->valuestring, "FULL") && strcmp(mode->valuestring, "PIECEWISE"))
 			continue;
-		if (tl_vec_push(&M->batch_sizes, (int64_t)bs->valuedouble)) {
+		if (tl_vec_push(&M->batch_sizes, batch)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -797,7 +799,7 @@ static int load_details(struct merger *M, const char *path)
 			free(c.path);
 			continue;
 		}
-		c.batch = (int64_t)bs->valuedouble;
+		c.batch = batch;
 		c.mode = !strcmp(mode->valuestring, "FULL") ? MODE_FULL : MODE_PIECEWISE;
 		c.classified = true;
 		if (tl_vec_push(&M->caps, c)) {
