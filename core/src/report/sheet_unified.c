@@ -23,16 +23,26 @@
 static const char *const arg_fields[4] = { "Input Dims", "Input type", "Input Strides",
 					   "Concrete Inputs" };
 
+/* One row, as the grouping reads it: what a perf row (struct prow, over
+ * 600 bytes with its parameters) leaves once filled. A trace of small
+ * events has a row for every seventh event, so this is kept small. */
 struct urow {
-	struct prow p;		/* p.uid: the op (a synthetic op: its parent) */
+	uint64_t uid;		/* the op (a synthetic op: its parent) */
 	uint64_t ex_uid;	/* what TraceLens numbers it (synthetic ops: past the last UID) */
-	char *synth_name;	/* "parent->kernel (Synthetic Op)", malloc'ed; NULL otherwise */
+	const char *name;	/* the trace's, or own */
+	char *own;		/* a renamed op's name or "parent->kernel (Synthetic Op)", malloc'ed */
 	const char *category;
-	double dur;
-	bool model;
-	bool recompute;		/* under torch.utils.checkpoint's recompute_fn */
+	const char *pname, *plabel, *tname;
 	char *args[4];		/* repr of the recorded args, tuples for lists; NULL: None */
 	char *params;		/* perf_params, a dict's repr; NULL: None */
+	char *spec;		/* the model's compute spec, malloc'ed; NULL when none */
+	double dur, kt;		/* the op's duration, the union of its GPU events */
+	double gflops, mb, fpb, tbs, tflops;	/* the model's (struct prow's); NaN when none */
+	struct pkernel *k;	/* by launch, then trace order */
+	size_t nk;
+	bool model;
+	bool synth;		/* a synthetic op */
+	bool recompute;		/* under torch.utils.checkpoint's recompute_fn */
 };
 
 struct ucoll {
@@ -229,11 +239,12 @@ static void urow_release(struct urow *r)
 {
 	size_t i;
 
-	prow_release(&r->p);
 	for (i = 0; i < 4; i++)
 		free(r->args[i]);
-	free(r->synth_name);
+	free(r->own);
 	free(r->params);
+	free(r->spec);
+	free(r->k);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -255,23 +266,23 @@ static int put_param(char **buf, size_t *len, size_t *cap, const char *v, bool n
 	return rpt_pystr_append(buf, len, cap, v);
 }
 
-static int params_repr(struct urow *r)
+static int params_repr(const struct prow *p, struct urow *r)
 {
 	size_t i, len = 0, cap = 0;
 	int err;
 
-	if (!r->p.nparams)
+	if (!p->nparams)
 		return 0;
 	err = rpt_str_append(&r->params, &len, &cap, "{");
-	for (i = 0; i < r->p.nparams && !err; i++) {
+	for (i = 0; i < p->nparams && !err; i++) {
 		if (i)
 			err = rpt_str_append(&r->params, &len, &cap, ", ");
 		if (!err)
-			err = rpt_pystr_append(&r->params, &len, &cap, r->p.pnames[i]);
+			err = rpt_pystr_append(&r->params, &len, &cap, p->pnames[i]);
 		if (!err)
 			err = rpt_str_append(&r->params, &len, &cap, ": ");
 		if (!err)
-			err = put_param(&r->params, &len, &cap, r->p.pvals[i], r->p.pnone[i]);
+			err = put_param(&r->params, &len, &cap, p->pvals[i], p->pnone[i]);
 	}
 	return err ? err : rpt_str_append(&r->params, &len, &cap, "}");
 }
@@ -330,72 +341,94 @@ static int cmp_launch(const void *a, const void *b, void *ctx)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
-/* One row: the op's own numbers, or for a synthetic op its one GPU event. */
+/* One row: the op's own numbers, or for a synthetic op its one GPU event.
+ * The perf row @p is filled, then what the grouping reads moves to @r. */
 static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *recompute,
 		    uint64_t uid, int64_t kernel, uint64_t ex_uid, struct urow *r)
 {
 	struct tl_event_info e, k;
+	struct prow p = { .uid = uid };
+	size_t i;
 	int err = tl_trace_event(tr, uid, &e);
 
 	if (err)
 		return err;
-	r->p.uid = uid;
-	r->p.name = e.name;
-	if (kernel < 0 && (err = prow_set_name(&r->p, e.name)))
-		return err;
+	r->uid = uid;
 	r->ex_uid = ex_uid;
 	r->dur = e.dur;
 	r->recompute = recompute && recompute[uid];
-	rpt_meta_names(meta, e.pid, e.tid, &r->p.pname, &r->p.plabel, &r->p.tname);
-	r->p.cls = kernel < 0 ? model_of(tr, uid, r->p.name) : NULL;
-	/* a modelled op's args come with its model, from one parse */
-	if (!r->p.cls && (err = args_of(tr, uid, r)))
-		return err;
-	r->p.gflops = r->p.bytes = r->p.tflops = r->p.tbs = r->p.mb = r->p.fpb = NAN;
+	rpt_meta_names(meta, e.pid, e.tid, &r->pname, &r->plabel, &r->tname);
+	r->gflops = r->mb = r->fpb = r->tbs = r->tflops = NAN;
+	p.gflops = p.bytes = p.tflops = p.tbs = p.mb = p.fpb = NAN;
 	if (kernel >= 0) {
-		err = tl_trace_event(tr, (uint64_t)kernel, &k);
-		if (err)
-			return err;
-		if (asprintf(&r->synth_name, "%s->%s (Synthetic Op)", e.name, k.name) < 0) {
-			r->synth_name = NULL;
-			return -ENOMEM;
+		if ((err = args_of(tr, uid, r)) || (err = tl_trace_event(tr, (uint64_t)kernel, &k)))
+			goto out;
+		if (asprintf(&r->own, "%s->%s (Synthetic Op)", e.name, k.name) < 0) {
+			r->own = NULL;
+			err = -ENOMEM;
+			goto out;
 		}
-		r->p.name = r->synth_name;
-		r->p.k = calloc(1, sizeof(*r->p.k));
-		if (!r->p.k)
-			return -ENOMEM;
-		r->p.nk = 1;
-		r->p.k->uid = (uint64_t)kernel;
-		r->p.k->ts = k.ts;
-		r->p.k->dur = k.dur;
-		r->p.k->stream = k.stream;
-		r->p.k->name = k.name;
+		r->name = r->own;
+		r->synth = true;
+		r->k = calloc(1, sizeof(*r->k));
+		if (!r->k) {
+			err = -ENOMEM;
+			goto out;
+		}
+		r->nk = 1;
+		r->k->uid = (uint64_t)kernel;
+		r->k->ts = k.ts;
+		r->k->dur = k.dur;
+		r->k->stream = k.stream;
+		r->k->name = k.name;
 		/* busy time of one interval: its end minus its start, which
 		 * rounds differently from the duration */
-		r->p.kt = (k.ts + k.dur) - k.ts;
-		return category_of(tr, uid, r->p.name, &r->category);
+		r->kt = (k.ts + k.dur) - k.ts;
+		err = category_of(tr, uid, r->name, &r->category);
+		goto out;
 	}
-	r->model = r->p.cls != NULL;
+	if ((err = prow_set_name(&p, e.name)))
+		goto out;
+	r->name = p.name;
+	r->own = p.name_own;
+	p.name_own = NULL;
+	p.cls = model_of(tr, uid, r->name);
+	/* a modelled op's args come with its model, from one parse */
+	if (!p.cls && (err = args_of(tr, uid, r)))
+		goto out;
+	r->model = p.cls != NULL;
 	if (r->model) {
-		size_t i;
-
-		r->p.tuple_args = true;
-		err = prow_fill(tr, &r->p);
+		p.tuple_args = true;
+		err = prow_fill(tr, &p);
 		for (i = 0; i < 4; i++) {
-			r->args[i] = r->p.args[i];
-			r->p.args[i] = NULL;
+			r->args[i] = p.args[i];
+			p.args[i] = NULL;
 		}
 		if (!err)
-			err = params_repr(r);
+			err = params_repr(&p, r);
+		if (!err && p.compute_spec[0] && !(r->spec = strdup(p.compute_spec)))
+			err = -ENOMEM;
+		r->gflops = p.gflops;
+		r->mb = p.mb;
+		r->fpb = p.fpb;
+		r->tbs = p.tbs;
+		r->tflops = p.tflops;
 	} else {
-		err = rpt_kernels_of(tr, &r->p, false);
+		err = rpt_kernels_of(tr, &p, false);
 	}
+	r->kt = p.kt;
+	r->k = p.k;
+	r->nk = p.nk;
+	p.k = NULL;
+	p.nk = 0;
 	/* TraceLens lists an op's GPU events as its tree got them: by the
 	 * runtime call that launched them, then in trace order */
 	if (!err)
-		qsort_r(r->p.k, r->p.nk, sizeof(*r->p.k), cmp_launch, tr);
+		qsort_r(r->k, r->nk, sizeof(*r->k), cmp_launch, tr);
 	if (!err)
-		err = category_of(tr, uid, r->p.name, &r->category);
+		err = category_of(tr, uid, r->name, &r->category);
+out:
+	prow_release(&p);
 	return err;
 }
 
@@ -413,9 +446,8 @@ static bool same_key(const struct urow *a, const struct urow *b)
 {
 	size_t i;
 
-	if (strcmp(a->p.name, b->p.name) || strcmp(cat_or(a->category), cat_or(b->category)) ||
-	    strcmp(a->p.pname, b->p.pname) || strcmp(a->p.plabel, b->p.plabel) ||
-	    strcmp(a->p.tname, b->p.tname))
+	if (strcmp(a->name, b->name) || strcmp(cat_or(a->category), cat_or(b->category)) ||
+	    strcmp(a->pname, b->pname) || strcmp(a->plabel, b->plabel) || strcmp(a->tname, b->tname))
 		return false;
 	for (i = 0; i < 4; i++)
 		if (strcmp(a->args[i] ? a->args[i] : "None", b->args[i] ? b->args[i] : "None"))
@@ -676,8 +708,8 @@ static int build(struct tl_trace *tr, const struct urow *rows, size_t n, bool re
 			g[ng++].first = i;
 		gof[i] = j;
 		g[j].n++;
-		if (!isnan(rows[i].p.kt))
-			g[j].kt_sum += rows[i].p.kt;
+		if (!isnan(rows[i].kt))
+			g[j].kt_sum += rows[i].kt;
 	}
 	for (j = 0; j < ng; j++) {
 		g[j].rows = malloc(g[j].n * sizeof(*g[j].rows));
@@ -715,30 +747,30 @@ static int build(struct tl_trace *tr, const struct urow *rows, size_t n, bool re
 		for (i = 0; i < gr->n; i++) {
 			const struct urow *r = &rows[gr->rows[i]];
 
-			if (!spec && r->p.compute_spec[0])
-				spec = r->p.compute_spec;
+			if (!spec && r->spec)
+				spec = r->spec;
 			if (!params && r->params)
 				params = r->params;
-			kl[i].k = r->p.k;
-			kl[i].nk = r->p.nk;
+			kl[i].k = r->k;
+			kl[i].nk = r->nk;
 			/* TraceLens's kernel summary is of the group's first
 			 * row with kernels, and its call stack with it */
-			if (!tpl && r->p.nk)
+			if (!tpl && r->nk)
 				tpl = r;
 		}
 		kd = rpt_kernel_stats_ord(kl, gr->n, false, inference ? &ord : NULL);
 		/* the call stack follows the kernel summary's order */
 		if (inference && kd && tpl && ord) {
-			struct pkernel *ok = malloc(tpl->p.nk * sizeof(*ok));
+			struct pkernel *ok = malloc(tpl->nk * sizeof(*ok));
 
-			for (i = 0; ok && i < tpl->p.nk; i++)
-				ok[i] = tpl->p.k[ord[i]];
-			err = ok ? rpt_call_stack(tr, tpl->p.uid, !tpl->synth_name, ok, tpl->p.nk,
-						  r0->p.name, &stack, &entry)
+			for (i = 0; ok && i < tpl->nk; i++)
+				ok[i] = tpl->k[ord[i]];
+			err = ok ? rpt_call_stack(tr, tpl->uid, !tpl->synth, ok, tpl->nk, r0->name, &stack,
+						  &entry)
 				 : -ENOMEM;
 			free(ok);
 		} else if (inference && kd) {
-			err = rpt_call_stack(tr, r0->p.uid, false, NULL, 0, r0->p.name, &stack, &entry);
+			err = rpt_call_stack(tr, r0->uid, false, NULL, 0, r0->name, &stack, &entry);
 		}
 		free(ord);
 		ord = NULL;
@@ -756,14 +788,14 @@ static int build(struct tl_trace *tr, const struct urow *rows, size_t n, bool re
 			break;
 		}
 		agg_rows(rows, gr, UOFF(dur), tmp, &d);
-		agg_rows(rows, gr, UOFF(p.tbs), tmp, &tb);
-		agg_rows(rows, gr, UOFF(p.tflops), tmp, &tf);
-		agg_rows(rows, gr, UOFF(p.kt), tmp, &kt);
-		row[c++] = tl_cell_str(r0->p.name);
+		agg_rows(rows, gr, UOFF(tbs), tmp, &tb);
+		agg_rows(rows, gr, UOFF(tflops), tmp, &tf);
+		agg_rows(rows, gr, UOFF(kt), tmp, &kt);
+		row[c++] = tl_cell_str(r0->name);
 		row[c++] = tl_cell_str(r0->category);
-		row[c++] = tl_cell_str(r0->p.pname);
-		row[c++] = tl_cell_str(r0->p.plabel);
-		row[c++] = tl_cell_str(r0->p.tname);
+		row[c++] = tl_cell_str(r0->pname);
+		row[c++] = tl_cell_str(r0->plabel);
+		row[c++] = tl_cell_str(r0->tname);
 		for (i = 0; i < 4; i++)
 			row[c++] = tl_cell_str(r0->args[i]);
 		if (recompute)
@@ -773,9 +805,9 @@ static int build(struct tl_trace *tr, const struct urow *rows, size_t n, bool re
 		row[c++] = tl_cell_num(d.sum);
 		row[c++] = tl_cell_num(d.mean);
 		row[c++] = tl_cell_num(d.std);
-		row[c++] = tl_cell_num(first_of(rows, gr, UOFF(p.gflops)));
-		row[c++] = tl_cell_num(first_of(rows, gr, UOFF(p.mb)));
-		row[c++] = tl_cell_num(first_of(rows, gr, UOFF(p.fpb)));
+		row[c++] = tl_cell_num(first_of(rows, gr, UOFF(gflops)));
+		row[c++] = tl_cell_num(first_of(rows, gr, UOFF(mb)));
+		row[c++] = tl_cell_num(first_of(rows, gr, UOFF(fpb)));
 		row[c++] = tl_cell_str(spec);
 		row[c++] = tl_cell_num(tb.mean);
 		row[c++] = tl_cell_num(tb.std);
