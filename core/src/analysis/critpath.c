@@ -531,13 +531,6 @@ out:
 	return err;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cat_of(const struct graph *g, const struct edge *e)
 {
 	switch (e->type) {
@@ -569,6 +562,7 @@ static int longest(struct graph *g)
 {
 	size_t nn = 2 * g->nev, i, head = 0, tail = 0, k;
 	uint32_t *indeg = NULL, *off = NULL, *adj = NULL, *q = NULL, *via = NULL;
+	uint64_t *on = NULL;	/* graph events on the path */
 	double *dist = NULL;
 	struct tl_critpath *cp = g->cp;
 	int64_t best = -1, e;
@@ -624,13 +618,22 @@ static int longest(struct graph *g)
 		err = tl_err(-EINVAL, "critpath: the graph has a cycle (%zu of %zu nodes ordered)", tail, nn);
 		goto out;
 	}
-	/* walk back from the farthest node */
+	/* walk back from the farthest node, with what only the order needed
+	 * given back first: the path can hold half the events (64 bytes per
+	 * edge). Its events are marked by graph index, which is UID order. */
 	cp->length_us = dist[best];
+	free(indeg);
+	free(off);
+	free(adj);
+	free(q);
+	free(dist);
+	indeg = off = adj = q = NULL;
+	dist = NULL;
 	for (e = via[best]; e != NO_EDGE; e = via[g->ed[e].from])
 		cp->npath++;
 	cp->path = calloc(cp->npath + 1, sizeof(*cp->path));
-	cp->events = calloc(2 * cp->npath + 2, sizeof(*cp->events));
-	if (!cp->path || !cp->events)
+	on = calloc(g->nev / 64 + 1, sizeof(*on));
+	if (!cp->path || !on)
 		goto out;
 	k = cp->npath;
 	for (e = via[best]; e != NO_EDGE; e = via[g->ed[e].from]) {
@@ -650,18 +653,22 @@ static int longest(struct graph *g)
 		pe->cat = (uint8_t)cat_of(g, ed);
 		cp->cat_us[pe->cat] += ed->w;
 		cp->cat_n[pe->cat]++;
-		cp->events[cp->nevents++] = a->uid;
-		cp->events[cp->nevents++] = b->uid;
+		on[ed->from / 2 / 64] |= 1ull << (ed->from / 2 % 64);
+		on[ed->to / 2 / 64] |= 1ull << (ed->to / 2 % 64);
 	}
 	if (!cp->npath)
-		cp->events[cp->nevents++] = g->ev[best / 2].uid;
-	qsort(cp->events, cp->nevents, sizeof(*cp->events), cmp_u64);
-	for (i = k = 0; i < cp->nevents; i++)
-		if (!k || cp->events[k - 1] != cp->events[i])
-			cp->events[k++] = cp->events[i];
-	cp->nevents = k;
+		on[best / 2 / 64] |= 1ull << (best / 2 % 64);
+	for (i = 0, k = 0; i <= g->nev / 64; i++)
+		k += (size_t)__builtin_popcountll(on[i]);
+	cp->events = malloc((k + 1) * sizeof(*cp->events));
+	if (!cp->events)
+		goto out;
+	for (i = 0; i < g->nev; i++)
+		if (on[i / 64] >> (i % 64) & 1)
+			cp->events[cp->nevents++] = g->ev[i].uid;
 	err = 0;
 out:
+	free(on);
 	free(indeg);
 	free(off);
 	free(adj);
