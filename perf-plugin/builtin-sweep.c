@@ -195,6 +195,15 @@ static char *result_key(const cJSON *trace_id, const char *ir_path, long index, 
 	return asprintf(&k, "%s#%ld|%s|%s|%ld", ir_path ? ir_path : "?", index, device, events, iters) < 0 ? NULL : k;
 }
 
+/* A whole number of a results record, -1 when absent or out of range
+ * (the store is a file: casting NaN or 1e300 to long is undefined). */
+static long rec_long(const cJSON *v)
+{
+	double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+
+	return d >= -1 && d < 9.2e18 && d == floor(d) ? (long)d : -1;
+}
+
 struct done_set {
 	char **keys;
 	size_t n, cap;
@@ -219,9 +228,9 @@ static int note_done(const cJSON *rec, size_t line, void *ctx)
 	/* a replay that failed fails under every group: the whole op is done */
 	k = result_key(cJSON_GetObjectItemCaseSensitive(rec, "trace"),
 		       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ir, "path")),
-		       (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ir, "index")),
+		       rec_long(cJSON_GetObjectItemCaseSensitive(ir, "index")),
 		       cJSON_GetObjectItemCaseSensitive(rec, "uid"), dev, strcmp(st, "ok") ? "*" : ev,
-		       (long)it->valuedouble);
+		       rec_long(it));
 	if (!k)
 		return -ENOMEM;
 	if (d->n == d->cap) {
@@ -403,7 +412,7 @@ static bool same_op(struct collect *c, size_t i, const cJSON *rec)
 	if (sig && rsig && cJSON_IsNumber(uid) && cJSON_IsNumber(ruid))
 		return !strcmp(sig, rsig) && uid->valuedouble == ruid->valuedouble;
 	return c->s->ir_path && ir &&
-	       (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ir, "index")) == (long)i;
+	       rec_long(cJSON_GetObjectItemCaseSensitive(ir, "index")) == (long)i;
 }
 
 static int collect_rec(const cJSON *rec, size_t line, void *ctx)
