@@ -50,9 +50,9 @@ void tl_log(enum tl_log_level lvl, const char *fmt, ...) TL_PRINTF(2, 3);
  * array of TL_HUGE_MIN bytes or more is hinted as tl_hint_huge says. */
 int tl_grow(void **ptr, size_t *cap, size_t need, size_t esz);
 
-/* Ask for transparent huge pages over the 2 MiB-aligned part of [p, p+n)
- * when n >= TL_HUGE_MIN, before its pages are first touched. On a VM a page
- * fault costs microseconds, and a report of a GB trace takes some 70 000 of
+/* Ask for transparent huge pages over the whole of block @p (malloc'ed, of
+ * @n bytes) when n >= TL_HUGE_MIN, before its pages are touched. On a VM a
+ * page fault costs microseconds, and a report of a GB trace takes some 70 000 of
  * them filling its event table, call tree and hash tables: huge pages take
  * a report of the x8 OWLv2 trace from 1.6 to 1.3 s. Only a hint: it does
  * nothing where THP is off ("never"), and its cost is at most the rounding
@@ -62,6 +62,10 @@ void tl_hint_huge(void *p, size_t n);
 /* malloc/calloc of @n bytes, hinted (tl_hint_huge). */
 void *tl_malloc_big(size_t n);
 void *tl_calloc_big(size_t nmemb, size_t size);
+/* The pages wholly inside [p, p+n) of an allocation will not be read
+ * again before it is freed: give them back now (they read as zeros after).
+ * For copying a big array into another without holding both whole. */
+void tl_forget(void *p, size_t n);
 
 #define TL_VEC(T)                                                              \
 	struct {                                                               \

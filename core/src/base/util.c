@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal helpers: logging, last-error, growable arrays, arena, hashing. */
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -106,9 +107,9 @@ int tl_grow(void **ptr, size_t *cap, size_t need, size_t esz)
 	p = realloc(*ptr, ncap * esz);
 	if (!p)
 		return -ENOMEM;
-	/* the new part is not touched yet (realloc of a large block moves it
-	 * with mremap, which keeps the pages already there) */
-	tl_hint_huge((char *)p + *cap * esz, (ncap - *cap) * esz);
+	/* the whole block: a hint of the new part only would split its
+	 * mapping (see tl_hint_huge) */
+	tl_hint_huge(p, ncap * esz);
 	*ptr = p;
 	*cap = ncap;
 	return 0;
@@ -116,11 +117,29 @@ int tl_grow(void **ptr, size_t *cap, size_t need, size_t esz)
 
 void tl_hint_huge(void *p, size_t n)
 {
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+	const uintptr_t pg = 4096;
+	uintptr_t lo = (uintptr_t)p & ~(pg - 1), hi;
 
-	if (n >= TL_HUGE_MIN && hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	if (n < TL_HUGE_MIN)
+		return;
+	/* A block this big is a mapping of its own, from the page @p is on to
+	 * the end of its usable size: hint all of it. A hint of only its
+	 * 2 MiB-aligned middle split it into mappings of different flags,
+	 * which mremap cannot move as one, and glibc's realloc then copied
+	 * the block (a 10 M-event table growing from 671 MB to 1.3 GB was
+	 * held twice) wherever glibc had not hinted the whole mapping itself
+	 * (THP "always", TLREPLAY_HUGEPAGES=never, programs embedding us). */
+	hi = ((uintptr_t)p + malloc_usable_size(p) + pg - 1) & ~(pg - 1);
+	(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
+void tl_forget(void *p, size_t n)
+{
+	const uintptr_t pg = 4096;
+	uintptr_t lo = ((uintptr_t)p + pg - 1) & ~(pg - 1), hi = ((uintptr_t)p + n) & ~(pg - 1);
+
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 void *tl_malloc_big(size_t n)

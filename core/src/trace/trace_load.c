@@ -17,6 +17,7 @@
 
 #define PROGRESS_STEP (16u << 20)
 #define DROP_STEP (8u << 20)	/* resident text while loading: about two of these per thread */
+#define MERGE_STEP 65536u	/* events copied from the helper thread's table between releases */
 #define META_MAX (16u << 20)	/* largest top-level value kept (deviceProperties, ...) */
 
 /* Where parsed events and their strings go: the trace itself, or a private
@@ -771,6 +772,11 @@ static int merge_helper(struct loader *L, struct helper *h)
 		d->cat = remap[d->cat];
 		d->pid = remap[d->pid];
 		d->tid = remap[d->tid];
+		/* the helper's table is freed after: give back what was
+		 * copied every MERGE_STEP events, so that the two tables are
+		 * never both whole (10 M events: 400 MB less at the load's peak) */
+		if ((i + 1) % MERGE_STEP == 0)
+			tl_forget(&h->ev[i + 1 - MERGE_STEP], MERGE_STEP * sizeof(*h->ev));
 	}
 	*L->out.nev = n0 + h->nev;
 	L->ev_index += h->nev;
