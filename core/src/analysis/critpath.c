@@ -51,8 +51,17 @@ struct edge {
 	uint8_t pr;		/* which wins a tie (prio()) */
 };
 
+/* What the longest path reads of an event: once the edges are made, the
+ * events (struct cev) give way to these (24 bytes). */
+struct cnode {
+	double s, e;
+	uint32_t uid;
+	uint8_t kind;
+};
+
 struct graph {
 	struct cev *ev;
+	struct cnode *node;	/* ev, once the edges are made */
 	size_t nev, cev_cap;
 	struct edge *ed;
 	size_t ned, ed_cap;
@@ -537,9 +546,24 @@ static int cat_of(const struct graph *g, const struct edge *e)
 	case TL_CP_LAUNCH: return TL_CP_CAT_LAUNCH;
 	case TL_CP_KERNEL_GAP: return TL_CP_CAT_GPU_GAP;
 	case TL_CP_SYNC: return TL_CP_CAT_SYNC;
-	case TL_CP_OP: return tl_kind_is_gpu(g->ev[e->from / 2].kind) ? TL_CP_CAT_KERNEL : TL_CP_CAT_CPU;
+	case TL_CP_OP: return tl_kind_is_gpu(g->node[e->from / 2].kind) ? TL_CP_CAT_KERNEL : TL_CP_CAT_CPU;
 	default: return TL_CP_CAT_CPU;
 	}
+}
+
+/* The events give way to what the longest path reads of them. */
+static int keep_nodes(struct graph *g)
+{
+	size_t i;
+
+	g->node = malloc((g->nev + 1) * sizeof(*g->node));
+	if (!g->node)
+		return -ENOMEM;
+	for (i = 0; i < g->nev; i++)
+		g->node[i] = (struct cnode){ g->ev[i].s, g->ev[i].e, g->ev[i].uid, g->ev[i].kind };
+	free(g->ev);
+	g->ev = NULL;
+	return 0;
 }
 
 /* Paths of equal length (weights are spans of time, so every path from the
@@ -563,6 +587,7 @@ static int longest(struct graph *g)
 	size_t nn = 2 * g->nev, i, head = 0, tail = 0, k;
 	uint32_t *indeg = NULL, *off = NULL, *adj = NULL, *q = NULL, *via = NULL;
 	uint64_t *on = NULL;	/* graph events on the path */
+	struct edge *pe = NULL;	/* the path's edges, in order */
 	double *dist = NULL;
 	struct tl_critpath *cp = g->cp;
 	int64_t best = -1, e;
@@ -619,8 +644,9 @@ static int longest(struct graph *g)
 		goto out;
 	}
 	/* walk back from the farthest node, with what only the order needed
-	 * given back first: the path can hold half the events (64 bytes per
-	 * edge). Its events are marked by graph index, which is UID order. */
+	 * given back first, then the graph's edges once the path's are out:
+	 * the path can hold half the events (64 bytes per edge). Its events
+	 * are marked by graph index, which is UID order. */
 	cp->length_us = dist[best];
 	free(indeg);
 	free(off);
@@ -631,28 +657,36 @@ static int longest(struct graph *g)
 	dist = NULL;
 	for (e = via[best]; e != NO_EDGE; e = via[g->ed[e].from])
 		cp->npath++;
+	pe = malloc((cp->npath + 1) * sizeof(*pe));
+	if (!pe)
+		goto out;
+	k = cp->npath;
+	for (e = via[best]; e != NO_EDGE; e = via[g->ed[e].from])
+		pe[--k] = g->ed[e];
+	free(g->ed);
+	g->ed = NULL;
 	cp->path = calloc(cp->npath + 1, sizeof(*cp->path));
 	on = calloc(g->nev / 64 + 1, sizeof(*on));
 	if (!cp->path || !on)
 		goto out;
-	k = cp->npath;
-	for (e = via[best]; e != NO_EDGE; e = via[g->ed[e].from]) {
-		const struct edge *ed = &g->ed[e];
-		struct tl_cp_edge *pe = &cp->path[--k];
-		const struct cev *a = &g->ev[ed->from / 2], *b = &g->ev[ed->to / 2];
+	/* in the order the walk back took (the sums are the same to the bit) */
+	for (k = cp->npath; k-- > 0;) {
+		const struct edge *ed = &pe[k];
+		struct tl_cp_edge *p = &cp->path[k];
+		const struct cnode *a = &g->node[ed->from / 2], *b = &g->node[ed->to / 2];
 
-		pe->from_uid = a->uid;
-		pe->to_uid = b->uid;
-		pe->from_end = ed->from & 1;
-		pe->to_end = ed->to & 1;
-		pe->from_ts = pe->from_end ? a->e : a->s;
-		pe->to_ts = pe->to_end ? b->e : b->s;
-		pe->weight = ed->w;
-		pe->attr_uid = ed->attr;
-		pe->type = ed->type;
-		pe->cat = (uint8_t)cat_of(g, ed);
-		cp->cat_us[pe->cat] += ed->w;
-		cp->cat_n[pe->cat]++;
+		p->from_uid = a->uid;
+		p->to_uid = b->uid;
+		p->from_end = ed->from & 1;
+		p->to_end = ed->to & 1;
+		p->from_ts = p->from_end ? a->e : a->s;
+		p->to_ts = p->to_end ? b->e : b->s;
+		p->weight = ed->w;
+		p->attr_uid = ed->attr;
+		p->type = ed->type;
+		p->cat = (uint8_t)cat_of(g, ed);
+		cp->cat_us[p->cat] += ed->w;
+		cp->cat_n[p->cat]++;
 		on[ed->from / 2 / 64] |= 1ull << (ed->from / 2 % 64);
 		on[ed->to / 2 / 64] |= 1ull << (ed->to / 2 % 64);
 	}
@@ -665,9 +699,10 @@ static int longest(struct graph *g)
 		goto out;
 	for (i = 0; i < g->nev; i++)
 		if (on[i / 64] >> (i % 64) & 1)
-			cp->events[cp->nevents++] = g->ev[i].uid;
+			cp->events[cp->nevents++] = g->node[i].uid;
 	err = 0;
 out:
+	free(pe);
 	free(on);
 	free(indeg);
 	free(off);
@@ -726,6 +761,8 @@ int tl_critpath(struct tl_trace *tr, const struct tl_critpath_opts *opts, struct
 	}
 	g.cp->t0 = t0;
 	g.cp->t1 = t1;
+	if ((err = keep_nodes(&g)))
+		goto out;
 	if ((err = longest(&g)))
 		goto out;
 	*out = g.cp;
@@ -733,6 +770,7 @@ int tl_critpath(struct tl_trace *tr, const struct tl_critpath_opts *opts, struct
 out:
 	tl_critpath_free(g.cp);
 	free(g.ev);
+	free(g.node);
 	free(g.ed);
 	free(g.idx);
 	return err;
