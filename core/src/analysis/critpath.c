@@ -182,11 +182,12 @@ static int64_t gidx(const struct graph *g, int64_t uid)
 	return uid < 0 ? -1 : g->idx[uid];
 }
 
-/* Top-level host events sorted by (pid, tid, start). */
-static const struct graph *sort_h;
-static int cmp_host(const void *a, const void *b)
+/* Top-level host events sorted by (pid, tid, start). The graph comes through qsort_r's
+ * context: a file-scope pointer raced when two threads ran tl_critpath on separate handles. */
+static int cmp_host(const void *a, const void *b, void *ctx)
 {
-	const struct cev *x = &sort_h->ev[*(const size_t *)a], *y = &sort_h->ev[*(const size_t *)b];
+	const struct graph *g = ctx;
+	const struct cev *x = &g->ev[*(const size_t *)a], *y = &g->ev[*(const size_t *)b];
 	int c = strcmp(x->pid, y->pid);
 
 	if (c)
@@ -236,8 +237,7 @@ static int host_edges(struct graph *g, struct tl_trace *tr)
 		if (gidx(g, tl_event_parent(tr, c->uid)) < 0)
 			top[ntop++] = i;
 	}
-	sort_h = g;
-	qsort(top, ntop, sizeof(*top), cmp_host);
+	qsort_r(top, ntop, sizeof(*top), cmp_host, g);
 	for (i = 1; i < ntop; i++) {
 		const struct cev *p = &g->ev[top[i - 1]], *c = &g->ev[top[i]];
 
@@ -252,11 +252,11 @@ out:
 	return err;
 }
 
-/* GPU events sorted by (pid, stream, start). */
-static const struct graph *sort_g;
-static int cmp_gpu(const void *a, const void *b)
+/* GPU events sorted by (pid, stream, start); the graph is qsort_r's context. */
+static int cmp_gpu(const void *a, const void *b, void *ctx)
 {
-	const struct cev *x = &sort_g->ev[*(const size_t *)a], *y = &sort_g->ev[*(const size_t *)b];
+	const struct graph *g = ctx;
+	const struct cev *x = &g->ev[*(const size_t *)a], *y = &g->ev[*(const size_t *)b];
 	int c = strcmp(x->pid, y->pid);
 
 	if (c)
@@ -375,9 +375,10 @@ static int64_t rt_of(const struct graph *g, const size_t *rts, size_t n, int64_t
 	return -1;
 }
 
-static int cmp_corr(const void *a, const void *b)
+static int cmp_corr(const void *a, const void *b, void *ctx)
 {
-	int64_t x = sort_g->ev[*(const size_t *)a].corr, y = sort_g->ev[*(const size_t *)b].corr;
+	const struct graph *g = ctx;
+	int64_t x = g->ev[*(const size_t *)a].corr, y = g->ev[*(const size_t *)b].corr;
 
 	return x < y ? -1 : x > y;
 }
@@ -404,9 +405,8 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 			 g->ev[i].corr != TL_NOID)
 			rts[nrts++] = i;
 	}
-	sort_g = g;
-	qsort(gs.v, gs.n, sizeof(*gs.v), cmp_gpu);
-	qsort(rts, nrts, sizeof(*rts), cmp_corr);
+	qsort_r(gs.v, gs.n, sizeof(*gs.v), cmp_gpu, g);
+	qsort_r(rts, nrts, sizeof(*rts), cmp_corr, g);
 	for (i = 0; i < gs.n; i++) {
 		const struct cev *c = &g->ev[gs.v[i]];
 		const struct cev *p = i ? &g->ev[gs.v[i - 1]] : NULL;
