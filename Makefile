@@ -274,11 +274,16 @@ tsan-check:
 # ------------------------------------------------------------------ fuzzing
 # libFuzzer through clang; with gcc (or without libFuzzer) the same target is
 # built as a replay driver over the corpus, so `make check` still runs it.
+# Every tests/fuzz/fuzz_NAME.c is a target, seeded from tests/fuzz/corpus-NAME/
+# (fuzz_load from tests/fuzz/corpus/), run for FUZZ_SECONDS each.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_SRCS := $(CORE_SRCS) $(PROTO_GEN) tests/fuzz/fuzz_load.c
+FUZZ_SRCS := $(CORE_SRCS) $(PROTO_GEN)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-$(O)/fuzz/fuzz_load: $(FUZZ_SRCS) $(HEADERS) $(wildcard core/src/*/*.h tests/fuzz/*.h) $(PROTO_GEN:.c=.h)
+# (named here, the generated sources are no intermediates make would delete)
+$(FUZZ_BINS): $(FUZZ_SRCS) $(HEADERS) $(wildcard core/src/*/*.h tests/fuzz/*.h) $(PROTO_GEN:.c=.h)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c
 	@mkdir -p $(dir $@)
 	$(call say,FUZZ,$@)
 	$(Q)if $(FUZZ_CC) -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>/dev/null || \
@@ -286,14 +291,16 @@ $(O)/fuzz/fuzz_load: $(FUZZ_SRCS) $(HEADERS) $(wildcard core/src/*/*.h tests/fuz
 	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
 		$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src -I$(O)/gen \
 			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-			-o $@ $(FUZZ_SRCS) $(LDLIBS_CORE); \
+			-o $@ $(FUZZ_SRCS) $< $(LDLIBS_CORE); \
 	else \
 		$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src -I$(O)/gen -DTL_FUZZ_STANDALONE \
-			-o $@ $(FUZZ_SRCS) $(LDLIBS_CORE); \
+			-o $@ $(FUZZ_SRCS) $< $(LDLIBS_CORE); \
 	fi
 
-fuzz: $(O)/fuzz/fuzz_load
-	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(O)/fuzz/fuzz_load $(O)/fuzz
+fuzz: $(FUZZ_BINS)
+	$(Q)for b in $(FUZZ_BINS); do \
+		FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $$b $(O)/fuzz/work-$${b##*/} || exit 1; \
+	done
 
 # ------------------------------------------------------------------ demo, bench
 

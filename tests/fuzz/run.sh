@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Run the loader fuzz target: run.sh FUZZ_BINARY WORKDIR
+# Run a fuzz target: run.sh FUZZ_BINARY WORKDIR
 #
-# A libFuzzer build fuzzes for $FUZZ_SECONDS seconds (default 20), starting
-# from a copy of tests/fuzz/corpus in WORKDIR/corpus (which keeps growing from
-# one run to the next) with tests/fuzz/json.dict; crashes are saved under
+# Its seeds are tests/fuzz/corpus-NAME for a binary fuzz_NAME, and
+# tests/fuzz/corpus for fuzz_load (the loader's, the first target). A
+# libFuzzer build fuzzes for $FUZZ_SECONDS seconds (default 20), starting
+# from a copy of the seeds in WORKDIR/corpus (which keeps growing from one run
+# to the next) with tests/fuzz/json.dict; crashes are saved under
 # WORKDIR/crashes/. A standalone build (-DTL_FUZZ_STANDALONE, no libFuzzer)
-# replays the seed corpus instead. Exits non-zero on a crash.
+# replays the seeds instead. Exits non-zero on a crash.
 set -u
 
 if [ $# -ne 2 ]; then
@@ -28,14 +30,21 @@ if [ ! -x "$bin" ]; then
 	exit 2
 fi
 mkdir -p "$work" || exit 2
+name=$(basename "$bin")
+seeds=$here/corpus-${name#fuzz_}
+[ "$name" = fuzz_load ] && seeds=$here/corpus
+if [ ! -d "$seeds" ]; then
+	echo "fuzz: $name has no seed corpus ($seeds)" >&2
+	exit 2
+fi
 
 # libFuzzer answers -help=1 with its usage; the standalone driver only says
 # that it ignores the flag.
 if "$bin" -help=1 2>&1 | grep -q '^Usage:'; then
 	mkdir -p "$work/corpus" "$work/crashes" || exit 2
-	cp "$here"/corpus/* "$work/corpus/" || exit 2
+	cp "$seeds"/* "$work/corpus/" || exit 2
 	log=$work/fuzz.log
-	echo "fuzz: libFuzzer for ${secs}s, corpus $work/corpus, log $log"
+	echo "fuzz: $name: libFuzzer for ${secs}s, corpus $work/corpus, log $log"
 	"$bin" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
 		-dict="$here/json.dict" -artifact_prefix="$work/crashes/" \
 		-print_final_stats=1 "$work/corpus" >"$log" 2>&1
@@ -50,11 +59,11 @@ if "$bin" -help=1 2>&1 | grep -q '^Usage:'; then
 		exit 1
 	fi
 	grep -E '^stat::number_of_executed_units|^Done [0-9]+ runs' "$log" | sed 's/^/fuzz: /'
-	echo "fuzz: no crash; corpus now holds $(ls "$work/corpus" | wc -l) inputs"
+	echo "fuzz: $name: no crash; corpus now holds $(ls "$work/corpus" | wc -l) inputs"
 else
 	echo "fuzz: no libFuzzer in $bin: replaying the seed corpus"
-	if ! "$bin" "$here/corpus"; then
-		echo "fuzz: FAILED: the crashing input is named above (a seed in $here/corpus)" >&2
+	if ! "$bin" "$seeds"; then
+		echo "fuzz: FAILED: the crashing input is named above (a seed in $seeds)" >&2
 		exit 1
 	fi
 fi
