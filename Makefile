@@ -103,7 +103,7 @@ FAKE_CFLAGS = -std=c11 -D_GNU_SOURCE $(OPT) $(WARNINGS) -fPIC -shared
 REC_SRCS := $(wildcard core/record/*.c)
 REC_LIB := $(O)/libtlreplay-record.so
 
-.PHONY: all check test demo bench install uninstall clean unit-tests fuzz bundle gpu-check tsan-check
+.PHONY: all check test demo bench install uninstall clean unit-tests fuzz bundle gpu-check tsan-check tsan-tools
 .DEFAULT_GOAL := all
 
 all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay $(GPU_LIB) $(REC_LIB)
@@ -256,20 +256,27 @@ $(O)/tests/test_gpu: $(GPU_LIB) $(GPU_FAKES)
 
 # Each test is a TAP producer; prove runs them all. Tests that need the real
 # traces in ../shared print "# SKIP" when it is absent.
-check: all unit-tests fuzz bundle gpu-check
+check: all unit-tests fuzz bundle gpu-check $(if $(SANITIZER),,tsan-tools)
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
-		TLREPLAY_CFLAGS="$(SANFLAGS)" \
+		TLREPLAY_CFLAGS="$(SANFLAGS)" $(if $(SANITIZER),,TLREPLAY_TSAN_BUILD=$(abspath $(TSAN_O))) \
 		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/kreplay/*.sh tests/conformance/*.sh \
-		tests/gdb/*.sh $(if $(SANITIZER),,tests/memcheck/*.sh)
+		tests/gdb/*.sh tests/tsan/test_analyses.sh $(if $(SANITIZER),,tests/memcheck/*.sh)
+
+# The library and tests/tools/analyses_threads under ThreadSanitizer, in
+# $(O)/tsan: every analysis in threads (tests/tsan/test_analyses.sh), about a
+# minute of build. Not with another SANITIZER (they do not mix).
+TSAN_O := $(O)/tsan
+tsan-tools:
+	$(Q)$(MAKE) --no-print-directory O=$(TSAN_O) SANITIZER=thread $(TSAN_O)/tests/tools/analyses_threads
 
 test: check
 
 # The threaded commands under ThreadSanitizer (build-tsan/, a few minutes of
 # build; not part of check).
 tsan-check:
-	$(Q)$(MAKE) --no-print-directory O=build-tsan SANITIZER=thread all
+	$(Q)$(MAKE) --no-print-directory O=build-tsan SANITIZER=thread all build-tsan/tests/tools/analyses_threads
 	$(Q)TLREPLAY=$(abspath build-tsan/tlreplay) TLREPLAY_SHARED=$(SHARED) PYTHON=$(PYTHON) \
-		prove -f $(if $(V),-v) tests/tsan/*.sh
+		TLREPLAY_TSAN_BUILD=$(abspath build-tsan) prove -f $(if $(V),-v) tests/tsan/*.sh
 
 # ------------------------------------------------------------------ fuzzing
 # libFuzzer through clang; with gcc (or without libFuzzer) the same target is

@@ -70,20 +70,24 @@ static void sel_init(void)
 	sel.on = sel.have_re || sel.name;
 }
 
+/* __cxa_demangle, looked up once by whichever thread launches first */
+typedef char *cxa_fn(const char *, char *, size_t *, int *);
+static pthread_once_t cxa_once = PTHREAD_ONCE_INIT;
+static cxa_fn *cxa;
+
+static void cxa_find(void)
+{
+	cxa = (cxa_fn *)rec_real_global("__cxa_demangle");
+}
+
 /* The demangled form of @name into @out (the name itself when it is not a
  * C++ name or the program has no C++ runtime to ask). */
 static void demangle(const char *name, char *out, size_t len)
 {
-	typedef char *cxa_fn(const char *, char *, size_t *, int *);
-	static cxa_fn *cxa;
-	static bool looked;
 	int status = -1;
 	char *d = NULL;
 
-	if (!looked) {
-		cxa = (cxa_fn *)rec_real_global("__cxa_demangle");
-		looked = true;
-	}
+	pthread_once(&cxa_once, cxa_find);
 	if (cxa && name[0] == '_' && name[1] == 'Z')
 		d = cxa(name, NULL, NULL, &status);
 	snprintf(out, len, "%s", d && !status ? d : name);

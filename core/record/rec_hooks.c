@@ -40,27 +40,34 @@ void rec_say(const char *fmt, ...)
 /* ---- the real dlsym and the driver's handle */
 typedef void *dlsym_fn(void *, const char *);
 
+/* The lookups below run in whichever of the program's threads calls first;
+ * two may look at once and find the same answer, so the cached pointers are
+ * read and written atomically (a plain pointer would be a data race). */
 static dlsym_fn *real_dlsym_fn(void)
 {
-	static dlsym_fn *fn;
+	static dlsym_fn *cached;
+	dlsym_fn *fn = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
 
 	if (!fn) {
 		fn = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
 		if (!fn)
 			fn = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+		__atomic_store_n(&cached, fn, __ATOMIC_RELEASE);
 	}
 	return fn;
 }
 
 static void *cuda_handle(void)
 {
-	static void *h;
+	static void *cached;
+	void *h = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
 
 	if (!h) {
 		/* the program has it loaded already when a wrapper runs */
 		h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 		if (!h)
 			h = dlopen("libcuda.so.1", RTLD_NOW);
+		__atomic_store_n(&cached, h, __ATOMIC_RELEASE);
 	}
 	return h;
 }
@@ -103,9 +110,13 @@ static void *hook_real(struct hook *h)
 {
 	dlsym_fn *ds;
 
-	if (!h->real && (ds = real_dlsym_fn()) && cuda_handle())
-		h->real = ds(cuda_handle(), h->name);
-	return h->real;
+	void *real = __atomic_load_n(&h->real, __ATOMIC_ACQUIRE);
+
+	if (!real && (ds = real_dlsym_fn()) && cuda_handle()) {
+		real = ds(cuda_handle(), h->name);
+		__atomic_store_n(&h->real, real, __ATOMIC_RELEASE);
+	}
+	return real;
 }
 
 void *rec_real(const char *name)
@@ -532,7 +543,7 @@ static void *wrap_found(const char *symbol, void *found, uint64_t flags)
 		return found;
 	if (getenv("TLREPLAY_RECORD_DEBUG"))
 		rec_say("cuGetProcAddress(%s) gave a function other than %s: wrapping it", symbol, pick->name);
-	pick->real = found;
+	__atomic_store_n(&pick->real, found, __ATOMIC_RELEASE);
 	return pick->wrapper;
 }
 

@@ -9,6 +9,7 @@
  * LZ4 compression is not read. */
 #include <dlfcn.h>
 #include <elf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,25 +105,30 @@ static int cubin_layout(const unsigned char *p, size_t len, const char *kernel, 
 	return -1;
 }
 
-/* libzstd's one-shot decompression, when the library is there. */
+/* libzstd's one-shot decompression, when the library is there. Looked up once
+ * (pthread_once): a thread that saw a plain "looked" flag could find the
+ * functions not yet stored and give up on the image. */
+typedef size_t zstd_dec_fn(void *, size_t, const void *, size_t);
+typedef unsigned zstd_iserr_fn(size_t);
+static pthread_once_t zstd_once = PTHREAD_ONCE_INIT;
+static zstd_dec_fn *dec;
+static zstd_iserr_fn *iserr;
+
+static void zstd_find(void)
+{
+	void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (h) {
+		*(void **)&dec = rec_real_in(h, "ZSTD_decompress");
+		*(void **)&iserr = rec_real_in(h, "ZSTD_isError");
+	}
+}
+
 static size_t unzstd(void *dst, size_t cap, const void *src, size_t len)
 {
-	typedef size_t fn(void *, size_t, const void *, size_t);
-	typedef unsigned iserr_fn(size_t);
-	static fn *dec;
-	static iserr_fn *iserr;
-	static bool looked;
 	size_t r;
 
-	if (!looked) {
-		void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-
-		if (h) {
-			*(void **)&dec = rec_real_in(h, "ZSTD_decompress");
-			*(void **)&iserr = rec_real_in(h, "ZSTD_isError");
-		}
-		looked = true;
-	}
+	pthread_once(&zstd_once, zstd_find);
 	if (!dec || !iserr)
 		return 0;
 	r = dec(dst, cap, src, len);

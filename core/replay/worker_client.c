@@ -48,7 +48,8 @@ static bool is_file(const char *p)
 
 const char *tl_worker_script_path(const char *argv0_dir)
 {
-	static char found[PATH_MAX + 64];
+	/* per thread: two threads asking at once must not write one buffer */
+	static _Thread_local char found[PATH_MAX + 64];
 	static const char *const rel[] = {
 		"../share/tlreplay/replay/tlreplay_worker.py",
 		"share/tlreplay/replay/tlreplay_worker.py",

@@ -7,6 +7,8 @@
 # through a header of another subsystem, an extern table or a function
 # pointer taken all count; the #include lines are checked against the same
 # order. core/gpu (libtlreplay_gpu.so) is checked for cycles when it is built.
+# Last, every writable global of the library, core/gpu and the recorder must be
+# on the list of guarded ones (thread safety, common.h).
 . "$(dirname "$0")/../taplib.sh"
 
 BUILD=${TLREPLAY_BUILD:-$ROOT/build}
@@ -240,6 +242,90 @@ else:
           "no cycle among core/gpu's files (%d files, %d dependencies)" %
           (len(gg), sum(len(v) for v in gg.values())),
           ["not built: " + s for s in gpu_missing] + cycle_report(gg, comps))
+
+# ------------------------------------------------------------------ mutable globals
+# common.h promises that distinct handles may be used from distinct threads,
+# so nothing writable may be shared between handles unless it is guarded.
+# Every writable object with static storage (.data, .bss; not .rodata,
+# .data.rel.ro or thread-local) of the library, libtlreplay_gpu.so and the
+# recorder is on this list with why it is safe; a new one fails here until it
+# is const, thread-local, per handle, or guarded and listed (critpath's sort
+# context was two such pointers, and raced).
+GUARDED = {
+    "core/src/base/util.c": {
+        "env_level_value": "written once under env_level_once",
+        "env_level_once": "pthread_once",
+        "print_fn": "tl_set_print(), called before threads (common.h says so)",
+        "print_ctx": "tl_set_print(), as print_fn",
+    },
+    "core/src/counters/counters_pfm.c": {"pfm": "set once under pfm_once", "pfm_once": "pthread_once"},
+    "core/src/counters/counters_system.c": {
+        "tl_cnt_group_read": "a test seam, set by unit tests before any thread",
+        "tl_cnt_sys_open": "a test seam, set by unit tests before any thread",
+    },
+    "core/src/counters/energy.c": {"libs": "under libs_lock", "libs_lock": "the mutex"},
+    "core/src/perf/gpu_peaks.c": {"builtin_gpu": "built once under builtin_once",
+                                  "builtin_once": "pthread_once"},
+    "core/src/perf/pm_registry.c": {"table": "built once under table_once",
+                                    "table_full": "built once under table_once",
+                                    "table_once": "pthread_once"},
+    "core/src/report/pyrepr.c": {"scratch_key": "a pthread key made under scratch_once",
+                                 "scratch_ok": "set under scratch_once", "scratch_once": "pthread_once"},
+    "core/src/trace/json_scan.c": {"c_loc": "the C locale, made under c_loc_once",
+                                   "c_loc_once": "pthread_once"},
+    "core/gpu/gpu_load.c": {n: "under load_lock" for n in
+                            ("load_lock", "cuda", "cuda_ok", "cupti", "cupti_ok", "nvpw", "nvpw_ok")},
+    "libtlreplay-record.so": {
+        "rec_lock": "a mutex", "lock": "the tables' mutex (rec_tables.c)",
+        "allocs": "under lock", "functions": "under lock", "launches": "under lock",
+        "modules": "under lock", "sel": "set under sel_once, read after",
+        "sel_once": "pthread_once", "sel_lock": "a mutex",
+        "hooks": "real pointers read and written with __atomic builtins",
+        "rec_dlsym_next": "set in the constructor, before the program's threads",
+        "cached.0": "__atomic builtins", "cached.1": "__atomic builtins",
+        "cxa": "set under cxa_once", "cxa_once": "pthread_once",
+        "dec": "set under zstd_once", "iserr": "set under zstd_once", "zstd_once": "pthread_once",
+    },
+}
+# what the compiler and the C runtime add to a shared object
+CRT = {"completed.0", "__dso_handle", "__TMC_END__"}
+SYM = re.compile(r"^[0-9a-f]+\s(.{7})\s(\S+)\s+[0-9a-f]+\s+(?:\.hidden\s+)?(\S+)$")
+
+
+def writable(path):
+    """The objects of @path in a writable section, shared between threads."""
+    out = []
+    res = subprocess.run(["objdump", "-t", path], capture_output=True, text=True)
+    for line in res.stdout.splitlines():
+        m = SYM.match(line)
+        if not m or "O" not in m.group(1):
+            continue
+        sec, name = m.group(2), m.group(3)
+        if sec.startswith((".data.rel.ro", ".tdata", ".tbss")):
+            continue
+        if sec.startswith((".data", ".bss")) and name not in CRT:
+            out.append(name)
+    return out
+
+
+found, why = {}, []
+scanned = dict(objs)
+scanned.update(gpu_objs)
+rec = os.path.join(build, "libtlreplay-record.so")
+if os.path.exists(rec):
+    scanned["libtlreplay-record.so"] = rec
+for src, path in sorted(scanned.items()):
+    for name in writable(path):
+        found.setdefault(src, set()).add(name)
+        if name not in GUARDED.get(src, {}):
+            why.append("%s: %s is writable and shared between threads; make it const, "
+                       "thread-local or per handle, or guard it and list it in GUARDED with why"
+                       % (src, name))
+gone = ["%s: %s is listed but no longer exists" % (f, n) for f, names in sorted(GUARDED.items())
+        for n in sorted(names) if f in scanned and n not in found.get(f, set())]
+check(not why and not gone and sum(map(len, found.values())) > 10,
+      "no unguarded mutable global in the library, libtlreplay_gpu.so and the recorder "
+      "(%d listed)" % sum(map(len, found.values())), why + gone)
 PY
 rc=$?
 while IFS= read -r line; do

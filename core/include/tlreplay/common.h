@@ -14,9 +14,13 @@
  *  - The library never prints. Diagnostics go to the callback set with
  *    tl_set_print(); the default callback discards everything below the level
  *    given by the TLREPLAY_LOG_LEVEL environment variable (error|warn|info|debug).
- *  - Thread-safety: distinct handles may be used from distinct threads. A single
- *    struct tl_trace may be read concurrently once loaded, but the functions that
- *    build derived state lazily (trees, summaries) must not race on one handle.
+ *  - Thread-safety: distinct handles may be used from distinct threads (the
+ *    library keeps no mutable state shared between handles but what is guarded:
+ *    tests/cli/test_layering.sh holds the list). A single struct tl_trace may be
+ *    read concurrently once loaded and linked (tl_trace_event, the tree's and
+ *    links' getters, event args), but the functions that build derived state
+ *    lazily (linking, summaries, analyses) must not race on one handle.
+ *    tests/tsan/test_analyses.sh runs both under ThreadSanitizer.
  */
 #ifndef TLREPLAY_COMMON_H
 #define TLREPLAY_COMMON_H
@@ -54,6 +58,8 @@ typedef void (*tl_print_fn)(enum tl_log_level level, const char *msg, void *ctx)
 /**
  * @brief Route library diagnostics to @p fn (NULL restores the default, which
  *        writes to stderr messages at or below TLREPLAY_LOG_LEVEL, "warn" if unset).
+ *        Call it before other threads use the library: the callback is read
+ *        by every thread, unguarded. @p fn may be called from several threads at once.
  * @return the previous callback.
  */
 TL_API tl_print_fn tl_set_print(tl_print_fn fn, void *ctx);

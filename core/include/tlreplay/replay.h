@@ -50,7 +50,8 @@ struct tl_worker_opts {
  *        (../share/tlreplay/replay/ of its directory, or ../core/replay/ in a
  *        build tree).
  * @param argv0_dir directory of the running program, or NULL to use /proc/self/exe.
- * @return a static path, or NULL if none exists.
+ * @return a path in a thread-local buffer (valid until this thread's next
+ *         call) or $TLREPLAY_WORKER itself, or NULL if none exists.
  */
 TL_API const char *tl_worker_script_path(const char *argv0_dir);
 

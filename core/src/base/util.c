@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal helpers: logging, last-error, growable arrays, arena, hashing. */
 #include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -13,28 +14,34 @@
 
 static void default_print(enum tl_log_level lvl, const char *msg, void *ctx);
 
+/* Set by tl_set_print(), which common.h asks to call before other threads use the
+ * library; read by every thread after. */
 static tl_print_fn print_fn = default_print;
 static void *print_ctx;
 static _Thread_local char last_error[1024];
 
+/* $TLREPLAY_LOG_LEVEL, read once: threads logging at once raced on a lazily set cache. */
+static pthread_once_t env_level_once = PTHREAD_ONCE_INIT;
+static enum tl_log_level env_level_value = TL_LOG_WARN;
+
+static void env_level_read(void)
+{
+	const char *s = getenv("TLREPLAY_LOG_LEVEL");
+
+	if (!s)
+		return;
+	if (!strcmp(s, "error"))
+		env_level_value = TL_LOG_ERROR;
+	else if (!strcmp(s, "info"))
+		env_level_value = TL_LOG_INFO;
+	else if (!strcmp(s, "debug"))
+		env_level_value = TL_LOG_DEBUG;
+}
+
 static enum tl_log_level env_level(void)
 {
-	static int cached = -1;
-	const char *s;
-
-	if (cached >= 0)
-		return (enum tl_log_level)cached;
-	s = getenv("TLREPLAY_LOG_LEVEL");
-	cached = TL_LOG_WARN;
-	if (s) {
-		if (!strcmp(s, "error"))
-			cached = TL_LOG_ERROR;
-		else if (!strcmp(s, "info"))
-			cached = TL_LOG_INFO;
-		else if (!strcmp(s, "debug"))
-			cached = TL_LOG_DEBUG;
-	}
-	return (enum tl_log_level)cached;
+	pthread_once(&env_level_once, env_level_read);
+	return env_level_value;
 }
 
 static void default_print(enum tl_log_level lvl, const char *msg, void *ctx)
