@@ -17,7 +17,7 @@
 
 /* Bytes of text per event under which the report lets the args' pages go as
  * it reads them (see tl_report_build) */
-#define RPT_THIN_TEXT 256
+#define RPT_THIN_TEXT 192
 
 int rpt_report_push(struct tl_report *r, struct tl_sheet *sh)
 {
@@ -294,11 +294,11 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 		/* the report reads every op's args: of a big gzipped text
 		 * (inflated into a file of its own) it keeps only what it is
 		 * reading resident, 0.99x -> 0.85x of a 276 MB text. Not of a
-		 * plain file, where it costs a tenth of the time, unless its
-		 * events are small: the report keeps about 160 bytes per event
-		 * of its own, and a text of fewer than RPT_THIN_TEXT bytes per
-		 * event kept whole as well would take it over twice the text
-		 * (10 M events in 1.37 GB: 2.15x, 1.2x without) */
+		 * plain file, where refaulting its pages costs a sixth of the
+		 * time, unless its events are small: the report keeps some 165
+		 * bytes per event of its own, and a text of fewer than
+		 * RPT_THIN_TEXT bytes per event kept whole as well would take it
+		 * over twice the text (10 M events in 1.37 GB: 2.1x, 1.2x with) */
 		if (!summary_only(o) && tr->text_len > (128u << 20) &&
 		    (tr->text_inflated || tr->text_len / tr->nev < RPT_THIN_TEXT))
 			tl_trace_set_text_window(tr, true);

@@ -19,6 +19,7 @@
 
 #include "analysis/analysis_internal.h"
 #include "report/report_internal.h"
+#include "trace/trace_internal.h"
 
 static const char *const arg_fields[4] = { "Input Dims", "Input type", "Input Strides",
 					   "Concrete Inputs" };
@@ -62,15 +63,16 @@ static bool has_comm(const char *s)
 	return false;
 }
 
+/* From the event table: the walks below ask this of every event of the
+ * tree, and tl_trace_event's whole record (and its note of the args' page
+ * for the text window) cost a tenth of a report of small events. */
 static enum tl_kind kind_of(struct tl_trace *tr, uint64_t uid, const char **name)
 {
-	struct tl_event_info e;
-
-	if (tl_trace_event(tr, uid, &e))
+	if (uid >= tr->nev)
 		return TL_KIND_OTHER;
 	if (name)
-		*name = e.name;
-	return e.kind;
+		*name = tl_ev_name(tr, &tr->ev[uid]);
+	return (enum tl_kind)tr->ev[uid].kind;
 }
 
 static bool launches_gpu(struct tl_trace *tr, uint64_t uid)
