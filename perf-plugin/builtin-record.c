@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,12 +18,13 @@
 #include <tlreplay/tree.h>
 
 #include "builtin.h"
+#include "child-signals.h"
 
 struct record_opts {
 	struct common_opts co;		/* -i only */
 	const char *kernel, *output, *uid;
 	unsigned long long nth, count;
-	bool args_only, nth_set;
+	bool args_only, nth_set, kill_with_parent;
 };
 
 static int opt_nth(const struct opt *opt, const char *arg, void *obj)
@@ -52,6 +54,10 @@ static const struct opt record_opts_table[] = {
 		   "of that kernel before it"),
 	OPT_CALLBACK(0, "nth", "N", opt_nth, 0, "skip the first N matching launches (default 0)"),
 	OPT_U64(0, "count", "M", struct record_opts, count, "record M matching launches (default 1; 0: all)"),
+	OPT_BOOL(0, "kill-with-parent", struct record_opts, kill_with_parent,
+		 "end COMMAND with SIGTERM when tlreplay ends (killed,\n"
+		 "SIGTERM, SIGHUP); by default the program is yours and\n"
+		 "runs on"),
 	OPT_BOOL(0, "args-only", struct record_opts, args_only,
 		 "save only the allocations reachable from the arguments\n"
 		 "(pointers in them and in the memory they point to),\n"
@@ -163,6 +169,12 @@ out:
 	return rc;
 }
 
+/* child_signals' view of the program's pid */
+static pid_t pid_of_var(const void *pid)
+{
+	return *(const pid_t *)pid;
+}
+
 static int set_env(const char *key, const char *val)
 {
 	return val ? setenv(key, val, 1) : unsetenv(key);
@@ -171,10 +183,15 @@ static int set_env(const char *key, const char *val)
 /* The child: the recorder first in LD_PRELOAD, the selection in the
  * environment, then COMMAND. */
 static void run_child(const char *lib, const char *db, const struct record_opts *o, const char *name,
-		      unsigned long long nth, char **argv)
+		      unsigned long long nth, pid_t parent, char **argv)
 {
 	const char *pre = getenv("LD_PRELOAD");
 	char *preload = NULL, num[2][32];
+
+	/* --kill-with-parent: SIGTERM when tlreplay's main thread ends, however it
+	 * ends; getppid() catches a parent that died before the prctl */
+	if (o->kill_with_parent && (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent))
+		_exit(127);
 
 	if (asprintf(&preload, "%s%s%s", lib, pre && *pre ? ":" : "", pre ? pre : "") < 0)
 		_exit(127);
@@ -199,7 +216,7 @@ static int cmd_record(int argc, char **argv)
 	cJSON *source = NULL, *cmd = NULL;
 	size_t added = 0;
 	int rc = 1, status = 0, err, i;
-	pid_t pid;
+	pid_t pid, parent;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 
 	if (!opts_parse(&record_cmd, argc, argv, &o, &rc))
@@ -248,13 +265,16 @@ static int cmd_record(int argc, char **argv)
 	for (i = optind; cmd && i < argc; i++)
 		cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		rc = cli_error("record: fork: %s", strerror(errno));
 		goto out;
 	}
 	if (!pid)
-		run_child(lib, db, &o, name, nth, argv + optind);
+		run_child(lib, db, &o, name, nth, parent, argv + optind);
+	if (o.kill_with_parent)
+		(void)child_signals_add(&pid, pid_of_var);
 	/* ^C goes to the program; we gather what it recorded */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
@@ -262,6 +282,7 @@ static int cmd_record(int argc, char **argv)
 		;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	child_signals_del(&pid);
 	err = tl_kdb_gather(db, source, &added);
 	if (err) {
 		rc = cli_lib_error(err);

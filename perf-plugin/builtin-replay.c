@@ -460,7 +460,7 @@ static int cmd_replay(int argc, char **argv)
 	if (!rc && (nfail || store_failed))
 		rc = 1;
 out:
-	tl_worker_stop(w);
+	replay_worker_stop(w);
 	trace_ids_free(&ids);
 	perf_ctl_close(&pc);
 	cJSON_Delete(doc);

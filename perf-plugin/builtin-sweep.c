@@ -666,7 +666,7 @@ out:
 	collect_free(&col);
 	done_free(&done);
 	trace_ids_free(&s.ids);
-	tl_worker_stop(s.w);
+	replay_worker_stop(s.w);
 	cJSON_Delete(ops);
 	tl_trace_close(tr);
 	opt_strings_free(&o.events);

@@ -399,7 +399,7 @@ static int schemas_for(struct tl_trace *tr, const struct ir_select *sel,
 		struct tl_worker_opts wo = { .sz = sizeof(wo), .python = ro->python,
 					     .verbose = ro->verbose };
 
-		if (tl_worker_start(&wo, &own))
+		if (replay_worker_start(&wo, &own))
 			fprintf(stderr, "tlreplay: %s: note: %s; matching schemas against the bundled "
 				"snapshot instead\n", cmd, tl_last_error());
 		w = own;
@@ -413,7 +413,7 @@ static int schemas_for(struct tl_trace *tr, const struct ir_select *sel,
 	if (wp && !*wp)
 		*wp = own;
 	else
-		tl_worker_stop(own);
+		replay_worker_stop(own);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 
 #include <tlreplay/store.h>
 
+#include "child-signals.h"
 #include "replay-common.h"
 
 void replay_opts_init(struct replay_opts *ro)
@@ -180,10 +181,33 @@ static cJSON *kv_lists(const char *const *v, size_t n)
 	return o;
 }
 
+static pid_t worker_pid_of(const void *w)
+{
+	return tl_worker_pid(w);
+}
+
+int replay_worker_start(const struct tl_worker_opts *wo, struct tl_worker **w)
+{
+	int err = tl_worker_start(wo, w);
+
+	/* SIGINT/SIGTERM/SIGHUP of tlreplay reach the worker too (child-signals.h);
+	 * with the table full it still dies with us (PR_SET_PDEATHSIG), only
+	 * without the signal first */
+	if (!err)
+		(void)child_signals_add(*w, worker_pid_of);
+	return err;
+}
+
+void replay_worker_stop(struct tl_worker *w)
+{
+	child_signals_del(w);
+	tl_worker_stop(w);
+}
+
 int replay_worker(const struct replay_opts *ro, struct tl_worker **w)
 {
 	struct tl_worker_opts wo = { .sz = sizeof(wo), .python = ro->python, .verbose = ro->verbose };
-	int err = tl_worker_start(&wo, w);
+	int err = replay_worker_start(&wo, w);
 
 	return err ? cli_lib_error(err) : 0;
 }
@@ -443,7 +467,7 @@ void uid_job_done(struct uid_job *job)
 {
 	cJSON_Delete(job->entry);
 	cJSON_Delete(job->trace_id);
-	tl_worker_stop(job->w);
+	replay_worker_stop(job->w);
 	tl_trace_close(job->tr);
 	memset(job, 0, sizeof(*job));
 }

@@ -41,6 +41,11 @@ extern const struct opt opts_replay[];
 
 /* Start a worker for @ro (prints why on failure). */
 int replay_worker(const struct replay_opts *ro, struct tl_worker **w);
+/* tl_worker_start() that also passes tlreplay's SIGINT/SIGTERM/SIGHUP on to the
+ * worker (child-signals.h); 0 or -errno, nothing printed. Every worker started
+ * so is stopped with replay_worker_stop() (NULL is fine). */
+int replay_worker_start(const struct tl_worker_opts *wo, struct tl_worker **w);
+void replay_worker_stop(struct tl_worker *w);
 /* Refuse early when --device names CUDA and the worker has none. */
 int replay_check_device(const struct replay_opts *ro, struct tl_worker *w);
 

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -190,7 +191,7 @@ static void describe_death(struct tl_worker *w, double wait_s, char *out, size_t
 static int spawn(struct tl_worker *w)
 {
 	int sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return tl_err(-errno, "cannot create the worker's socket: %s", strerror(errno));
@@ -201,6 +202,7 @@ static int spawn(struct tl_worker *w)
 		close(sv[1]);
 		return tl_err(-e, "cannot create the worker's stderr pipe: %s", strerror(e));
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -218,6 +220,13 @@ static int spawn(struct tl_worker *w)
 		int s = fcntl(sv[1], F_DUPFD, 10), e = ep[1] >= 0 ? fcntl(ep[1], F_DUPFD, 10) : -1;
 		int devnull = open("/dev/null", O_RDONLY);
 
+		/* The worker must not outlive us: on a GPU it holds the device, and a
+		 * replay runs on for its whole timeout. The kernel sends SIGKILL when the
+		 * thread that forked exits (the thread, not the process: start workers
+		 * from a thread that outlives them, as tlreplay's main thread does); if
+		 * the parent died before prctl, getppid() is no longer it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(125);
 		if (s < 0 || dup2(s, 3) < 0 || dup2(s, 4) < 0)
 			_exit(126);
 		if (e >= 0 && dup2(e, 2) < 0)

@@ -56,7 +56,10 @@ struct tl_worker_opts {
 TL_API const char *tl_worker_script_path(const char *argv0_dir);
 
 /**
- * @brief Start a worker and check it with "hello".
+ * @brief Start a worker and check it with "hello". The worker is killed
+ *        (SIGKILL) when the calling thread exits, so that it never outlives
+ *        the program that started it: start it from a thread that outlives it.
+ *        tl_worker_restart() has the same rule.
  * @return 0; -ENOENT (no interpreter or script), -ENOEXEC (the interpreter
  *         has no usable torch: tl_last_error() names the interpreter and
  *         quotes its error), -ETIMEDOUT, -ENOMEM.
