@@ -21,9 +21,8 @@ static struct {
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 static volatile sig_atomic_t installed;
 
-static void on_signal(int sig)
+void child_signals_kill_all(int sig)
 {
-	int saved = errno;
 	size_t i;
 
 	for (i = 0; i < CHILD_SLOTS; i++) {
@@ -35,6 +34,13 @@ static void on_signal(int sig)
 		if (pid > 0)
 			kill(pid, sig);
 	}
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	child_signals_kill_all(sig);
 	/* then die of it, as without a handler */
 	signal(sig, SIG_DFL);
 	raise(sig);

@@ -23,5 +23,8 @@ typedef pid_t (*child_pid_fn)(const void *obj);
 int child_signals_add(const void *obj, child_pid_fn pid_of);
 /* Forget @obj (nothing when it is not registered). */
 void child_signals_del(const void *obj);
+/* Send @sig to every registered child now (async-signal-safe: for other
+ * handlers, such as sigbus.c's). */
+void child_signals_kill_all(int sig);
 
 #endif

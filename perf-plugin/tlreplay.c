@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "sigbus.h"
 
 /* The commands, in the order `tlreplay --help` lists them. CMD(x) stands
  * for `const struct cmd x_cmd` of a builtin-*.c: a new command is its
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	cli_hugepages(argv);
+	sigbus_install();
 	/* Options before the command: settings for every command's loads. */
 	while (argc >= 2 && !strncmp(argv[1], "--max-text", 10) &&
 	       (argv[1][10] == '=' || !argv[1][10])) {

@@ -71,3 +71,20 @@ use_kdrv() {
 	fi
 	export TLREPLAY_CUDA_LIB=$K/libcuda.so.1 TLREPLAY_STORE=$TMP/store.jsonl
 }
+
+# store_trace_id FILE: the trace's identity in a results store, {"path", "size",
+# "sig"}, from the formula of docs/results-store.md (CRC-32 of the size and the
+# first and last MiB), so that tests check the C implementation against the doc
+store_trace_id() {
+	"$PYTHON" - "$1" <<'EOF'
+import json, os, struct, sys, zlib
+p = os.path.realpath(sys.argv[1])
+size = os.path.getsize(p)
+with open(p, "rb") as f:
+    head = f.read(1 << 20)
+    f.seek(max(0, size - (1 << 20)))
+    tail = f.read(1 << 20)
+h1 = zlib.crc32(struct.pack("<Q", size) + head)
+print(json.dumps({"path": p, "size": size, "sig": "%08x%08x" % (h1, zlib.crc32(tail, h1))}))
+EOF
+}

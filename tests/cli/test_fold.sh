@@ -15,29 +15,13 @@ T=$ROOT/tests/fixtures/replay.json
 tl() { "$TLREPLAY" "$@"; }
 py() { "$PYTHON" "$@"; }
 
-# trace_id FILE: {"path", "size", "sig"} as tl_store_trace_id() makes them
-trace_id() {
-	py - "$1" <<'EOF'
-import json, os, struct, sys, zlib
-p = os.path.realpath(sys.argv[1])
-size = os.path.getsize(p)
-with open(p, "rb") as f:
-    head = f.read(1 << 20)
-    f.seek(max(0, size - (1 << 20)))
-    tail = f.read(1 << 20)
-h1 = zlib.crc32(struct.pack("<Q", size) + head)
-h2 = zlib.crc32(tail, h1)
-print(json.dumps({"path": p, "size": size, "sig": "%08x%08x" % (h1, h2)}))
-EOF
-}
-
 # record TRACE_ID UID OP DEVICE COMMAND TIME MEDIAN [EXTRA]: one store line
 record() {
 	printf '{"v":1,"time":"%s","host":"h","pid":1,"command":"%s","tlreplay":"0.1.0","python":"/usr/bin/python3","torch":"2.4.0","device":"%s","device_name":"cpu","trace":%s,"uid":%s,"op":"%s","status":"ok","iters":10,"warmup":2,"time_us":{"median":%s,"mean":%s,"std":0.1,"min":%s,"max":%s}%s}\n' \
 		"$6" "$5" "$4" "$1" "$2" "$3" "$7" "$7" "$7" "$7" "$8"
 }
 
-ID=$(trace_id "$T")
+ID=$(store_trace_id "$T")
 OTHER='{"path":"/elsewhere/other.json","size":12,"sig":"0123456789abcdef"}'
 S=$TMP/store.jsonl
 {

@@ -118,16 +118,9 @@ ok $? "-i DIR: the ranks' breakdowns and collectives chart, the rest of rank 0"
 
 # ---------------------------------------------------------------- replays
 uid=$(tl list -i "$F/steps_basic.json" -j aten::mm | "$PYTHON" -c 'import json,sys; print(json.loads(sys.stdin.readline())["uid"])')
-"$PYTHON" - "$F/steps_basic.json" "$uid" >"$TMP/store.jsonl" <<'PYEOF'
-import json, os, struct, sys, zlib
-path = os.path.realpath(sys.argv[1])
-size = os.path.getsize(path)
-with open(path, "rb") as f:
-    head = f.read(1 << 20)
-    f.seek(max(0, size - (1 << 20)))
-    tail = f.read(1 << 20)
-h1 = zlib.crc32(struct.pack("<Q", size) + head)
-tid = {"path": path, "size": size, "sig": "%08x%08x" % (h1, zlib.crc32(tail, h1))}
+"$PYTHON" - "$(store_trace_id "$F/steps_basic.json")" "$uid" >"$TMP/store.jsonl" <<'PYEOF'
+import json, sys
+tid = json.loads(sys.argv[1])
 rec = {"v": 1, "command": "uid", "device": "cuda:0", "trace": tid, "uid": int(sys.argv[2]), "op": "aten::mm",
        "status": "ok", "time_us": {"median": 30.0}, "kernel_us": 25.0, "trace_gpu_us": 20.0,
        "kernels_vs_trace": "MATCH"}

@@ -115,7 +115,8 @@ TL_API void tl_fold_stats(struct tl_fold *f, struct tl_fold_result *res);
  * @param[out] res may be NULL.
  * @return 0; -ENODATA (no usable result for this trace: tl_last_error()
  *         says how many records are for other traces); @p write's error;
- *         -EBADMSG (text not as loaded), -ENOMEM.
+ *         -EBADMSG (text not as loaded), -ESTALE (the trace's file was
+ *         truncated or rewritten in place since it was loaded), -ENOMEM.
  */
 TL_API int tl_fold_write(struct tl_fold *f, struct tl_trace *tr, tl_fold_write_fn write,
 			 void *ctx, struct tl_fold_result *res);

@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <sys/types.h>
+#include <time.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -271,13 +273,31 @@ double tl_union_len(struct tl_iv *iv, size_t n);
 
 /* Reading a trace file (plain or gzip) into memory. */
 
+/* Which file, as it was when it was read: a mapped trace that another
+ * process truncates or rewrites in place (a profiler writing to the same
+ * path) no longer holds what was parsed. */
+struct tl_file_id {
+	bool valid;	/* a regular file was read (not a pipe, not memory) */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
 struct tl_text {
 	const char *p;
 	size_t len;
 	size_t map_len;	/* bytes to munmap */
 	bool is_file;	/* p maps a file (pages can be dropped and refaulted) */
 	bool inflated;	/* ... a file of gzip text inflated into $TMPDIR */
+	struct tl_file_id id;	/* the input file read */
 };
+
+/* 0 when @path is still the file @id describes, unchanged, or has been
+ * replaced by another file (what was mapped stays as it was); -ESTALE when
+ * the same file changed size or modification time since (tl_last_error()
+ * names it); 0 when @id is not valid. */
+int tl_file_id_check(const struct tl_file_id *id, const char *path);
 
 /* How big an input may be, and where gzip text is inflated. */
 struct tl_text_limits {

@@ -199,6 +199,7 @@ int tl_text_read_ex(const char *path, const struct tl_text_limits *lim, struct t
 {
 	struct tl_text_limits dflt;
 	struct stat st;
+	bool copied = false;
 	int fd, err = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -225,6 +226,8 @@ int tl_text_read_ex(const char *path, const struct tl_text_limits *lim, struct t
 	if (!S_ISREG(st.st_mode)) {
 		int copy = pipe_to_file(fd, path, lim);
 
+		copied = true;
+
 		if (copy < 0) {
 			err = copy;
 			goto out;
@@ -237,9 +240,28 @@ int tl_text_read_ex(const char *path, const struct tl_text_limits *lim, struct t
 		}
 	}
 	err = read_regular(fd, (size_t)st.st_size, path, lim, out);
+	if (!err && !copied)
+		out->id = (struct tl_file_id){ .valid = true, .dev = st.st_dev, .ino = st.st_ino,
+					       .size = st.st_size, .mtime = st.st_mtim };
 out:
 	close(fd);
 	return err;
+}
+
+int tl_file_id_check(const struct tl_file_id *id, const char *path)
+{
+	struct stat st;
+
+	if (!id->valid || stat(path, &st) || st.st_dev != id->dev || st.st_ino != id->ino)
+		return 0;
+	if (st.st_size != id->size)
+		return tl_err(-ESTALE, "%s: changed while it was read (now %lld bytes, %lld when loaded): "
+			      "another process truncated or rewrote it", path, (long long)st.st_size,
+			      (long long)id->size);
+	if (st.st_mtim.tv_sec != id->mtime.tv_sec || st.st_mtim.tv_nsec != id->mtime.tv_nsec)
+		return tl_err(-ESTALE, "%s: changed while it was read (modified since it was loaded): "
+			      "another process rewrote it", path);
+	return 0;
 }
 
 int tl_text_read(const char *path, struct tl_text *out)

@@ -333,7 +333,8 @@ static int cmp_edit(const void *pa, const void *pb)
 /* The trace's text as the page dropping reads it. */
 static struct tl_text text_of(const struct tl_trace *tr)
 {
-	return (struct tl_text){ tr->text, tr->text_len, tr->map_len, tr->text_is_file, tr->text_inflated };
+	return (struct tl_text){ tr->text, tr->text_len, tr->map_len, tr->text_is_file, tr->text_inflated,
+				 tr->text_id };
 }
 
 
@@ -496,6 +497,10 @@ int tl_fold_write(struct tl_fold *f, struct tl_trace *tr, tl_fold_write_fn write
 	size_t cev_len = 0, i, j;
 	int err;
 
+	/* the copy is spliced from the mapped text: refuse a file changed under us */
+	err = tl_file_id_check(&tr->text_id, tr->path);
+	if (err)
+		return err;
 	tl_fold_finish(f);
 	drop_mismatched(f, tr);
 	f->res.ops = f->res.kernels = f->res.counter_events = 0;
@@ -606,7 +611,7 @@ int tl_trace_write_marked(struct tl_trace *tr, const struct tl_mark *marks, size
 	struct tl_text t = text_of(tr);
 	char *app = NULL;
 	size_t len = 0, cap = 0, i;
-	int err = 0;
+	int err = tl_file_id_check(&tr->text_id, tr->path);
 
 	for (i = 0; i < nmarks && !err; i++) {
 		/* finding a marked event faults in its part of the text (and the

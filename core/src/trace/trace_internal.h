@@ -87,6 +87,7 @@ struct tl_trace {
 	size_t map_len;		/* length to munmap, 0 if malloc'ed */
 	bool text_is_file;	/* file-backed mapping: pages may be dropped */
 	bool text_inflated;	/* ... of gzip text inflated into a file of its own */
+	struct tl_file_id text_id;	/* the file read, as it was (fold checks it again) */
 	bool text_window;	/* ... and reading args lets them go again (tl_ev_args) */
 
 	struct tl_ev *ev;

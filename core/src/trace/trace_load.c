@@ -1017,6 +1017,7 @@ static int load(struct tl_trace *tr, struct tl_text *text, const struct tl_open_
 	tr->map_len = text->map_len;
 	tr->text_is_file = text->is_file;
 	tr->text_inflated = text->inflated;
+	tr->text_id = text->id;
 	tl_trace_set_text_window(tr, text_window(text->len));
 	/* ~250 bytes per event in Kineto traces; over-reserving is cheap. */
 	if (tl_grow((void **)&tr->ev, &tr->cap, text->len / 250 + 16, sizeof(*tr->ev)))
