@@ -278,7 +278,7 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 	TL_VEC(struct sk_group) g = { 0 };
 	struct tl_sheet *sh = NULL;
 	char *key = NULL;
-	size_t klen = 0, kcap = 0, i;
+	size_t klen = 0, kcap = 0, i, j, nseen = 0;
 	uint64_t uid, n = tl_trace_nevents(tr);
 	double total;
 	bool gpu_only;
@@ -315,9 +315,11 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 			err = -ENOMEM;
 			goto out;
 		}
-		/* ids are dense from 1 (0 is ""), in first-seen order */
-		if (id > g.n) {
-			struct sk_group ng = { .key = id, .first = g.n };
+		/* a group per id, at index id: ids are dense, 0 being "" (a GPU-only
+		 * trace's kernel with no name, or an empty one; indexing id - 1 wrote
+		 * before the array for it); first-seen order is counted apart */
+		while (g.n <= id) {
+			struct sk_group ng = { .key = (uint32_t)g.n };
 
 			if (tl_vec_push(&g, ng)) {
 				err = -ENOMEM;
@@ -325,8 +327,11 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 			}
 		}
 		{
-			struct sk_group *x = &g.v[id - 1];
+			struct sk_group *x = &g.v[id];
 			double y = e.dur - x->comp, t = x->sum + y;
+
+			if (!x->count)
+				x->first = nseen++;
 
 			x->comp = (t - x->sum) - y;
 			x->sum = t;
@@ -334,6 +339,11 @@ int tl_sheet_short_kernels_summary(struct tl_trace *tr, const struct tl_short_ke
 		}
 	}
 	total = total_time_us(tr);
+	/* the groups no kernel fell in ("" when none was nameless) go */
+	for (i = j = 0; i < g.n; i++)
+		if (g.v[i].count)
+			g.v[j++] = g.v[i];
+	g.n = j;
 	tl_qsort(g.v, g.n, sizeof(*g.v), cmp_group);
 	for (i = 0; i < g.n && (!o.topk || i < o.topk); i++) {
 		err = add_group_row(sh, &g.v[i], tl_strtab_get(&keys, g.v[i].key), total);
