@@ -231,7 +231,7 @@ $(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src
 
 # test tools: programs the shell and Python tests drive (not TAP producers)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tests/tools/%,$(wildcard tests/tools/*.c))
-$(O)/tests/tools/%: tests/tools/%.c $(wildcard core/src/*/*.h) $(LIB_A)
+$(O)/tests/tools/%: tests/tools/%.c $(wildcard core/src/*/*.h tests/fuzz/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
@@ -285,24 +285,44 @@ tsan-check:
 # (fuzz_load from tests/fuzz/corpus/), run for FUZZ_SECONDS each.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_SRCS := $(CORE_SRCS) $(PROTO_GEN)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+# clang with libFuzzer: ASan + UBSan objects, instrumented for coverage; else
+# the compiler at hand, and the targets replay their corpus (standalone.h)
+FUZZ_HAVE_LIBFUZZER := $(shell echo 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){return 0;}' | \
+	$(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null && echo yes)
+ifeq ($(FUZZ_HAVE_LIBFUZZER),yes)
+FUZZ_COMPILE := $(FUZZ_CC) -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJ_FLAGS := -fsanitize=fuzzer-no-link
+FUZZ_LINK_FLAGS := -fsanitize=fuzzer
+else
+FUZZ_COMPILE := $(CC) -DTL_FUZZ_STANDALONE
+endif
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src -I$(O)/gen -Iperf-plugin
+# The library and the command's files (fuzz_analyses draws report --html's
+# page), built once for every target, in $(O)/fuzz/obj.
+FUZZ_LIB_SRCS := $(CORE_SRCS) $(PROTO_GEN)
+FUZZ_CLI_SRCS := $(filter-out perf-plugin/tlreplay.c,$(CLI_SRCS)) $(O)/gen/kpack_replayer.c
+FUZZ_LIB_OBJS := $(patsubst %.c,$(O)/fuzz/obj/%.o,$(FUZZ_LIB_SRCS:$(O)/%=%))
+FUZZ_CLI_OBJS := $(patsubst %.c,$(O)/fuzz/obj/%.o,$(FUZZ_CLI_SRCS:$(O)/%=%))
 
-# (named here, the generated sources are no intermediates make would delete)
-$(FUZZ_BINS): $(FUZZ_SRCS) $(HEADERS) $(wildcard core/src/*/*.h tests/fuzz/*.h) $(PROTO_GEN:.c=.h)
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c
+$(O)/fuzz/obj/gen/%.o: $(O)/gen/%.c $(PROTO_GEN:.c=.h)
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$<)
+	$(Q)$(FUZZ_COMPILE) $(FUZZ_OBJ_FLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+$(O)/fuzz/obj/%.o: %.c $(HEADERS) $(wildcard core/src/*/*.h perf-plugin/*.h) $(PROTO_GEN:.c=.h) $(O)/gen/html-assets.h
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$<)
+	$(Q)$(FUZZ_COMPILE) $(FUZZ_OBJ_FLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+$(O)/fuzz/libfuzz.a: $(FUZZ_LIB_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(O)/fuzz/libfuzzcli.a: $(FUZZ_CLI_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(O)/fuzz/libfuzz.a $(O)/fuzz/libfuzzcli.a
 	@mkdir -p $(dir $@)
 	$(call say,FUZZ,$@)
-	$(Q)if $(FUZZ_CC) -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>/dev/null || \
-	    echo 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){return 0;}' | \
-	    $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
-		$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src -I$(O)/gen \
-			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-			-o $@ $(FUZZ_SRCS) $< $(LDLIBS_CORE); \
-	else \
-		$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Icore/include -Icore/src -I$(O)/gen -DTL_FUZZ_STANDALONE \
-			-o $@ $(FUZZ_SRCS) $< $(LDLIBS_CORE); \
-	fi
+	$(Q)$(FUZZ_COMPILE) $(FUZZ_LINK_FLAGS) $(FUZZ_CFLAGS) -o $@ $< $(O)/fuzz/libfuzzcli.a $(O)/fuzz/libfuzz.a \
+		$(LDLIBS_CORE)
 
 fuzz: $(FUZZ_BINS)
 	$(Q)for b in $(FUZZ_BINS); do \

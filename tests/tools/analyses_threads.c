@@ -29,6 +29,8 @@
 #include <cjson/cJSON.h>
 #include <tlreplay/tlreplay.h>
 
+#include "../fuzz/all_analyses.h"
+
 static const char *trace_path, *variant_path;
 static int rounds = 1;
 static atomic_int failures;
@@ -43,13 +45,6 @@ static void check(const char *name, int err)
 	}
 }
 
-static int count_bytes(const void *buf, size_t len, void *ctx)
-{
-	(void)buf;
-	*(size_t *)ctx += len;
-	return 0;
-}
-
 static struct tl_trace *open_linked(const char *path)
 {
 	struct tl_trace *tr = NULL;
@@ -62,116 +57,6 @@ static struct tl_trace *open_linked(const char *path)
 	return tr;
 }
 
-static void summaries(struct tl_trace *tr)
-{
-	struct tl_breakdown_opts bo = { .sz = sizeof(bo), .split_recompute = true };
-	struct tl_launcher_opts lo = { .sz = sizeof(lo), .detect_recompute = true, .with_python = true };
-	struct tl_launcher_group_opts go = { .sz = sizeof(go), .by_thread = true };
-	struct tl_ops_opts oo = { .sz = sizeof(oo), .by_module = true };
-	struct tl_breakdown_set *bd = NULL;
-	struct tl_launcher_set *ls = NULL;
-	struct tl_launcher_group_set *lg = NULL;
-	struct tl_op_table *ops = NULL;
-	struct tl_kernel_table *kt = NULL;
-	struct tl_kernel_unique_table *ku = NULL;
-	struct tl_health *h = NULL;
-
-	check("breakdown", tl_breakdown(tr, &bo, &bd));
-	check("launchers", tl_launchers(tr, &lo, &ls));
-	check("launcher groups", tl_launcher_groups(tr, &go, &lg));
-	check("ops summary", tl_ops_summary(tr, &oo, &ops));
-	check("kernel summary", tl_kernel_summary(tr, &kt));
-	check("kernel unique", tl_kernel_unique(tr, &ku));
-	check("health", tl_health_check(tr, &h));
-	tl_breakdown_free(bd);
-	tl_launcher_set_free(ls);
-	tl_launcher_group_set_free(lg);
-	tl_op_table_free(ops);
-	tl_kernel_table_free(kt);
-	tl_kernel_unique_free(ku);
-	tl_health_free(h);
-}
-
-static void timelines(struct tl_trace *tr)
-{
-	struct tl_ann_opts ao = { .sz = sizeof(ao) };
-	struct tl_critpath_opts co = { .sz = sizeof(co), .step = -1 };
-	struct tl_idle_opts io = { .sz = sizeof(io), .keep_gaps = true };
-	struct tl_launch_opts lo = { .sz = sizeof(lo) };
-	struct tl_ngram_opts no = { .sz = sizeof(no), .min_len = 1, .max_len = 3 };
-	struct tl_op_pattern_opts po = { .sz = sizeof(po), .op = "aten" };
-	struct tl_ann_set *ann = NULL;
-	struct tl_critpath *cp = NULL;
-	struct tl_idle_set *idle = NULL;
-	struct tl_launch_set *launch = NULL;
-	struct tl_step_set *steps = NULL;
-	struct tl_ngram_table *ng = NULL;
-	struct tl_op_pattern_table *pt = NULL;
-
-	check("annotations", tl_annotations(tr, &ao, &ann));
-	check("critpath", tl_critpath(tr, &co, &cp));
-	check("idle", tl_idle_breakdown(tr, &io, &idle));
-	check("launch stats", tl_launch_stats(tr, &lo, &launch));
-	check("steps", tl_steps(tr, &steps));
-	check("kernel n-grams", tl_kernel_ngrams(tr, &no, &ng));
-	check("op patterns", tl_op_kernel_patterns(tr, &po, &pt));
-	tl_ann_set_free(ann);
-	tl_critpath_free(cp);
-	tl_idle_set_free(idle);
-	tl_launch_set_free(launch);
-	tl_step_set_free(steps);
-	tl_ngram_table_free(ng);
-	tl_op_pattern_table_free(pt);
-}
-
-static void report_ir_fold(struct tl_trace *tr)
-{
-	struct tl_report_opts ro = { .sz = sizeof(ro), .split_recompute = true, .kernel_summary = true,
-				     .perf_models = true, .short_kernels = true };
-	struct tl_ir_opts io = { .sz = sizeof(io), .allow_schemaless = true };
-	struct tl_fold_opts fo = { .sz = sizeof(fo), .trace_path = trace_path };
-	struct tl_event_info ev;
-	struct tl_report *r = NULL;
-	size_t folded = 0;
-	uint64_t u;
-
-	check("report", tl_report_build(tr, &ro, &r));
-	tl_report_free(r);
-	r = NULL;
-	ro.split_recompute = false;
-	ro.by_module = true;
-	ro.include_nccl = true;
-	check("report --by-module", tl_report_build(tr, &ro, &r));
-	tl_report_free(r);
-	for (u = 0; u < tl_trace_nevents(tr); u++) {
-		cJSON *e = NULL;
-
-		if (tl_trace_event(tr, u, &ev) || ev.kind != TL_KIND_CPU_OP)
-			continue;
-		check("ir", tl_ir_entry(tr, u, &io, &e));
-		cJSON_Delete(e);
-	}
-	check("fold", tl_fold(tr, NULL, 0, &fo, count_bytes, &folded, NULL));
-}
-
-static void diff(struct tl_trace *a)
-{
-	struct tl_trace_diff_opts o = { .sz = sizeof(o) };
-	struct tl_trace *b = open_linked(variant_path ? variant_path : trace_path);
-	struct tl_trace_diff *d = NULL;
-	struct tl_sheet *s = NULL;
-
-	if (!b)
-		return;
-	check("diff", tl_trace_diff_build(a, b, &o, &d));
-	if (d) {
-		check("diff stats", tl_sheet_diff_stats(d, &s));
-		tl_sheet_free(s);
-	}
-	tl_trace_diff_free(d);
-	tl_trace_close(b);
-}
-
 static void *own_handles(void *arg)
 {
 	int k;
@@ -179,17 +64,14 @@ static void *own_handles(void *arg)
 	(void)arg;
 	for (k = 0; k < rounds; k++) {
 		struct tl_trace *tr = open_linked(trace_path);
-		size_t added = 0;
+		struct tl_trace *other = tr ? open_linked(variant_path ? variant_path : trace_path) : NULL;
 
-		if (!tr)
-			break;
-		summaries(tr);
-		timelines(tr);
-		report_ir_fold(tr);
-		diff(tr);
-		check("pseudo ops", tl_trace_add_pseudo_ops(tr, &added));
-		summaries(tr);
+		if (tr && other)
+			aa_all(tr, other, trace_path, check);
+		tl_trace_close(other);
 		tl_trace_close(tr);
+		if (!tr || !other)
+			break;
 	}
 	return NULL;
 }

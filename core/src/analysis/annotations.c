@@ -110,8 +110,8 @@ int tl_annotations(struct tl_trace *tr, const struct tl_ann_opts *opts, struct t
 		err = tl_err(-ENODATA, "%s: no GPU event linked to a CPU launch in the trace", tr->path);
 		goto out;
 	}
-	qsort(launch.v, launch.n, sizeof(*launch.v), cmp_pt);
-	qsort(gpu.v, gpu.n, sizeof(*gpu.v), cmp_pt);
+	tl_qsort(launch.v, launch.n, sizeof(*launch.v), cmp_pt);
+	tl_qsort(gpu.v, gpu.n, sizeof(*gpu.v), cmp_pt);
 	row_of[0] = malloc(tr->strs.n * sizeof(int32_t) + 1);
 	row_of[1] = malloc(tr->strs.n * sizeof(int32_t) + 1);
 	if (!row_of[0] || !row_of[1])
@@ -189,7 +189,7 @@ int tl_annotations(struct tl_trace *tr, const struct tl_ann_opts *opts, struct t
 		set->v[i] = ra->r;
 	}
 	set->n = rows.n;
-	qsort(set->v, set->n, sizeof(*set->v), cmp_row);
+	tl_qsort(set->v, set->n, sizeof(*set->v), cmp_row);
 	*out = set;
 	set = NULL;
 	err = 0;

@@ -237,7 +237,7 @@ static int host_edges(struct graph *g, struct tl_trace *tr)
 		if (gidx(g, tl_event_parent(tr, c->uid)) < 0)
 			top[ntop++] = i;
 	}
-	qsort_r(top, ntop, sizeof(*top), cmp_host, g);
+	tl_qsort_r(top, ntop, sizeof(*top), cmp_host, g);
 	for (i = 1; i < ntop; i++) {
 		const struct cev *p = &g->ev[top[i - 1]], *c = &g->ev[top[i]];
 
@@ -405,8 +405,8 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 			 g->ev[i].corr != TL_NOID)
 			rts[nrts++] = i;
 	}
-	qsort_r(gs.v, gs.n, sizeof(*gs.v), cmp_gpu, g);
-	qsort_r(rts, nrts, sizeof(*rts), cmp_corr, g);
+	tl_qsort_r(gs.v, gs.n, sizeof(*gs.v), cmp_gpu, g);
+	tl_qsort_r(rts, nrts, sizeof(*rts), cmp_corr, g);
 	for (i = 0; i < gs.n; i++) {
 		const struct cev *c = &g->ev[gs.v[i]];
 		const struct cev *p = i ? &g->ev[gs.v[i - 1]] : NULL;

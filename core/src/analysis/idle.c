@@ -306,7 +306,7 @@ static int rows_of(const struct ctx *c, const struct item *it, size_t nit, const
 		if (err)
 			goto out;
 	}
-	qsort(rows, nr, sizeof(*rows), cmp_row);
+	tl_qsort(rows, nr, sizeof(*rows), cmp_row);
 	*nout = nr;
 	*out = rows;
 	rows = NULL;
@@ -523,7 +523,7 @@ static int hta_items(const struct tl_trace *tr, item_vec *items, grp_vec *sg, st
 		items->v[k++] = x;
 	}
 	items->n = k;
-	qsort(items->v, items->n, sizeof(*items->v), cmp_item);
+	tl_qsort(items->v, items->n, sizeof(*items->v), cmp_item);
 	tl_kmap_free(&corr);
 	return 0;
 }
@@ -562,7 +562,7 @@ int tl_idle_breakdown(struct tl_trace *tr, const struct tl_idle_opts *opts, stru
 	}
 	if (winset_finish(&c.sync) || winset_finish(&c.pageable))
 		goto nomem;
-	qsort(items.v, items.n, sizeof(*items.v), cmp_item);
+	tl_qsort(items.v, items.n, sizeof(*items.v), cmp_item);
 	c.merged = malloc((items.n + 1) * sizeof(*c.merged));
 	set = calloc(1, sizeof(*set));
 	if (!c.merged || !set)

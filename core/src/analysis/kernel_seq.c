@@ -557,7 +557,7 @@ int tl_op_kernel_patterns(struct tl_trace *tr, const struct tl_op_pattern_opts *
 		}
 		if ((uint64_t)n < o.min_len)
 			continue;
-		qsort_r(g, (size_t)n, sizeof(*g), cmp_gpu_ts, tr);
+		tl_qsort_r(g, (size_t)n, sizeof(*g), cmp_gpu_ts, tr);
 		for (j = 0; j < (size_t)n; j++)
 			rt.gpu += tr->ev[g[j]].dur;
 		rt.cpu = tr->ev[cand.v[i]].dur;
@@ -598,7 +598,7 @@ int tl_op_kernel_patterns(struct tl_trace *tr, const struct tl_op_pattern_opts *
 	}
 	for (i = 0; i < t->npatterns; i++)
 		t->v[i].pct = sum > 0 ? t->v[i].gpu_us / sum * 100 : 0;
-	qsort(t->v, t->npatterns, sizeof(*t->v), cmp_prow);
+	tl_qsort(t->v, t->npatterns, sizeof(*t->v), cmp_prow);
 	t->n = o.top && o.top < t->npatterns ? o.top : t->npatterns;
 out:
 	for (i = 0; i < roots.n; i++)

@@ -146,7 +146,7 @@ static int groups_by(const struct tl_trace *tr, struct tl_launch_set *s, const u
 		g[i].name = tl_strtab_get(&tr->strs, name[i]);
 		group_stats(s, idx + first[i], first[i + 1] - first[i], scratch, &g[i]);
 	}
-	qsort(g, ng, sizeof(*g), cmp_group);
+	tl_qsort(g, ng, sizeof(*g), cmp_group);
 	*out = g;
 	*nout = ng;
 	g = NULL;
@@ -259,7 +259,7 @@ static int rows_of(const struct tl_trace *tr, struct tl_launch_set *s, const uin
 		rows[i].stream = stream ? tl_tok_display_c(tr, g->v[i].tid) : NULL;
 		verdict(tr, s, idx + st, g->v[i].n, scratch, stream, &rows[i]);
 	}
-	qsort(rows, g->n, sizeof(*rows), cmp_row);
+	tl_qsort(rows, g->n, sizeof(*rows), cmp_row);
 	*out = rows;
 	rows = NULL;
 	err = 0;
@@ -420,7 +420,7 @@ int tl_launch_stats(struct tl_trace *tr, const struct tl_launch_opts *opts, stru
 		goto nomem;
 	for (i = 0; i < s->n; i++)
 		order[i] = (uint32_t)i;
-	qsort_r(order, s->n, sizeof(*order), cmp_start, s);
+	tl_qsort_r(order, s->n, sizeof(*order), cmp_start, s);
 	queue_times(tr, s, order, sof, sg.n, scratch);
 	if (rows_of(tr, s, order, dof, &dg, false, &s->dev) || rows_of(tr, s, order, sof, &sg, true, &s->stream))
 		goto nomem;

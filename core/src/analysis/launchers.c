@@ -166,7 +166,7 @@ int tl_launchers(struct tl_trace *tr, const struct tl_launcher_opts *opts,
 		x->category = tl_op_category(tr, x->uid, (int64_t)kern[start[i]]);
 	}
 	if (ls.n > 1)
-		qsort_r(ls.v, ls.n, sizeof(*ls.v), cmp_launcher_ts, tr);
+		tl_qsort_r(ls.v, ls.n, sizeof(*ls.v), cmp_launcher_ts, tr);
 
 	set = calloc(1, sizeof(*set));
 	if (!set)

@@ -87,7 +87,7 @@ static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 		set->profiler_steps = !pass;
 	}
 	if (v.n)
-		qsort(v.v, v.n, sizeof(*v.v), cmp_step);
+		tl_qsort(v.v, v.n, sizeof(*v.v), cmp_step);
 	if (!set->profiler_steps)
 		for (i = 0; i < v.n; i++)
 			v.v[i].number = (long long)i;

@@ -288,7 +288,7 @@ int tl_breakdown(struct tl_trace *tr, const struct tl_breakdown_opts *opts,
 		err = tl_err_no_linked_gpu(tr, considered);
 		goto out;
 	}
-	qsort_r(groups.v, groups.n, sizeof(*groups.v), cmp_group, tr);
+	tl_qsort_r(groups.v, groups.n, sizeof(*groups.v), cmp_group, tr);
 	set = calloc(1, sizeof(*set));
 	if (!set || !(set->v = calloc(groups.n, sizeof(*set->v))))
 		goto nomem;

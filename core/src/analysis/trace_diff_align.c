@@ -152,7 +152,7 @@ static int bfs_levels(const struct td_side *s, int64_t uid, struct levels *L)
 		if (err)
 			break;
 		if (L->n[lev])
-			qsort(L->name[lev], L->n[lev], sizeof(*L->name[lev]), name_cmp);
+			tl_qsort(L->name[lev], L->n[lev], sizeof(*L->name[lev]), name_cmp);
 		L->nlev = lev + 1;
 		if (!next.n)
 			break;
@@ -299,7 +299,7 @@ static int repair_group(struct tl_trace_diff *d, const struct td_vec *a, const s
 		}
 	if (err)
 		goto out;
-	qsort(cv, nc, sizeof(*cv), cand_cmp);
+	tl_qsort(cv, nc, sizeof(*cv), cand_cmp);
 	for (x = 0; x < nc && got < want && !err; x++) {
 		if (u[cv[x].i] || u[cv[x].j])
 			continue;
@@ -371,7 +371,7 @@ static int disambiguate(struct tl_trace_diff *d, const struct td_vec *a, const s
 		if (o->j >= 0)
 			e[ne++] = (struct ent){ nm_of(d, 1, b, o->j), 1, o->j, m };
 	}
-	qsort(e, ne, sizeof(*e), ent_cmp);
+	tl_qsort(e, ne, sizeof(*e), ent_cmp);
 	for (g = 0; g < ne && !err; g = q) {
 		size_t n1 = 0, n2 = 0;
 		bool matched = false;
@@ -402,7 +402,7 @@ static int disambiguate(struct tl_trace_diff *d, const struct td_vec *a, const s
 			continue;
 		err = td_ops_add(&fin, o->kind, o->i, o->j);
 	}
-	qsort(nw.v, nw.n, sizeof(*nw.v), newop_cmp);
+	tl_qsort(nw.v, nw.n, sizeof(*nw.v), newop_cmp);
 	for (k = 0; k < nw.n && !err; k++)
 		err = td_ops_add(&fin, nw.v[k].kind, nw.v[k].i, nw.v[k].j);
 	if (!err) {

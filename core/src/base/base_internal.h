@@ -158,6 +158,14 @@ static inline void tl_qsort(void *v, size_t n, size_t size, int (*cmp)(const voi
 		qsort(v, n, size, cmp);
 }
 
+/* qsort_r, likewise for an empty (possibly NULL) array. */
+static inline void tl_qsort_r(void *v, size_t n, size_t size,
+			      int (*cmp)(const void *, const void *, void *), void *ctx)
+{
+	if (n > 1)
+		qsort_r(v, n, size, cmp, ctx);
+}
+
 /* strcmp-style comparison of two doubles for qsort. */
 static inline int tl_cmp_double(double a, double b)
 {

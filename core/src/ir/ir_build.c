@@ -1071,7 +1071,7 @@ static int add_kernels(struct tl_trace *tr, uint64_t uid, cJSON *entry)
 			g[m++] = g[i];
 	}
 	if (m > 1)
-		qsort_r(g, m, sizeof(*g), cmp_uid_ts, tr);
+		tl_qsort_r(g, m, sizeof(*g), cmp_uid_ts, tr);
 	iv = calloc(m + 1, sizeof(*iv));
 	ks = cJSON_CreateArray();
 	err = -ENOMEM;

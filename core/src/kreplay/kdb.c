@@ -271,7 +271,7 @@ static int read_fragments(const char *dir, cJSON *arr, char ***names, size_t *nn
 	}
 	closedir(d);
 	if (!err)
-		qsort(list, n, sizeof(*list), by_name);
+		tl_qsort(list, n, sizeof(*list), by_name);
 	for (i = 0; i < n && !err; i++) {
 		cJSON *o;
 

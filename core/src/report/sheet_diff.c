@@ -105,7 +105,7 @@ static int add_gpu_events(const struct td_side *s, int64_t uid, struct td_vec *o
 		k[i].uid = (int64_t)g[i];
 		k[i].launch = tl_event_parent(s->tr, g[i]);
 	}
-	qsort(k, (size_t)n, sizeof(*k), gkey_cmp);
+	tl_qsort(k, (size_t)n, sizeof(*k), gkey_cmp);
 	for (i = 0; i < n && !err; i++)
 		err = td_push(out, k[i].uid);
 	free(k);
@@ -841,7 +841,7 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 		if (!(same && c->v[i].src))
 			ord[nord++] = &c->v[i];
 	if (!err)
-		qsort(ord, nord, sizeof(*ord), row_cmp);
+		tl_qsort(ord, nord, sizeof(*ord), row_cmp);
 	for (i = 0; i < nord && !err; i++) {
 		if (!ng || !same_group(g[ng - 1].r, ord[i]))
 			g[ng++].r = ord[i];
@@ -869,7 +869,7 @@ int tl_sheet_diff_stats_unique_args(const struct tl_trace_diff *d, struct tl_she
 				err = -ENOMEM;
 	}
 	if (!err)
-		qsort(g, ng, sizeof(*g), grp_cmp);
+		tl_qsort(g, ng, sizeof(*g), grp_cmp);
 	if (!err)
 		err = build_renames(c, &rn);
 	for (i = 0; i < ng && !err; i++) {

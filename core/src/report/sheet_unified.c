@@ -426,7 +426,7 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *r
 	/* TraceLens lists an op's GPU events as its tree got them: by the
 	 * runtime call that launched them, then in trace order */
 	if (!err)
-		qsort_r(r->k, r->nk, sizeof(*r->k), cmp_launch, tr);
+		tl_qsort_r(r->k, r->nk, sizeof(*r->k), cmp_launch, tr);
 	if (!err)
 		err = category_of(tr, uid, r->name, &r->category);
 out:
@@ -721,7 +721,7 @@ static int build(struct tl_trace *tr, const struct urow *rows, size_t n, bool re
 	}
 	for (i = 0; i < n; i++)
 		g[gof[i]].rows[g[gof[i]].n++] = i;
-	qsort_r(g, ng, sizeof(*g), cmp_ugroup, (void *)rows);
+	tl_qsort_r(g, ng, sizeof(*g), cmp_ugroup, (void *)rows);
 	for (j = 0; j < ng; j++)
 		total += g[j].kt_sum;
 	/* is_recompute follows the recorded args, as TraceLens groups by it */
