@@ -137,11 +137,12 @@ int fold_into(const struct common_opts *co, struct tl_trace *tr, const char **st
 	}
 	if (read_store(f, stores, nstores, path))
 		goto out;
-	if (out_open(&o, co->output))
-		goto out;
 	if (!tr && cli_open_trace(co, &own))
 		goto out;
 	tr = tr ? tr : own;
+	/* the output exists only once the trace has loaded */
+	if (out_open(&o, co->output))
+		goto out;
 	if (o.f != stdout && ends_with(co->output, ".gz")) {
 		int fd = dup(fileno(o.f));
 

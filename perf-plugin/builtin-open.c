@@ -9,24 +9,6 @@
 
 #include "builtin.h"
 
-/* mkdir -p for the directory part of @path */
-static int mkdirs_for(char *path)
-{
-	char *p;
-
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
 struct open_args {
 	bool forget;
 };
@@ -50,11 +32,11 @@ TL_CMD_LONE_OPTION(open, open_opts, "remember a trace for later commands",
 
 static int cmd_open(int argc, char **argv)
 {
-	char *state = cli_state_file(), *abs = NULL, *tmp = NULL;
+	char *state = cli_state_file(), *abs = NULL, *text = NULL, *slash;
+	struct tl_output o = { .fd = -1, .slot = -1 };
 	struct open_args a = { 0 };
 	struct tl_trace *tr = NULL;
-	FILE *f;
-	int rc = 1;
+	int rc = 1, err;
 
 	if (!state)
 		return cli_error("open: cannot find a state directory (set HOME or XDG_STATE_HOME)");
@@ -105,21 +87,22 @@ static int cmd_open(int argc, char **argv)
 	}
 	if (cli_load(abs, &tr))
 		goto out;
-	if (mkdirs_for(state)) {
-		rc = cli_error("open: cannot create the directory of %s: %s", state, strerror(errno));
-		goto out;
+	slash = strrchr(state, '/');
+	if (slash && slash != state) {
+		*slash = 0;
+		err = tl_output_mkdirs(state);
+		*slash = '/';
+		if (err) {
+			rc = cli_error("open: %s", tl_last_error());
+			goto out;
+		}
 	}
-	if (asprintf(&tmp, "%s.tmp", state) < 0)
+	/* the state file appears whole (tlreplay/output.h) */
+	if (asprintf(&text, "%s\n", abs) < 0)
 		goto out;
-	f = fopen(tmp, "w");
-	if (!f) {
-		rc = cli_error("open: %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	fprintf(f, "%s\n", abs);
-	if (fclose(f) || rename(tmp, state)) {
-		rc = cli_error("open: cannot save %s: %s", state, strerror(errno));
-		unlink(tmp);
+	if (tl_output_open(&o, state) || tl_output_write(&o, text, strlen(text)) || tl_output_commit(&o)) {
+		rc = cli_error("open: cannot save %s", tl_last_error());
+		tl_output_abort(&o);
 		goto out;
 	}
 	printf("%s: %llu events; later commands use it without -i\n", abs,
@@ -128,7 +111,7 @@ static int cmd_open(int argc, char **argv)
 out:
 	tl_trace_close(tr);
 	free(abs);
-	free(tmp);
+	free(text);
 	free(state);
 	return rc;
 }

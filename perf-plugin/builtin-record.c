@@ -251,8 +251,8 @@ static int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	out_dir = o.output ? o.output : "tlreplay.kdb";
-	if (mkdir(out_dir, 0755) && errno != EEXIST) {
-		rc = cli_error("record: cannot make %s: %s", out_dir, strerror(errno));
+	if (tl_output_mkdirs(out_dir)) {
+		rc = cli_error("record: %s", tl_last_error());
 		goto out;
 	}
 	if (!realpath(out_dir, db)) {

@@ -57,10 +57,13 @@ static int summarize_many(const struct mr_inputs *in, const char *dir)
 	size_t i;
 	int rc = 0;
 
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return cli_error("summarize: %s: %s", dir, strerror(errno));
 	if (mr_open(in, &set))
 		return 1;
+	/* the directory, and any missing above it, once the ranks have loaded */
+	if (tl_output_mkdirs(dir)) {
+		tl_rankset_free(set);
+		return cli_error("summarize: %s", tl_last_error());
+	}
 	for (i = 0; i < tl_rankset_n(set) && !rc; i++) {
 		const struct tl_rank_summary *s = tl_rankset_get(set, i);
 		char *path;

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Output of the sweep chart: the SVG into a temporary file beside the target,
- * renamed over it; for PNG, rsvg-convert (librsvg, found in PATH, run without
- * a shell) converts that SVG into a second temporary file which is renamed
- * instead. A device or FIFO target (/dev/stdout) is written in place:
- * renaming over it would replace the device. */
+/* Output of the charts: the SVG into an output that gets its name when whole
+ * (tlreplay/output.h); for PNG, rsvg-convert (librsvg, found in PATH, run
+ * without a shell) reads the SVG from a memory file on its stdin and writes
+ * the PNG to that output on its stdout, so no named temporary exists. A
+ * device or FIFO target (/dev/stdout) is written in place: renaming over it
+ * would replace the device. */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,54 +52,23 @@ static char *find_in_path(const char *prog)
 	return NULL;
 }
 
-/* A new file beside @path, "PATH.tmp.XXXXXX@suffix", mode 0644, holding
- * @len bytes of @data (none when @data is NULL). Returns its name
- * (malloc'ed), or NULL after cli_error(). */
-static char *temp_file(const char *path, const char *suffix, const char *data, size_t len)
+/* rsvg-convert -f png, the SVG of @svg_fd on its stdin, the PNG to @png_fd.
+ * Returns 0, or 1 after cli_error(). */
+static int rsvg_convert(const char *prog, int svg_fd, int png_fd)
 {
-	char *name = NULL;
-	ssize_t w;
-	int fd = -1, e = 0;
-
-	if (asprintf(&name, "%s.tmp.XXXXXX%s", path, suffix) < 0) {
-		cli_error("chart: out of memory");
-		return NULL;
-	}
-	fd = mkstemps(name, (int)strlen(suffix));
-	if (fd < 0) {
-		cli_error("chart: %s: cannot create a file beside it: %s", path, strerror(errno));
-		free(name);
-		return NULL;
-	}
-	fchmod(fd, 0644);
-	while (data && len && !e) {
-		w = write(fd, data, len);
-		if (w < 0 && errno != EINTR)
-			e = errno;
-		else if (w > 0) {
-			data += w;
-			len -= (size_t)w;
-		}
-	}
-	if (close(fd) && !e)
-		e = errno;
-	if (e) {
-		cli_error("chart: %s: %s", name, strerror(e));
-		unlink(name);
-		free(name);
-		return NULL;
-	}
-	return name;
-}
-
-/* rsvg-convert -f png -o @png @svg. Returns 0, or 1 after cli_error(). */
-static int rsvg_convert(const char *prog, const char *svg, const char *png)
-{
-	char *argv[] = { "rsvg-convert", "-f", "png", "-o", (char *)png, (char *)svg, NULL };
+	char *argv[] = { "rsvg-convert", "-f", "png", NULL };
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int st, err;
 
-	err = posix_spawn(&pid, prog, NULL, NULL, argv, environ);
+	if (posix_spawn_file_actions_init(&fa))
+		return cli_error("chart: out of memory");
+	err = posix_spawn_file_actions_adddup2(&fa, svg_fd, 0);
+	if (!err)
+		err = posix_spawn_file_actions_adddup2(&fa, png_fd, 1);
+	if (!err)
+		err = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	if (err)
 		return cli_error("chart: cannot run %s: %s", prog, strerror(err));
 	while (waitpid(pid, &st, 0) < 0)
@@ -110,13 +81,43 @@ static int rsvg_convert(const char *prog, const char *svg, const char *png)
 	return 0;
 }
 
+/* All @len bytes of @data to @fd; 0 or -1 with errno set. */
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, data, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The SVG in a memory file, at its start; -1 after cli_error(). */
+static int svg_memfd(const char *svg, size_t len)
+{
+	int fd = memfd_create("tlreplay-chart.svg", MFD_CLOEXEC);
+
+	if (fd < 0 || write_all(fd, svg, len) || lseek(fd, 0, SEEK_SET)) {
+		cli_error("chart: a memory file for the SVG: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int chart_render(const char *path, const char *svg, size_t len)
 {
-	char *rsvg = NULL, *tsvg = NULL, *tpng = NULL;
-	bool png = ends_with(path, ".png"), in_place = false;
+	struct tl_output out = { .fd = -1, .slot = -1 };
+	bool png = ends_with(path, ".png");
+	char *rsvg = NULL;
 	struct stat st;
-	FILE *f;
-	int ret = 1;
+	int ret = 1, fd = -1, svg_fd = -1;
 
 	if (!png && !ends_with(path, ".svg")) {
 		cli_error("chart: %s: the file name must end in .svg or .png", path);
@@ -131,48 +132,33 @@ int chart_render(const char *path, const char *svg, size_t len)
 			cli_error("chart: %s: is a directory", path);
 			goto out;
 		}
-		in_place = true;
-	}
-	if (in_place && !png) {
-		f = fopen(path, "w");
-		if (!f || fwrite(svg, 1, len, f) != len || fclose(f)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);	/* a device or FIFO: in place */
+		if (fd < 0) {
 			cli_error("chart: %s: %s", path, strerror(errno));
 			goto out;
 		}
-		ret = 0;
+	} else if (tl_output_open(&out, path)) {
+		cli_error("chart: %s", tl_last_error());
 		goto out;
 	}
-	tsvg = temp_file(path, png ? ".svg" : "", svg, len);
-	if (!tsvg)
-		goto out;
 	if (png) {
-		if (!in_place && !(tpng = temp_file(path, "", NULL, 0)))
+		if ((svg_fd = svg_memfd(svg, len)) < 0 || rsvg_convert(rsvg, svg_fd, fd >= 0 ? fd : out.fd))
 			goto out;
-		if (rsvg_convert(rsvg, tsvg, in_place ? path : tpng))
-			goto out;
-		if (in_place) {
-			ret = 0;
-			goto out;
-		}
-	}
-	if (rename(png ? tpng : tsvg, path)) {
+	} else if (write_all(fd >= 0 ? fd : out.fd, svg, len)) {
 		cli_error("chart: %s: %s", path, strerror(errno));
 		goto out;
 	}
-	/* published: nothing left to remove */
-	free(png ? tpng : tsvg);
-	if (png)
-		tpng = NULL;
-	else
-		tsvg = NULL;
+	if (out.fd >= 0 && tl_output_commit(&out)) {
+		cli_error("chart: %s", tl_last_error());
+		goto out;
+	}
 	ret = 0;
 out:
-	if (tsvg)
-		unlink(tsvg);
-	if (tpng)
-		unlink(tpng);
-	free(tsvg);
-	free(tpng);
+	tl_output_abort(&out);
+	if (fd >= 0)
+		close(fd);
+	if (svg_fd >= 0)
+		close(svg_fd);
 	free(rsvg);
 	return ret;
 }

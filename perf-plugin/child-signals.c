@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <tlreplay/output.h>
+
 #include "child-signals.h"
 
 #define CHILD_SLOTS 8
@@ -41,13 +43,15 @@ static void on_signal(int sig)
 	int saved = errno;
 
 	child_signals_kill_all(sig);
+	/* outputs written under a name of their own (no O_TMPFILE) go */
+	tl_output_unlink_pending();
 	/* then die of it, as without a handler */
 	signal(sig, SIG_DFL);
 	raise(sig);
 	errno = saved;
 }
 
-static void install(void)
+void child_signals_install(void)
 {
 	struct sigaction sa, old;
 	size_t i;
@@ -71,7 +75,7 @@ int child_signals_add(const void *obj, child_pid_fn pid_of)
 	size_t i;
 
 	if (!installed)
-		install();
+		child_signals_install();
 	for (i = 0; i < CHILD_SLOTS; i++)
 		if (!slots[i].used) {
 			slots[i].obj = obj;

@@ -323,51 +323,43 @@ int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 
 int out_open(struct out_fmt *o, const char *path)
 {
-	int fd;
+	struct stat st;
+	int fd, err;
 
 	o->f = stdout;
 	o->path = NULL;
-	o->tmp_path = NULL;
+	o->out = (struct tl_output){ .fd = -1, .slot = -1 };
 	if (!path || !strcmp(path, "-"))
 		return 0;
-	{
-		struct stat st;
-
-		/* a device or FIFO (/dev/null, a pipe): written in place; renaming
-		 * a temporary file over it would replace the device */
-		if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-			if (S_ISDIR(st.st_mode))
-				return cli_error("%s: is a directory", path);
-			o->f = fopen(path, "w");
-			if (!o->f) {
-				o->f = stdout;
-				return cli_error("%s: %s", path, strerror(errno));
-			}
-			o->path = path;
-			return 0;
+	/* a device or FIFO (/dev/null, a pipe): written in place; renaming a
+	 * file over it would replace the device */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return cli_error("%s: is a directory", path);
+		o->f = fopen(path, "w");
+		if (!o->f) {
+			o->f = stdout;
+			return cli_error("%s: %s", path, strerror(errno));
 		}
+		o->path = path;
+		return 0;
 	}
-	if (asprintf(&o->tmp_path, "%s.tmp.XXXXXX", path) < 0)
-		return cli_error("out of memory");
-	fd = mkstemp(o->tmp_path);
-	if (fd < 0) {
-		int e = errno;
-
-		free(o->tmp_path);
-		o->tmp_path = NULL;
-		return cli_error("%s: cannot create: %s", path, strerror(e));
-	}
-	fchmod(fd, 0644);
-	o->f = fdopen(fd, "w");
+	/* an unnamed file that gets its name when whole (tlreplay/output.h) */
+	err = tl_output_open(&o->out, path);
+	if (err)
+		return cli_lib_error(err);
+	fd = dup(o->out.fd);
+	o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!o->f) {
-		close(fd);
-		unlink(o->tmp_path);
+		if (fd >= 0)
+			close(fd);
+		tl_output_abort(&o->out);
+		o->f = stdout;
 		return cli_error("%s: %s", path, strerror(errno));
 	}
 	o->path = path;
 	return 0;
 }
-
 int out_open_opts(struct out_fmt *o, const struct common_opts *co)
 {
 	if (out_open(o, co->output))
@@ -388,28 +380,21 @@ int out_close(struct out_fmt *o, bool failed)
 			rc = errno == EPIPE ? 0 : cli_error("error writing output: %s", strerror(errno));
 		return failed ? 1 : rc;
 	}
-	if (!o->tmp_path) {	/* written in place */
-		if (fflush(o->f) || ferror(o->f))
-			rc = cli_error("%s: write failed: %s", o->path, strerror(errno));
-		if (fclose(o->f) && !rc)
-			rc = cli_error("%s: write failed: %s", o->path, strerror(errno));
-		o->f = NULL;
-		return failed || rc ? 1 : 0;
-	}
-	if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f))) {
+	if (fflush(o->f) || ferror(o->f)) {
 		rc = cli_error("%s: write failed: %s", o->path, strerror(errno));
 		failed = true;
 	}
-	fclose(o->f);
-	o->f = NULL;
-	if (failed) {
-		unlink(o->tmp_path);
-	} else if (rename(o->tmp_path, o->path)) {
-		rc = cli_error("%s: cannot rename into place: %s", o->path, strerror(errno));
-		unlink(o->tmp_path);
+	if (fclose(o->f) && !rc) {
+		rc = cli_error("%s: write failed: %s", o->path, strerror(errno));
+		failed = true;
 	}
-	free(o->tmp_path);
-	o->tmp_path = NULL;
+	o->f = NULL;
+	if (o->out.fd < 0)	/* written in place */
+		return failed || rc ? 1 : 0;
+	if (failed)
+		tl_output_abort(&o->out);
+	else if (tl_output_commit(&o->out))
+		rc = cli_lib_error(-EIO);
 	return failed ? 1 : rc;
 }
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <tlreplay/output.h>
 #include <tlreplay/tlreplay.h>
 
 #include "parse-options.h"
@@ -18,7 +19,7 @@ struct out_fmt {
 	bool json;		/* -j */
 	FILE *f;		/* -o FILE or stdout */
 	const char *path;	/* -o FILE, written atomically on close */
-	char *tmp_path;
+	struct tl_output out;	/* its file until then (out.fd < 0: written in place) */
 };
 
 /* The first of the paths @rel (relative to the directory of this tlreplay:

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "diff-tree.h"
+#include "sheets-out.h"
 
 /* Build the diff; 0 with *d set, 2 when a side has no CPU op (message
  * printed to @out when not NULL), 1 after an error. */
@@ -100,40 +101,10 @@ out:
 	return rc;
 }
 
-static int write_one(const char *dir, const struct tl_sheet *sh, char **tmp)
-{
-	const char *name = tl_sheet_name(sh);
-	FILE *f;
-	int fd, err;
-
-	if (asprintf(tmp, "%s/.%s.csv.XXXXXX", dir, name) < 0) {
-		*tmp = NULL;
-		return cli_error("diff: out of memory");
-	}
-	fd = mkstemp(*tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		err = errno;
-		if (fd >= 0) {
-			close(fd);
-			unlink(*tmp);
-		}
-		free(*tmp);
-		*tmp = NULL;
-		return cli_error("diff: cannot write %s/%s.csv: %s", dir, name, strerror(err));
-	}
-	err = tl_sheet_write_csv(sh, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (err)
-		return cli_error("diff: cannot write %s/%s.csv: %s", dir, name, strerror(-err));
-	return 0;
-}
-
 int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *const names[2], const char *dir)
 {
 	struct tl_trace_diff *d = NULL;
 	struct tl_sheet *sh[2] = { NULL, NULL };
-	char *tmp[2] = { NULL, NULL };
 	int rc, err = 0;
 
 	rc = build(base, var, names, NULL, &d);
@@ -151,28 +122,11 @@ int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *con
 		rc = cli_lib_error(err);
 		goto out;
 	}
-	for (int k = 0; k < 2 && !rc; k++)
-		rc = write_one(dir, sh[k], &tmp[k]);
-	for (int k = 0; k < 2 && !rc; k++) {
-		char *path = NULL;
-
-		if (asprintf(&path, "%s/%s.csv", dir, tl_sheet_name(sh[k])) < 0 || rename(tmp[k], path)) {
-			rc = cli_error("diff: cannot write %s/%s.csv: %s", dir, tl_sheet_name(sh[k]),
-				       strerror(errno));
-			free(path);
-			break;
-		}
-		free(path);
-		free(tmp[k]);
-		tmp[k] = NULL;
-	}
+	/* the two sheets as a report's: written all or nothing */
+	rc = sheets_write_dir("diff", dir, &(struct tl_report){ .n = 2, .v = sh });
 out:
-	for (int k = 0; k < 2; k++) {
-		if (tmp[k])
-			unlink(tmp[k]);
-		free(tmp[k]);
+	for (int k = 0; k < 2; k++)
 		tl_sheet_free(sh[k]);
-	}
 	tl_trace_diff_free(d);
 	return rc;
 }

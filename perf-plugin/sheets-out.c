@@ -16,41 +16,42 @@
 
 int sheets_make_dir(const char *cmd, const char *dir)
 {
-	struct stat st;
-
-	if (!mkdir(dir, 0777) || errno == EEXIST) {
-		if (!stat(dir, &st) && S_ISDIR(st.st_mode))
-			return 0;
-		return cli_error("%s: %s: not a directory", cmd, dir);
-	}
-	return cli_error("%s: cannot make %s: %s", cmd, dir, strerror(errno));
+	/* the directory and any missing above it, as the docs promise */
+	if (tl_output_mkdirs(dir))
+		return cli_error("%s: %s", cmd, tl_last_error());
+	return 0;
 }
 
-/* Write every sheet to DIR/.NAME.csv.XXXXXX, then rename them all; on any
- * error the temporaries go and nothing is renamed. */
+/* Write every sheet to an unnamed file in DIR (tlreplay/output.h), then name
+ * them all; on any error nothing is named and nothing stays. */
 int sheets_write_dir(const char *cmd, const char *dir, const struct tl_report *r)
 {
-	char **tmp = calloc(r->n ? r->n : 1, sizeof(*tmp));
+	struct tl_output *out = calloc(r->n ? r->n : 1, sizeof(*out));
 	size_t i;
 	int rc = 1;
 
-	if (!tmp)
+	if (!out)
 		return cli_error("%s: out of memory", cmd);
+	for (i = 0; i < r->n; i++)
+		out[i] = (struct tl_output){ .fd = -1, .slot = -1 };
 	for (i = 0; i < r->n; i++) {
 		const char *name = tl_sheet_name(r->v[i]);
-		FILE *f;
-		int fd, err;
+		char *path = NULL;
+		FILE *f = NULL;
+		int fd = -1, err;
 
-		if (asprintf(&tmp[i], "%s/.%s.csv.XXXXXX", dir, name) < 0) {
-			tmp[i] = NULL;
+		if (asprintf(&path, "%s/%s.csv", dir, name) < 0) {
 			cli_error("%s: out of memory", cmd);
 			goto out;
 		}
-		fd = mkstemp(tmp[i]);
-		if (fd < 0 || !(f = fdopen(fd, "w"))) {
-			cli_error("%s: cannot write %s/%s.csv: %s", cmd, dir, name, strerror(errno));
+		err = tl_output_open(&out[i], path);
+		free(path);
+		if (!err && ((fd = dup(out[i].fd)) < 0 || !(f = fdopen(fd, "w"))))
+			err = -errno;
+		if (err) {
 			if (fd >= 0)
 				close(fd);
+			cli_error("%s: cannot write %s/%s.csv: %s", cmd, dir, name, strerror(-err));
 			goto out;
 		}
 		err = tl_sheet_write_csv(r->v[i], f);
@@ -61,28 +62,16 @@ int sheets_write_dir(const char *cmd, const char *dir, const struct tl_report *r
 			goto out;
 		}
 	}
-	for (i = 0; i < r->n; i++) {
-		char *path = NULL;
-
-		if (asprintf(&path, "%s/%s.csv", dir, tl_sheet_name(r->v[i])) < 0 ||
-		    rename(tmp[i], path)) {
-			cli_error("%s: cannot write %s/%s.csv: %s", cmd, dir, tl_sheet_name(r->v[i]),
-				  strerror(errno));
-			free(path);
+	for (i = 0; i < r->n; i++)
+		if (tl_output_commit(&out[i])) {
+			cli_error("%s: %s", cmd, tl_last_error());
 			goto out;
 		}
-		free(path);
-		free(tmp[i]);
-		tmp[i] = NULL;
-	}
 	rc = 0;
 out:
-	for (i = 0; i < r->n; i++) {
-		if (tmp[i])
-			unlink(tmp[i]);
-		free(tmp[i]);
-	}
-	free(tmp);
+	for (i = 0; i < r->n; i++)
+		tl_output_abort(&out[i]);
+	free(out);
 	return rc;
 }
 

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <tlreplay/output.h>
+
 #include "sigbus.h"
 #include "child-signals.h"
 
@@ -97,6 +99,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	say(": changed while it was read (truncated or rewritten by another process)\n");
 	/* our children go too (a replay worker, record --kill-with-parent's program) */
 	child_signals_kill_all(SIGTERM);
+	tl_output_unlink_pending();
 	_exit(1);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "child-signals.h"
 #include "sigbus.h"
 
 /* The commands, in the order `tlreplay --help` lists them. CMD(x) stands
@@ -127,6 +128,7 @@ int main(int argc, char **argv)
 
 	cli_hugepages(argv);
 	sigbus_install();
+	child_signals_install();
 	/* Options before the command: settings for every command's loads. */
 	while (argc >= 2 && !strncmp(argv[1], "--max-text", 10) &&
 	       (argv[1][10] == '=' || !argv[1][10])) {

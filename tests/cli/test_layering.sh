@@ -258,6 +258,10 @@ GUARDED = {
         "print_fn": "tl_set_print(), called before threads (common.h says so)",
         "print_ctx": "tl_set_print(), as print_fn",
     },
+    "core/src/base/output_file.c": {
+        "new_file_mode": "set once under mode_once", "mode_once": "pthread_once",
+        "pending": "slots claimed and emptied with atomics (read by signal handlers)",
+    },
     "core/src/counters/counters_pfm.c": {"pfm": "set once under pfm_once", "pfm_once": "pthread_once"},
     "core/src/counters/counters_system.c": {
         "tl_cnt_group_read": "a test seam, set by unit tests before any thread",
@@ -285,6 +289,7 @@ GUARDED = {
         "cached.0": "__atomic builtins", "cached.1": "__atomic builtins",
         "cxa": "set under cxa_once", "cxa_once": "pthread_once",
         "dec": "set under zstd_once", "iserr": "set under zstd_once", "zstd_once": "pthread_once",
+        "new_mode": "set once under mode_once (rec_db.c)", "mode_once": "pthread_once",
     },
 }
 # what the compiler and the C runtime add to a shared object

@@ -21,6 +21,7 @@
 #include <tlreplay/energy.h>
 #include <tlreplay/store.h>
 #include <tlreplay/fold.h>
+#include <tlreplay/output.h>
 #include <tlreplay/report.h>
 #include <tlreplay/report_sheets.h>
 #include <tlreplay/counters.h>

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 #include <tlreplay/kreplay.h>
+#include <tlreplay/output.h>
 
 #include "base/base_internal.h"
 
@@ -381,38 +382,19 @@ const char *tl_kdb_dir(const struct tl_kdb *db)
 	return db->dir;
 }
 
-/* Write @j to @path through a temporary file and rename. */
+/* Write @j to @path: whole or not at all, with a new file's mode. */
 static int write_json_atomic(const char *path, const cJSON *j)
 {
-	char tmp[4200], *text = cJSON_Print(j);
-	int fd = -1, err = 0;
+	struct tl_output o;
+	char *text = cJSON_Print(j);
+	int err;
 
 	if (!text)
 		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = tl_err(-errno, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if ((err = tl_write_all(fd, text, strlen(text))) || (err = tl_write_all(fd, "\n", 1)) ||
-	    (fchmod(fd, 0644) && (err = -errno)) || (fsync(fd) && (err = -errno))) {
-		tl_err(err, "%s: %s", path, strerror(-err));
-		goto out;
-	}
-	if (close(fd)) {
-		fd = -1;
-		err = tl_err(-errno, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path))
-		err = tl_err(-errno, "%s: %s", path, strerror(errno));
-out:
-	if (fd >= 0)
-		close(fd);
-	if (err)
-		unlink(tmp);
+	err = tl_output_open(&o, path);
+	if (!err && !(err = tl_output_write(&o, text, strlen(text))) && !(err = tl_output_write(&o, "\n", 1)))
+		err = tl_output_commit(&o);
+	tl_output_abort(&o);
 	free(text);
 	return err;
 }

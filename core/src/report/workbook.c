@@ -15,6 +15,8 @@
 #include <xlsxwriter.h>
 #include <tlreplay/report_sheets.h>
 
+#include <tlreplay/output.h>
+
 #include "report/report_internal.h"
 
 #define XL_NAME_MAX 31		/* Excel's limit on a worksheet name, in characters */
@@ -74,20 +76,6 @@ again:
 
 /* The process's umask, read without changing it (umask() would, for every
  * thread); 022 where /proc does not say. */
-static mode_t current_umask(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[128];
-	unsigned m = 022;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Umask: %o", &m) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return (mode_t)m;
-}
-
 /* Write text, cut to Excel's limit on a cell (libxlsxwriter refuses more). */
 static lxw_error put_text(lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s, lxw_format *f)
 {
@@ -147,43 +135,30 @@ static lxw_error put_sheet(lxw_worksheet *ws, const struct tl_sheet *sh, lxw_for
 int tl_sheets_write_xlsx(struct tl_sheet *const *sheets, size_t n, const char *path)
 {
 	char (*names)[XL_NAME_MAX * 4 + 1] = NULL;
+	struct tl_output o = { .fd = -1, .slot = -1 };
 	lxw_workbook *wb = NULL;
 	lxw_format *bold;
 	lxw_error e = LXW_NO_ERROR;
-	char *tmp = NULL;
+	char at[64];
 	size_t i;
-	int fd, err = 0;
+	int err = 0;
 
 	if (!sheets || !n || !path || !*path)
 		return tl_err(-EINVAL, "xlsx: no sheets or no path");
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		tmp = NULL;
-		err = tl_err(-ENOMEM, "xlsx: out of memory");
-		goto out;
-	}
-	/* a unique temporary name beside the target, so the rename stays in
-	 * one file system and a crash leaves the old file whole */
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = tl_err(-errno, "xlsx: cannot create a file beside %s: %s", path, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	/* mkstemp makes it 0600; the workbook gets what a new file would */
-	if (fchmod(fd, 0666 & ~current_umask()))
-		err = tl_err(-errno, "xlsx: chmod %s: %s", tmp, strerror(errno));
-	close(fd);
+	/* an output that gets its name when whole (tlreplay/output.h);
+	 * libxlsxwriter opens it again by its /proc name */
+	err = tl_output_open(&o, path);
 	if (err)
 		goto out;
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", o.fd);
 	names = calloc(n, sizeof(*names));
 	if (!names) {
 		err = tl_err(-ENOMEM, "xlsx: out of memory");
 		goto out;
 	}
-	wb = workbook_new(tmp);
+	wb = workbook_new(at);
 	if (!wb) {
-		err = tl_err(-EIO, "xlsx: libxlsxwriter could not start a workbook at %s", tmp);
+		err = tl_err(-EIO, "xlsx: libxlsxwriter could not start a workbook for %s", path);
 		goto out;
 	}
 	bold = workbook_add_format(wb);
@@ -207,19 +182,16 @@ int tl_sheets_write_xlsx(struct tl_sheet *const *sheets, size_t n, const char *p
 	e = workbook_close(wb);
 	wb = NULL;
 	if (e) {
-		err = tl_err(-EIO, "xlsx: writing %s: %s", tmp, lxw_strerror(e));
+		err = tl_err(-EIO, "xlsx: writing %s: %s", path, lxw_strerror(e));
 		goto out;
 	}
-	if (rename(tmp, path))
-		err = tl_err(-errno, "xlsx: renaming %s to %s: %s", tmp, path, strerror(errno));
+	err = tl_output_commit(&o);
 out:
 	if (wb) {
 		/* closing is the only way to free a workbook; what it writes goes */
 		workbook_close(wb);
 	}
-	if (err && tmp)
-		unlink(tmp);
-	free(tmp);
+	tl_output_abort(&o);
 	free(names);
 	return err;
 }

@@ -188,7 +188,7 @@ int tl_store_append(const char *path, const cJSON *rec)
 	if (err)
 		goto out;
 	/* read-write: the torn-tail check reads the last bytes */
-	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);	/* the umask applies */
 	if (fd < 0) {
 		err = tl_err(-errno, "%s: cannot open the results store: %s", path, strerror(errno));
 		goto out;
