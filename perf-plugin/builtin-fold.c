@@ -54,14 +54,6 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* -o naming the input (the same file, through any path or link). */
-static bool is_input(const char *in, const char *out)
-{
-	struct stat a, b;
-
-	return strcmp(out, "-") && !stat(in, &a) && !stat(out, &b) && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
-}
-
 /* The records of this trace in the stores (several when a sweep was spread
  * over machines), or 1 after saying why there are none. */
 static int read_store(struct tl_fold *f, const char *const *stores, size_t n, const char *trace)
@@ -74,6 +66,7 @@ static int read_store(struct tl_fold *f, const char *const *stores, size_t n, co
 	for (i = 0; i < n; i++) {
 		bool torn = false;
 
+		cli_note_input(stores[i]);
 		err = tl_store_read(stores[i], add_record, f, &torn);
 		if (err == -ENOENT)
 			return cli_error("fold: no results store at %s: nothing has been recorded yet "
@@ -123,9 +116,12 @@ int fold_into(const struct common_opts *co, struct tl_trace *tr, const char **st
 	}
 	if (!nstores)
 		return cli_error("fold: no results store: give --store FILE or set TLREPLAY_STORE");
-	if (is_input(path, co->output))
-		return cli_error("fold: -o %s is the input trace: fold writes a new trace and never "
-				 "modifies its input", co->output);
+	/* -o over the trace or a store (by any name) is refused before the work */
+	cli_note_input(path);
+	for (size_t k = 0; k < nstores; k++)
+		cli_note_input(stores[k]);
+	if (cli_check_output(co->output))
+		return 1;
 
 	/* the store first: its errors show before a big trace is loaded */
 	fo.trace_path = path;

@@ -295,6 +295,8 @@ static int cmd_report(int argc, char **argv)
 	if (x.dir && !sheets_is_xlsx(x.dir) && sheets_write_dir("report", x.dir, r))
 		goto out;
 	/* the library names the path and why; it leaves no temporary behind */
+	if (x.dir && sheets_is_xlsx(x.dir) && cli_check_output(x.dir))
+		goto out;
 	if (x.dir && sheets_is_xlsx(x.dir) && tl_sheets_write_xlsx(r->v, r->n, x.dir)) {
 		cli_error("report: %s", tl_last_error());
 		goto out;

@@ -537,6 +537,7 @@ static int collect_results(struct collect *c)
 		r->ctr = c->ctr + i * MAX_CTR;
 		i++;
 	}
+	cli_note_input(store);
 	err = tl_store_read(store, collect_rec, c, NULL);
 	if (err && err != -ENOENT)
 		return cli_lib_error(err);
@@ -620,6 +621,10 @@ static int cmd_sweep(int argc, char **argv)
 		goto out;
 	trace = tr ? tl_trace_path(tr) : NULL;
 	done.retry_failed = o.retry_failed;
+	cli_note_input(s.store);
+	/* refused now, not after the measurements: -o over the store or the trace */
+	if (o.folded && cli_check_output(o.folded))
+		goto out;
 	err = tl_store_read(s.store, note_done, &done, NULL);
 	if (err && err != -ENOENT) {
 		cli_lib_error(err);

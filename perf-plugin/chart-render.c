@@ -119,6 +119,8 @@ int chart_render(const char *path, const char *svg, size_t len)
 	struct stat st;
 	int ret = 1, fd = -1, svg_fd = -1;
 
+	if (cli_check_output(path))
+		goto out;
 	if (!png && !ends_with(path, ".svg")) {
 		cli_error("chart: %s: the file name must end in .svg or .png", path);
 		goto out;

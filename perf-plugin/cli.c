@@ -253,6 +253,7 @@ int cli_load_ex(const char *path, bool progress, struct tl_trace **out)
 		opts.progress_ctx = &p;
 	}
 	err = tl_trace_open(path, &opts, out);
+	cli_note_input(path);
 	if (p.shown && p.tty)
 		fputs("\r\033[K", stderr);
 	if (err)
@@ -319,6 +320,51 @@ int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ inputs */
+
+/* The files this command read (its traces, IR files, results stores), by
+ * device and inode: an output that is one of them, by any path or link, is
+ * refused before anything is written (fold -o STORE replaced the machine's
+ * record of every replay with a trace). */
+#define CLI_MAX_INPUTS 64
+static struct {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+} inputs[CLI_MAX_INPUTS];
+static size_t ninputs;
+
+void cli_note_input(const char *path)
+{
+	struct stat st;
+	size_t i;
+
+	if (!path || stat(path, &st) || !S_ISREG(st.st_mode))
+		return;
+	for (i = 0; i < ninputs; i++)
+		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
+			return;
+	if (ninputs < CLI_MAX_INPUTS && (inputs[ninputs].path = strdup(path))) {
+		inputs[ninputs].dev = st.st_dev;
+		inputs[ninputs].ino = st.st_ino;
+		ninputs++;
+	}
+}
+
+int cli_check_output(const char *path)
+{
+	struct stat st;
+	size_t i;
+
+	if (!path || !strcmp(path, "-") || stat(path, &st))
+		return 0;
+	for (i = 0; i < ninputs; i++)
+		if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
+			return cli_error("%s: is %s, an input of this command: tlreplay never writes over "
+					 "its inputs (give another output)", path, inputs[i].path);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ output */
 
 int out_open(struct out_fmt *o, const char *path)
@@ -331,6 +377,8 @@ int out_open(struct out_fmt *o, const char *path)
 	o->out = (struct tl_output){ .fd = -1, .slot = -1 };
 	if (!path || !strcmp(path, "-"))
 		return 0;
+	if (cli_check_output(path))
+		return 1;
 	/* a device or FIFO (/dev/null, a pipe): written in place; renaming a
 	 * file over it would replace the device */
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
@@ -526,6 +574,7 @@ void json_pretty(FILE *f, const cJSON *v)
 
 char *cli_read_file(const char *path, bool gunzip, size_t *len)
 {
+	cli_note_input(path);
 	gzFile gz = NULL;
 	FILE *f = NULL, *m;
 	char *buf = NULL, chunk[65536];

@@ -29,6 +29,11 @@ const char *cli_beside_exe(const char *const *rel, size_t n);
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The message for a failed library call: tl_last_error(), else strerror. */
 int cli_lib_error(int err);
+/* Remember @path as an input of this command (a regular file read). */
+void cli_note_input(const char *path);
+/* 1 after saying why when @path is one of the inputs noted (the same file by
+ * any name), else 0. out_open() asks; other writers ask before writing. */
+int cli_check_output(const char *path);
 struct common_opts;
 
 /* Trace to use: -i value if given, else $TLREPLAY_TRACE, else the one saved

@@ -77,6 +77,7 @@ int hs_replay(FILE *f, const struct html_ctx *c, bool *written)
 	*written = false;
 	if (!store)
 		return 0;
+	cli_note_input(store);
 	err = tl_fold_new(&fo, &fold);
 	if (!err)
 		err = tl_store_read(store, offer, fold, NULL);

@@ -123,11 +123,11 @@ ok $? "no temporary files left behind"
 
 # ---------------------------------------------------------------- refusals
 run tl fold -i "$TMP/copy.json" --store "$S" -o "$TMP/copy.json"
-[ "$RC" -eq 1 ] && grep -q "is the input trace" "$TMP/err" && [ "$(sha256sum <"$TMP/copy.json")" = "$SUM" ]
+[ "$RC" -eq 1 ] && grep -q "an input of this command" "$TMP/err" && [ "$(sha256sum <"$TMP/copy.json")" = "$SUM" ]
 ok $? "-o onto the input is refused, the input untouched"
 ln -s "$TMP/copy.json" "$TMP/link.json"
 run tl fold -i "$TMP/copy.json" --store "$S" -o "$TMP/link.json"
-[ "$RC" -eq 1 ] && grep -q "is the input trace" "$TMP/err"
+[ "$RC" -eq 1 ] && grep -q "an input of this command" "$TMP/err"
 ok $? "... also through a symlink"
 run tl fold -i "$TMP/copy.json" --store "$S"
 [ "$RC" -eq 1 ] && grep -q -- "-o OUT is required" "$TMP/err"
