@@ -461,7 +461,8 @@ static bool align_streams(const struct align *a, size_t *pair)
 {
 	size_t nd = a->w->disp.n, i, ns = 0, s;
 	int64_t *streams = malloc(a->ng * sizeof(*streams) + 1);
-	size_t *head = calloc(a->ng + 1, sizeof(*head)), *mapped = calloc(a->ng + 1, 1);
+	size_t *head = calloc(a->ng + 1, sizeof(*head));
+	bool *mapped = calloc(a->ng + 1, sizeof(*mapped));	/* was size_t[] in ng + 1 bytes */
 	bool ok = false;
 
 	if (!streams || !head || !mapped)
