@@ -23,7 +23,7 @@ int sheets_make_dir(const char *cmd, const char *dir)
 }
 
 /* Write every sheet to an unnamed file in DIR (tlreplay/output.h), then name
- * them all; on any error nothing is named and nothing stays. */
+ * them all together; on any error nothing is named and nothing stays. */
 int sheets_write_dir(const char *cmd, const char *dir, const struct tl_report *r)
 {
 	struct tl_output *out = calloc(r->n ? r->n : 1, sizeof(*out));
@@ -62,11 +62,11 @@ int sheets_write_dir(const char *cmd, const char *dir, const struct tl_report *r
 			goto out;
 		}
 	}
-	for (i = 0; i < r->n; i++)
-		if (tl_output_commit(&out[i])) {
-			cli_error("%s: %s", cmd, tl_last_error());
-			goto out;
-		}
+	/* all named at once: a Ctrl-C leaves the old sheets or all the new ones */
+	if (tl_output_commit_all(out, r->n)) {
+		cli_error("%s: %s", cmd, tl_last_error());
+		goto out;
+	}
 	rc = 0;
 out:
 	for (i = 0; i < r->n; i++)

@@ -3,14 +3,19 @@
  * gets from the umask (each umask in a child process: the library reads it
  * once), nothing in the directory before the commit, the old file intact
  * until then, nothing left by an abort, the fallback's hidden name and its
- * removal by tl_output_unlink_pending(), mkdir -p. */
+ * removal by tl_output_unlink_pending(), mkdir -p, a set of outputs named
+ * together with SIGINT/SIGTERM held back (a SIGTERM every 100 microseconds
+ * must never see some of them new and others old). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tlreplay/output.h>
@@ -138,6 +143,113 @@ static void fallback(void)
 	unsetenv("TLREPLAY_TEST_NO_O_TMPFILE");
 }
 
+/* ---- commit_all: the new set whole, or the old one */
+
+#define SET_N 32
+static char set_first[300], set_last[300];
+static volatile sig_atomic_t mixed, seen;
+
+/* The first byte of @path ('o'ld or 'n'ew), async-signal-safe. */
+static char first_byte(const char *path)
+{
+	char c = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = 0;
+		close(fd);
+	}
+	return c;
+}
+
+/* SIGTERM, every few microseconds: the first and the last of the set are
+ * named first and last, so one new and the other old is a torn set. */
+static void on_term(int sig)
+{
+	(void)sig;
+	seen++;
+	if (first_byte(set_first) != first_byte(set_last))
+		mixed = 1;
+}
+
+/* In a child (a timer sends it SIGTERM every 100 us): old files replaced by
+ * a commit_all of @rounds sets; exit 0 when no handler saw a torn set, 2
+ * when one did, 1 when something failed, 3 when no signal came while the
+ * sets were named. */
+static int torn_sets(int rounds)
+{
+	struct tl_output v[SET_N];
+	struct sigaction sa = { .sa_handler = on_term, .sa_flags = SA_RESTART };
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGTERM };
+	struct itimerspec its = { .it_interval = { 0, 100000 }, .it_value = { 0, 100000 } };
+	timer_t t;
+	char p[300];
+	int r, i;
+
+	for (i = 0; i < SET_N; i++) {	/* the old set */
+		snprintf(p, sizeof(p), "%s/set/%02d.csv", dir, i);
+		if (tl_output_open(&v[i], p) || tl_output_write(&v[i], "o", 1) || tl_output_commit(&v[i]))
+			return 1;
+	}
+	snprintf(set_first, sizeof(set_first), "%s/set/%02d.csv", dir, 0);
+	snprintf(set_last, sizeof(set_last), "%s/set/%02d.csv", dir, SET_N - 1);
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTERM, &sa, NULL) || timer_create(CLOCK_MONOTONIC, &ev, &t) || timer_settime(t, 0, &its, NULL))
+		return 1;
+	for (r = 0; r < rounds && !mixed; r++) {
+		const char *c = r % 2 ? "o" : "n";
+		int before;
+
+		for (i = 0; i < SET_N; i++) {
+			snprintf(p, sizeof(p), "%s/set/%02d.csv", dir, i);
+			if (tl_output_open(&v[i], p) || tl_output_write(&v[i], c, 1))
+				return 1;
+		}
+		before = seen;
+		if (tl_output_commit_all(v, SET_N) || first_byte(set_first) != c[0] || first_byte(set_last) != c[0])
+			return 1;
+		if (seen == before)
+			return 3;
+	}
+	timer_delete(t);
+	return mixed ? 2 : 0;
+}
+
+static int in_child(int (*fn)(int), int arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid)
+		_exit(fn(arg));
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static void commit_all(void)
+{
+	struct tl_output v[3];
+	char p[3][320], sub[300];
+	int i, rc;
+
+	snprintf(sub, sizeof(sub), "%s/set", dir);
+	ok(!tl_output_mkdirs(sub), "a directory for the sets");
+	for (i = 0; i < 3; i++) {
+		snprintf(p[i], sizeof(p[i]), "%s/all%d.csv", sub, i);
+		tl_output_open(&v[i], p[i]);
+		tl_output_write(&v[i], "n", 1);
+	}
+	ok(!tl_output_commit_all(v, 3) && first_byte(p[0]) == 'n' && first_byte(p[2]) == 'n' && v[1].fd == -1,
+	   "commit_all names every output and releases them");
+	for (i = 0; i < 3; i++)
+		unlink(p[i]);
+	rc = in_child(torn_sets, 5);
+	ok(rc == 0, "5 sets of %d named under a SIGTERM every 100 us: never some new and some old (%d)", SET_N, rc);
+	ok(entries(sub) == SET_N, "and nothing else in their directory");
+}
+
 static void mkdirs(void)
 {
 	char p[300], f[320];
@@ -157,7 +269,7 @@ int main(void)
 {
 	char cmd[300];
 
-	plan(21);
+	plan(25);
 	snprintf(dir, sizeof(dir), "%s/tlreplay-output-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir)) {
 		skip_all("no temporary directory");
@@ -166,6 +278,7 @@ int main(void)
 	modes();
 	whole_or_nothing();
 	fallback();
+	commit_all();
 	mkdirs();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

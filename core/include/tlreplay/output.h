@@ -51,6 +51,18 @@ TL_API int tl_output_open(struct tl_output *o, const char *path);
  */
 TL_API int tl_output_commit(struct tl_output *o);
 
+/**
+ * @brief Commit the @p n outputs of @p v as one (the files of a directory
+ *        output): each is flushed and given its mode, then all are named
+ *        with SIGINT, SIGTERM and SIGHUP held back, so such a signal leaves
+ *        the old files or all the new ones (SIGKILL, only in the instant of
+ *        naming them, may leave some new and the rest old, each whole).
+ *        Every output is released.
+ * @return 0; -errno (tl_last_error() says which; outputs named before the
+ *         failure stay named).
+ */
+TL_API int tl_output_commit_all(struct tl_output *v, size_t n);
+
 /** Drop @p o: nothing of it stays. */
 TL_API void tl_output_abort(struct tl_output *o);
 

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/random.h>
@@ -81,6 +82,25 @@ static void pending_del(struct tl_output *o)
 	o->slot = -1;
 }
 
+/* The signals whose handler calls tl_output_unlink_pending(), held back
+ * while a name is made and listed (else one arriving in between would
+ * leave it) and while a set of outputs is named (all or none). */
+static void hold_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void release_signals(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 void tl_output_unlink_pending(void)
 {
 	int i;
@@ -151,12 +171,18 @@ int tl_output_open(struct tl_output *o, const char *path)
 		err = ENOMEM;
 		goto fail;
 	}
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (o->fd < 0) {
+	{
+		sigset_t old;
+
+		hold_signals(&old);
+		o->fd = mkostemp(o->tmp, O_CLOEXEC);
 		err = errno;
-		goto fail;
+		if (o->fd >= 0)
+			o->slot = pending_add(o->tmp);
+		release_signals(&old);
 	}
-	o->slot = pending_add(o->tmp);
+	if (o->fd < 0)
+		goto fail;
 	return 0;
 fail:
 	tl_output_abort(o);
@@ -171,11 +197,13 @@ int tl_output_write(struct tl_output *o, const void *buf, size_t len)
 }
 
 /* Link the unnamed file of @fd as @path: directly when no file has that
- * name, else under a unique hidden name renamed over it. */
+ * name, else under a unique hidden name renamed over it (listed as pending
+ * for the instant between the two). */
 static int link_into_place(int fd, const char *path)
 {
 	char proc[64], *tmp = NULL;
-	int err = 0, tries;
+	int err = -EEXIST, tries, slot;	/* what 100 names taken would say */
+	sigset_t old;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (!linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW))
@@ -195,31 +223,45 @@ static int link_into_place(int fd, const char *path)
 		}
 		for (i = 0; i < 6; i++)
 			x[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[r[i] % 36];
-		if (!linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW)) {
-			if (rename(tmp, path)) {
-				err = -errno;
-				unlink(tmp);
-			}
-			break;
-		}
-		if (errno != EEXIST) {
+		hold_signals(&old);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW)) {
 			err = -errno;
+			release_signals(&old);
+			if (err == -EEXIST)
+				continue;
 			break;
 		}
+		slot = pending_add(tmp);
+		release_signals(&old);
+		err = 0;
+		if (rename(tmp, path)) {
+			err = -errno;
+			unlink(tmp);
+		}
+		if (slot >= 0)
+			atomic_store(&pending[slot], NULL);
+		break;
 	}
 	free(tmp);
 	return err;
 }
 
-int tl_output_commit(struct tl_output *o)
+/* What comes before the name: the mode of a new file, the bytes on disk. */
+static int finish(struct tl_output *o)
 {
-	int err = 0;
-
 	if (o->fd < 0)
 		return tl_err(-EBADF, "%s: not open", o->path ? o->path : "output");
 	if (fchmod(o->fd, tl_output_mode()) || fsync(o->fd))
-		err = -errno;
-	else if (o->tmp) {
+		return tl_err(-errno, "%s: cannot put into place: %s", o->path, strerror(errno));
+	return 0;
+}
+
+/* Give the finished @o its name. */
+static int name(struct tl_output *o)
+{
+	int err;
+
+	if (o->tmp) {
 		err = rename(o->tmp, o->path) ? -errno : 0;
 		if (!err) {	/* the name is the target's now: nothing to unlink */
 			pending_del(o);
@@ -228,9 +270,36 @@ int tl_output_commit(struct tl_output *o)
 		}
 	} else
 		err = link_into_place(o->fd, o->path);
-	if (err)
-		err = tl_err(err, "%s: cannot put into place: %s", o->path, strerror(-err));
+	return err ? tl_err(err, "%s: cannot put into place: %s", o->path, strerror(-err)) : 0;
+}
+
+int tl_output_commit(struct tl_output *o)
+{
+	int err = finish(o);
+
+	if (!err)
+		err = name(o);
 	tl_output_abort(o);
+	return err;
+}
+
+int tl_output_commit_all(struct tl_output *v, size_t n)
+{
+	sigset_t old;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = finish(&v[i]);
+	if (!err) {
+		/* renames and links only: an instant, a Ctrl-C waits for it */
+		hold_signals(&old);
+		for (i = 0; i < n && !err; i++)
+			err = name(&v[i]);
+		release_signals(&old);
+	}
+	for (i = 0; i < n; i++)
+		tl_output_abort(&v[i]);
 	return err;
 }
 
