@@ -277,11 +277,9 @@ static char *flow_members(char ph, uint64_t id, double ts, const struct tl_cp_ed
 	return s;
 }
 
-/* A copy of the trace with the path marked: args.critical = 1 on its
- * events, a flow pair along each edge between two events. Streamed from the
- * loaded trace (no JSON tree of it: a copy of a GB trace costs no more
- * memory than its analysis) into a temporary file renamed over @out. */
-static int fold_path(struct tl_trace *tr, const char *out, const struct tl_critpath *cp)
+/* critpath --fold (builtin.h): streamed from the loaded trace (no JSON tree
+ * of it: a copy of a GB trace costs no more memory than its analysis). */
+int critpath_fold(struct tl_trace *tr, const char *out, const struct tl_critpath *cp)
 {
 	uint64_t nfile = tl_trace_nevents_file(tr);
 	struct tl_mark *marks = calloc(cp->nevents + 1, sizeof(*marks));
@@ -391,7 +389,7 @@ static int cmd_critpath(int argc, char **argv)
 		rc = cli_error("critpath: out of memory");
 		goto out;
 	}
-	if (a.fold && fold_path(tr, a.fold, cp))
+	if (a.fold && critpath_fold(tr, a.fold, cp))
 		goto out;
 	if (out_open_opts(&o, &a.co))
 		goto out;

@@ -223,7 +223,7 @@ static int pack_package(struct zipw *z, const char *dir, const char *script_path
 	}
 	for (i = 0; z && !err && i < g.gl_pathc; i++) {
 		size_t len = 0;
-		char *data = cli_read_file(g.gl_pathv[i], false, &len), name[300];
+		char *data = cli_read_file(g.gl_pathv[i], "a replay script", 0, &len), name[300];
 		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
 
 		if (!data) {
@@ -300,7 +300,7 @@ static int cmd_pack(int argc, char **argv)
 	if (!script_path)
 		return cli_error("pack: the replay script (tlreplay_worker.py) is not installed beside "
 				 "tlreplay; set TLREPLAY_WORKER");
-	script = cli_read_file(script_path, false, &script_len);
+	script = cli_read_file(script_path, "a replay script", 0, &script_len);
 	if (!script)
 		return cli_error("pack: %s: %s", script_path, strerror(errno));
 	if (pack_package(NULL, NULL, script_path, &pkg_what)) {
@@ -338,7 +338,8 @@ static int cmd_pack(int argc, char **argv)
 		err = pack_package(z, dir, script_path, &pkg_what);
 	for (i = 0; !err && i < o.ro.nplugins; i++) {
 		size_t plen = 0;
-		char *p = cli_read_file(o.ro.plugins[i], false, &plen), *copy = strdup(o.ro.plugins[i]), name[300];
+		char *p = cli_read_file(o.ro.plugins[i], "a plugin", 0, &plen), *copy = strdup(o.ro.plugins[i]),
+		     name[300];
 
 		if (!p || !copy) {
 			err = errno ? -errno : -ENOMEM;

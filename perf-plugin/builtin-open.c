@@ -47,18 +47,18 @@ static int cmd_open(int argc, char **argv)
 	argc -= optind - 1;	/* from here on argv[1] is the trace */
 	argv += optind - 1;
 	if (argc < 2 && !a.forget) {
-		FILE *sf = fopen(state, "r");
-		char line[4096];
-		bool have = sf && fgets(line, sizeof(line), sf);
+		bool bad;
+		char *have = cli_read_state(&bad);
 
-		if (sf)
-			fclose(sf);
-		if (have)
-			fputs(line, stdout);
-		else
+		if (have) {
+			printf("%s\n", have);
+			rc = 0;
+		} else if (!bad) {
 			rc = cli_error("open: no trace remembered; use `tlreplay open TRACE`");
+		}
+		free(have);
 		free(state);
-		return have ? 0 : rc;
+		return rc;
 	}
 	if (a.forget) {
 		if (unlink(state) && errno != ENOENT)

@@ -3,10 +3,13 @@
  * counter groups, in one worker, each result appended to the results store
  * as it comes. A sweep that stops (killed, out of time on a cluster) resumes
  * where it was: results already in the store for the same trace, op, device,
- * events and calls are not run again. At the end the results are folded
+ * events and calls are not run again. Sweeps running side by side on one
+ * store share the work (claims, below). At the end the results are folded
  * into a copy of the trace (-o) and drawn (--chart). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -267,7 +270,84 @@ static void done_free(struct done_set *d)
 	free(d->keys);
 }
 
+/* ------------------------------------------------------------------ claims */
+
+/* Two sweeps of one store (two shells, a job array without --shard) would
+ * each run every measurement that was not in the store when they started.
+ * So a measurement is claimed before it runs: a lock on one byte of
+ * STORE.claims, the byte chosen by a hash of the measurement's key, and
+ * then the store is read again from where this sweep last read it, so one
+ * that another sweep finished meanwhile is not run twice. A claim held by
+ * another sweep is passed over and waited for at the end, when this sweep
+ * has nothing else to do (the other may die before it writes a result).
+ * The locks are open-file-description locks (F_OFD_SETLK): the kernel drops
+ * them when their holder exits, however it dies, so no claim outlives its
+ * sweep and there is nothing to clean up. Keys whose hashes meet share a
+ * byte: one waits for the other, nothing is lost. */
+
+struct claims {
+	int fd;			/* STORE.claims, -1 when it cannot be opened */
+	uint64_t pos;		/* the store read up to here */
+};
+
+static void claims_open(struct claims *c, const char *store)
+{
+	char *path = NULL;
+
+	c->fd = -1;
+	if (asprintf(&path, "%s.claims", store) < 0)
+		return;
+	/* 0666 & ~umask, like the store; never truncated: holds no data */
+	c->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (c->fd < 0)
+		fprintf(stderr, "tlreplay: sweep: warning: %s: %s: a sweep running beside this one may repeat "
+			"its measurements\n", path, strerror(errno));
+	free(path);
+}
+
+static off_t claim_byte(const char *key)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211ull;
+	return (off_t)(h & ((1ull << 40) - 1));
+}
+
+/* 1: @key is ours until claim_release(); 0: another sweep holds it (only
+ * without @wait); 1 too when there are no claims (nothing to share). */
+static int claim(const struct claims *c, const char *key, bool wait)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = claim_byte(key), .l_len = 1 };
+
+	if (c->fd < 0)
+		return 1;
+	while (fcntl(c->fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl)) {
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EACCES)
+			return 0;
+		return 1;	/* locks unsupported here (some network file systems): run it */
+	}
+	return 1;
+}
+
+static void claim_release(const struct claims *c, const char *key)
+{
+	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = claim_byte(key), .l_len = 1 };
+
+	if (c->fd >= 0)
+		fcntl(c->fd, F_OFD_SETLK, &fl);
+}
+
 /* ------------------------------------------------------------------ running */
+
+/* A measurement passed over because another sweep held its claim. */
+struct deferred {
+	cJSON *entry;
+	long index;
+	size_t group;
+};
 
 struct sweep_run {
 	struct sweep_opts *o;
@@ -275,8 +355,40 @@ struct sweep_run {
 	const char *store;
 	const char *ir_path;
 	struct trace_ids ids;	/* of the entries' traces */
-	size_t ran, skipped, failed;
+	struct done_set *done;
+	struct claims claims;
+	struct deferred *later;
+	size_t nlater;
+	size_t ran, skipped, failed, by_others;
 };
+
+/* What other sweeps wrote to the store since this one last read it. */
+static int refresh_done(struct sweep_run *s)
+{
+	int err;
+
+	if (s->claims.fd < 0)
+		return 0;
+	err = tl_store_read_from(s->store, &s->claims.pos, note_done, s->done, NULL);
+	if (err && err != -ENOENT)
+		return cli_lib_error(err);
+	return 0;
+}
+
+/* Whether the store has the result of op @e (index @idx) under group @g,
+ * or its failure. */
+static bool measured(struct sweep_run *s, const cJSON *e, long idx, size_t g)
+{
+	const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
+	const cJSON *tid = trace_ids_get(&s->ids, e);
+	char *key = result_key(tid, s->ir_path, idx, uid, s->o->ro.device, s->o->groups[g], s->o->ro.iters);
+	char *failed = result_key(tid, s->ir_path, idx, uid, s->o->ro.device, "*", s->o->ro.iters);
+	bool done = (key && is_done(s->done, key)) || (failed && is_done(s->done, failed));
+
+	free(key);
+	free(failed);
+	return done;
+}
 
 /* One op under one event group: counted, recorded. 0, or 1 after printing why
  * the sweep cannot go on (a store that cannot be written, counters that cannot
@@ -314,7 +426,80 @@ out:
 	return rc;
 }
 
-static int run_all(struct sweep_run *s, cJSON *ops, const struct done_set *done)
+/* Op @e under group @g, claimed first: 0 (measured, found measured, or
+ * passed over for now: *@deferred), or 1 after printing why the sweep
+ * cannot go on. @wait: wait for another sweep's claim (the end). */
+static int claim_and_run(struct sweep_run *s, cJSON *e, long idx, size_t g, bool wait, bool *op_failed,
+			 bool *deferred)
+{
+	const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
+	char *key = result_key(trace_ids_get(&s->ids, e), s->ir_path, idx, uid, s->o->ro.device,
+			       s->o->groups[g], s->o->ro.iters);
+	int rc = 1;
+
+	*deferred = false;
+	if (!key) {
+		cli_error("out of memory");
+		return 1;
+	}
+	if (!claim(&s->claims, key, wait)) {
+		*deferred = true;
+		rc = 0;
+		goto out;
+	}
+	if (refresh_done(s))
+		goto unlock;
+	if (measured(s, e, idx, g)) {	/* by another sweep, since we last read */
+		s->skipped++;
+		s->by_others++;
+		rc = 0;
+		goto unlock;
+	}
+	if (run_one(s, e, idx, s->o->groups[g], op_failed))
+		goto unlock;
+	s->ran++;
+	s->failed += *op_failed;
+	rc = 0;
+unlock:
+	claim_release(&s->claims, key);
+out:
+	free(key);
+	return rc;
+}
+
+static int defer(struct sweep_run *s, cJSON *e, long idx, size_t g)
+{
+	struct deferred *n = realloc(s->later, (s->nlater + 1) * sizeof(*n));
+
+	if (!n)
+		return cli_error("out of memory");
+	s->later = n;
+	s->later[s->nlater++] = (struct deferred){ e, idx, g };
+	return 0;
+}
+
+/* What other sweeps held when we came to it: theirs unless they stopped. */
+static int run_deferred(struct sweep_run *s, bool tty)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlater; i++) {
+		struct deferred *d = &s->later[i];
+		bool op_failed = false, again;
+
+		if (measured(s, d->entry, d->index, d->group)) {	/* its op failed meanwhile */
+			s->skipped++;
+			continue;
+		}
+		if (tty)
+			fprintf(stderr, "\r\033[Ksweep: waiting for another sweep: %zu/%zu", i + 1, s->nlater);
+		if (claim_and_run(s, d->entry, d->index, d->group, true, &op_failed, &again))
+			return 1;
+	}
+	return 0;
+}
+
+static int run_all(struct sweep_run *s, cJSON *ops)
 {
 	size_t nops = (size_t)cJSON_GetArraySize(ops), g, total = 0, k = 0;
 	bool tty = isatty(2);
@@ -334,34 +519,33 @@ static int run_all(struct sweep_run *s, cJSON *ops, const struct done_set *done)
 		k++;
 		/* a failed replay fails under every group alike: recorded once */
 		for (g = 0; g < s->o->ngroups && !op_failed; g++) {
-			const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
-			char *key = result_key(trace_ids_get(&s->ids, e), s->ir_path, idx, uid, s->o->ro.device,
-					       s->o->groups[g], s->o->ro.iters);
-			char *failed = result_key(trace_ids_get(&s->ids, e), s->ir_path, idx, uid, s->o->ro.device,
-						  "*", s->o->ro.iters);
-			bool skip = (key && is_done(done, key)) || (failed && is_done(done, failed));
+			bool later;
 
-			free(key);
-			free(failed);
-			if (skip) {
+			if (measured(s, e, idx, g)) {
 				s->skipped++;
 				continue;
 			}
 			if (tty)
 				fprintf(stderr, "\r\033[Ksweep: op %zu/%zu, group %zu/%zu: %.50s %.40s", k, total,
 					g + 1, s->o->ngroups, op ? op : "?", s->o->groups[g]);
-			if (run_one(s, e, idx, s->o->groups[g], &op_failed)) {
-				if (tty)
-					fputs("\n", stderr);
-				return 1;
-			}
-			s->ran++;
-			s->failed += op_failed;
+			if (claim_and_run(s, e, idx, g, false, &op_failed, &later))
+				goto fail;
+			/* another sweep is on this op: its other groups wait too
+			 * (if its replay fails there, it fails under every group) */
+			for (; later && g < s->o->ngroups; g++)
+				if (defer(s, e, idx, g))
+					goto fail;
 		}
 	}
+	if (run_deferred(s, tty))
+		goto fail;
 	if (tty)
 		fputs("\r\033[K", stderr);
 	return 0;
+fail:
+	if (tty)
+		fputs("\n", stderr);
+	return 1;
 }
 
 /* ------------------------------------------------------------------ results */
@@ -600,8 +784,8 @@ static int fold_results(const struct sweep_opts *o, struct tl_trace *tr, const c
 static int cmd_sweep(int argc, char **argv)
 {
 	struct sweep_opts o = { 0 };
-	struct sweep_run s = { .o = &o };
 	struct done_set done = { 0 };
+	struct sweep_run s = { .o = &o, .done = &done, .claims = { .fd = -1 } };
 	struct collect col = { .o = &o, .s = &s };
 	struct tl_trace *tr = NULL;
 	cJSON *ops = NULL;
@@ -625,7 +809,7 @@ static int cmd_sweep(int argc, char **argv)
 	/* refused now, not after the measurements: -o over the store or the trace */
 	if (o.folded && cli_check_output(o.folded))
 		goto out;
-	err = tl_store_read(s.store, note_done, &done, NULL);
+	err = tl_store_read_from(s.store, &s.claims.pos, note_done, &done, NULL);
 	if (err && err != -ENOENT) {
 		cli_lib_error(err);
 		goto out;
@@ -633,10 +817,14 @@ static int cmd_sweep(int argc, char **argv)
 	/* the worker that read the schemas replays too */
 	if ((!s.w && replay_worker(&o.ro, &s.w)) || replay_check_device(&o.ro, s.w))
 		goto out;
-	if (run_all(&s, ops, &done))
+	claims_open(&s.claims, s.store);
+	if (run_all(&s, ops))
 		goto out;
-	fprintf(stderr, "tlreplay: sweep: %zu ops x %zu event groups: %zu measured, %zu already in %s, "
-		"%zu failed\n", (size_t)cJSON_GetArraySize(ops), o.ngroups, s.ran, s.skipped, s.store, s.failed);
+	fprintf(stderr, "tlreplay: sweep: %zu ops x %zu event groups: %zu measured, %zu already in %s",
+		(size_t)cJSON_GetArraySize(ops), o.ngroups, s.ran, s.skipped, s.store);
+	if (s.by_others)
+		fprintf(stderr, " (%zu of them by a sweep running beside this one)", s.by_others);
+	fprintf(stderr, ", %zu failed\n", s.failed);
 	col.ops = ops;
 	if (collect_results(&col))
 		goto out;
@@ -668,6 +856,9 @@ static int cmd_sweep(int argc, char **argv)
 			rc = 1;
 	}
 out:
+	if (s.claims.fd >= 0)
+		close(s.claims.fd);
+	free(s.later);
 	collect_free(&col);
 	done_free(&done);
 	trace_ids_free(&s.ids);

@@ -32,6 +32,12 @@
  * load it. Returns 0, or 1 after printing why. */
 int fold_into(const struct common_opts *co, struct tl_trace *tr, const char **stores, size_t nstores);
 
+/* critpath --fold OUT: a copy of the trace with path @cp marked (args.critical
+ * = 1 on its events, a flow pair along each edge between two events), written
+ * to @out when whole. Returns 0, or 1 after printing why. */
+struct tl_critpath;
+int critpath_fold(struct tl_trace *tr, const char *out, const struct tl_critpath *cp);
+
 /* `tlreplay stat [options] kreplay DB [N]`: count over launch N of a kernel
  * record database (builtin-kreplay.c). The report's names point into the
  * request. Returns 0, or 1 after printing why; the result is stored. */

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
-#include <zlib.h>
 
 #include <tlreplay/steps.h>
 
@@ -56,27 +55,33 @@ char *cli_state_file(void)
 	return p;
 }
 
-static char *read_state(void)
+char *cli_read_state(bool *bad)
 {
-	char *file = cli_state_file(), line[PATH_MAX + 2];
-	FILE *f;
-	size_t n;
+	char *file = cli_state_file(), *text = NULL;
+	size_t n = 0;
+	int err;
 
+	*bad = false;
 	if (!file)
 		return NULL;
-	f = fopen(file, "r");
+	/* our own file of our own directory, one path long: a link, a FIFO
+	 * (which would hang here) or a device in its place is said, not read */
+	err = tl_input_read(file, "the remembered trace file", TL_INPUT_PART, PATH_MAX + 1, &text, &n);
 	free(file);
-	if (!f)
-		return NULL;
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
+	if (err) {
+		if (err != -ENOENT) {
+			cli_lib_error(err);
+			*bad = true;
+		}
 		return NULL;
 	}
-	fclose(f);
-	n = strlen(line);
-	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-		line[--n] = 0;
-	return n ? strdup(line) : NULL;
+	n = strcspn(text, "\r\n");
+	text[n] = 0;
+	if (!n) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
 /* Directories that stand for their one trace, each listed once per process
@@ -181,8 +186,13 @@ const char *cli_trace_path(const char *opt_i)
 		return cli_dir_trace(opt_i);
 	if (env && *env)
 		return cli_dir_trace(env);
-	if (!saved)
-		saved = read_state();
+	if (!saved) {
+		bool bad;
+
+		saved = cli_read_state(&bad);
+		if (bad)
+			return NULL;
+	}
 	if (saved)
 		return saved;
 	cli_error("no trace given: use -i TRACE, set TLREPLAY_TRACE, or run `tlreplay open TRACE`");
@@ -572,55 +582,18 @@ void json_pretty(FILE *f, const cJSON *v)
 	fputc('\n', f);
 }
 
-char *cli_read_file(const char *path, bool gunzip, size_t *len)
+char *cli_read_file(const char *path, const char *what, unsigned flags, size_t *len)
 {
-	cli_note_input(path);
-	gzFile gz = NULL;
-	FILE *f = NULL, *m;
-	char *buf = NULL, chunk[65536];
-	size_t n = 0;
-	int r, err = 0;
+	char *buf;
+	int err;
 
-	*len = 0;
-	if (gunzip)
-		gz = gzopen(path, "rb");	/* reads plain files as they are */
-	else
-		f = fopen(path, "rb");
-	if (!gz && !f)
-		return NULL;
-	m = open_memstream(&buf, &n);
-	if (!m) {
-		err = errno;
-		goto out;
-	}
-	for (;;) {
-		r = gz ? gzread(gz, chunk, sizeof(chunk)) : (int)fread(chunk, 1, sizeof(chunk), f);
-		if (r <= 0)
-			break;
-		fwrite(chunk, 1, (size_t)r, m);
-	}
-	if (gz) {
-		int zerr = Z_OK;
+	cli_note_input(path);	/* an output by the same name is refused */
+	err = tl_input_read(path, what, flags, 0, &buf, len);
 
-		gzerror(gz, &zerr);	/* a truncated stream ends in Z_BUF_ERROR, not r < 0 */
-		if (r < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
-			err = EBADMSG;
-	} else if (ferror(f)) {
-		err = errno ? errno : EIO;
-	}
-	if (fclose(m) && !err)
-		err = ENOMEM;
-out:
-	if (gz)
-		gzclose(gz);
-	if (f)
-		fclose(f);
 	if (err) {
-		free(buf);
-		errno = err;
+		errno = -err;
 		return NULL;
 	}
-	*len = n;
 	return buf;
 }
 

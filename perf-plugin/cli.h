@@ -64,6 +64,9 @@ int cli_open_trace(const struct common_opts *co, struct tl_trace **tr);
 int cli_merge_capture(struct tl_trace *tr, const char *dir);
 /* Where `tlreplay open` remembers the trace. Caller frees. */
 char *cli_state_file(void);
+/* The trace it names (malloc'ed), NULL when none; *@bad set after saying
+ * why when the file is there but cannot be read as one. */
+char *cli_read_state(bool *bad);
 
 /* -o FILE: output goes to a temporary file renamed over FILE at the end. */
 int out_open(struct out_fmt *o, const char *path);
@@ -81,9 +84,10 @@ void out_field(struct out_fmt *o, const char *s, bool last);
 void out_num(struct out_fmt *o, double v, bool last);
 /* JSON string (with quotes) to @f. */
 void json_str(FILE *f, const char *s);
-/* The whole file at @path (NUL-terminated, malloc'ed), gunzipped if asked
- * and it is gzip; NULL with errno set (EBADMSG: corrupt gzip). */
-char *cli_read_file(const char *path, bool gunzip, size_t *len);
+/* The whole file at @path (NUL-terminated, malloc'ed), a @what read as
+ * tl_input_read() does with @flags (TL_INPUT_*: within the small-input
+ * limit); NULL with errno set and tl_last_error() saying why. */
+char *cli_read_file(const char *path, const char *what, unsigned flags, size_t *len);
 /* @v as indented JSON (compact where it fits in a line), newline-terminated. */
 struct cJSON;
 void json_pretty(FILE *f, const struct cJSON *v);

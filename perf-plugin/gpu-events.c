@@ -93,7 +93,15 @@ int event_split(const char *events, struct event_split *sp)
 			in_pmu = !in_pmu;
 		if (*p && (*p != ',' || depth > 0 || in_pmu))
 			continue;
-		if (p > start && take(sp, start, (size_t)(p - start))) {
+		/* -e '', -e 'a,,b', -e 'a,': an error, as perf and the library's
+		 * parser say for '{}' (nothing counted without a word was the bug) */
+		if (p == start) {
+			cli_error("bad event list \"%s\": an event is missing at column %zu", events,
+				  (size_t)(p - events) + 1);
+			event_split_free(sp);
+			return 1;
+		}
+		if (take(sp, start, (size_t)(p - start))) {
 			event_split_free(sp);
 			return 1;
 		}

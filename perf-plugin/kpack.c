@@ -182,7 +182,7 @@ static int check_blobs(const struct tl_kdb *db, const size_t *pick, size_t n, st
 			if (u[j].size != u[i].size)
 				goto two_sizes;
 		snprintf(path, sizeof(path), "%s/blobs/%s", tl_kdb_dir(db), u[i].name);
-		if (stat(path, &st)) {
+		if (lstat(path, &st)) {	/* a symbolic link is no blob: it could point anywhere */
 			cli_error("pack: %s: %s (%s, %llu bytes in the index)", path,
 				  errno == ENOENT ? "missing" : strerror(errno), use_str(&u[i], w1, sizeof(w1)),
 				  (unsigned long long)u[i].size);
@@ -190,7 +190,8 @@ static int check_blobs(const struct tl_kdb *db, const size_t *pick, size_t n, st
 		}
 		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != u[i].size) {
 			cli_error("pack: %s: %s%llu bytes, the index says %llu (%s)", path,
-				  S_ISREG(st.st_mode) ? "" : "not a regular file, ", (unsigned long long)st.st_size,
+				  S_ISREG(st.st_mode) ? "" : S_ISLNK(st.st_mode) ? "a symbolic link, " : "not a regular file, ",
+				  (unsigned long long)st.st_size,
 				  (unsigned long long)u[i].size, use_str(&u[i], w1, sizeof(w1)));
 			goto fail;
 		}
@@ -229,7 +230,7 @@ static int add_blob(struct zipw *z, const struct tl_kdb *db, const char *dir, co
 	if (b->packed)
 		return 0;
 	snprintf(path, sizeof(path), "%s/blobs/%s", tl_kdb_dir(db), name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);	/* as checked: a regular file */
 	if (fd < 0)
 		return cli_error("pack: %s: %s", path, strerror(errno));
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

@@ -553,11 +553,13 @@ const char *kernel_verdict(const cJSON *entry, const cJSON *reply)
 cJSON *replay_read_ir(const char *path)
 {
 	size_t len;
-	char *buf = cli_read_file(path, true, &len);
+	/* gzip or plain; a pipe too (`replay <(zcat ir.json.gz)`, /dev/stdin),
+	 * never a device: /dev/zero would be read to the limit for nothing */
+	char *buf = cli_read_file(path, "an IR file", TL_INPUT_PIPE | TL_INPUT_GUNZIP, &len);
 	cJSON *doc;
 
 	if (!buf) {
-		cli_error("%s: %s", path, errno == EBADMSG ? "corrupt or truncated gzip" : strerror(errno));
+		cli_lib_error(-errno);
 		return NULL;
 	}
 	doc = cJSON_ParseWithLength(buf, len);

@@ -88,3 +88,34 @@ h1 = zlib.crc32(struct.pack("<Q", size) + head)
 print(json.dumps({"path": p, "size": size, "sig": "%08x%08x" % (h1, zlib.crc32(tail, h1))}))
 EOF
 }
+
+# one_line WORD...: $TMP/err is one "tlreplay: ..." line holding every WORD
+one_line() {
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^tlreplay: ' "$TMP/err" || return 1
+	for w in "$@"; do
+		grep -q -- "$w" "$TMP/err" || return 1
+	done
+}
+
+# refused NAME "WORD..." CMD...: CMD, guarded (below), exits 1 with one error
+# line holding every WORD
+refused() {
+	name=$1
+	words=$2
+	shift 2
+	run guarded "$@"
+	# shellcheck disable=SC2086 # the words are split on purpose
+	[ "$RC" -eq 1 ] && one_line $words
+	ok $? "$name (exit $RC): $(head -c 250 "$TMP/err")"
+}
+
+# guarded CMD...: CMD under a 30 s timeout and, unless a sanitizer is in the
+# build (it maps terabytes), 4 GB of address space and 200 MB per written
+# file: what reads /dev/zero without end or waits on a FIFO fails the test
+# (124: timed out) rather than hanging it or filling the machine
+guarded() {
+	case "${TLREPLAY_CFLAGS:-}" in
+	*sanitize*) timeout 30 "$@" ;;
+	*) (ulimit -v 4000000 && ulimit -f 400000 && exec timeout 30 "$@") ;;
+	esac
+}

@@ -9,7 +9,8 @@
  * Files: rec_hooks.c (the exported driver functions, cuGetProcAddress and
  * dlsym), rec_tables.c (modules, functions, allocations), rec_image.c (how
  * long a module image is), rec_capture.c (the recording of one launch),
- * rec_db.c (blobs and the launch's JSON), sha256.c. */
+ * rec_db.c (blobs and the launch's JSON), and core/src/kreplay/sha256.c,
+ * shared with replay, which checks the blobs against their names. */
 #ifndef TLREPLAY_REC_H
 #define TLREPLAY_REC_H
 
@@ -130,16 +131,5 @@ struct rec_str {
 };
 void rec_str_add(struct rec_str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rec_str_json(struct rec_str *b, const char *s);	/* a quoted, escaped JSON string */
-
-/* ---- SHA-256 (sha256.c) */
-struct rec_sha256 {
-	uint32_t h[8];
-	uint64_t len;
-	unsigned char buf[64];
-	size_t fill;
-};
-void rec_sha256_init(struct rec_sha256 *s);
-void rec_sha256_add(struct rec_sha256 *s, const void *data, size_t len);
-void rec_sha256_hex(struct rec_sha256 *s, char hex[65]);
 
 #endif

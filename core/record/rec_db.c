@@ -113,7 +113,7 @@ static int out_commit(int fd, const char *tmp, const char *path, int err)
 }
 
 struct rec_blob {
-	struct rec_sha256 sha;
+	struct kdb_sha256 sha;
 	int fd;		/* -1: hash only */
 	int err;
 	char tmp[4200];
@@ -126,7 +126,7 @@ struct rec_blob *rec_blob_begin(bool write)
 
 	if (!b)
 		return NULL;
-	rec_sha256_init(&b->sha);
+	kdb_sha256_init(&b->sha);
 	b->fd = -1;
 	if (!write)
 		return b;
@@ -143,7 +143,7 @@ struct rec_blob *rec_blob_begin(bool write)
 
 int rec_blob_add(struct rec_blob *b, const void *data, size_t len)
 {
-	rec_sha256_add(&b->sha, data, len);
+	kdb_sha256_add(&b->sha, data, len);
 	if (!b->err && b->fd >= 0)
 		b->err = write_all(b->fd, data, len);
 	return b->err;
@@ -154,7 +154,7 @@ int rec_blob_end(struct rec_blob *b, char hex[65])
 	char path[4200];
 	int err = b->err;
 
-	rec_sha256_hex(&b->sha, hex);
+	kdb_sha256_hex(&b->sha, hex);
 	if (b->fd >= 0) {
 		snprintf(path, sizeof(path), "%s/blobs/%s", rec_db_dir() ? rec_db_dir() : ".", hex);
 		/* the same contents may be there already (weights, memory the

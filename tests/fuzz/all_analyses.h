@@ -11,6 +11,8 @@
 #ifndef TLREPLAY_TESTS_ALL_ANALYSES_H
 #define TLREPLAY_TESTS_ALL_ANALYSES_H
 
+#include <stdlib.h>
+
 #include <cjson/cJSON.h>
 #include <tlreplay/compare.h>
 #include <tlreplay/tlreplay.h>
@@ -89,6 +91,52 @@ static void aa_summaries(struct tl_trace *tr, aa_check_fn check)
 	tl_kernel_table_free(kt);
 	tl_kernel_unique_free(ku);
 	tl_health_free(h);
+}
+
+/* what `info` and `nav` read (metadata, kinds, each event's place in the
+ * tree, its GPU events, forward and backward), and `kernels --short`'s
+ * histogram per device with a threshold and bins of its own */
+static void aa_reads(struct tl_trace *tr, aa_check_fn check)
+{
+	struct tl_short_kernel_opts so = { .sz = sizeof(so), .threshold_us = 1000, .bins = 3, .topk = 2 };
+	uint64_t counts[TL_KIND_COUNT], u, n = tl_trace_nevents(tr), bwd[4], *gpu;
+	struct tl_event_info ev;
+	struct tl_sheet *sh = NULL;
+	const char **devs = NULL;
+	int64_t nd, i;
+	char pname[256];
+
+	(void)tl_trace_metadata(tr);
+	(void)tl_trace_linking_key(tr);
+	tl_trace_kind_counts(tr, counts);
+	for (u = 0; u < n; u++) {
+		(void)tl_event_parent(tr, u);
+		(void)tl_event_first_child(tr, u);
+		(void)tl_event_next_sibling(tr, u);
+		(void)tl_event_in_tree(tr, u);
+		(void)tl_event_linked(tr, u);
+		(void)tl_event_launcher(tr, u);
+		(void)tl_event_fwd(tr, u);
+		(void)tl_event_bwd(tr, u, bwd, 4);
+		if (u % (1 + n / 1024))
+			continue;	/* a subtree's walk each: a sample on big traces */
+		gpu = NULL;
+		if (tl_event_gpu_events(tr, u, &gpu) >= 0)
+			free(gpu);
+		if (!tl_trace_event(tr, u, &ev) && *ev.pid)
+			(void)tl_trace_process_name(tr, ev.pid, pname, sizeof(pname));
+	}
+	nd = tl_kernel_devices(tr, &devs);
+	check("kernel devices", nd < 0 ? (int)nd : 0);
+	for (i = 0; i < nd; i++) {
+		so.device = devs[i];
+		check("short kernel histogram", tl_sheet_short_kernel_histogram(tr, &so, &sh));
+		tl_sheet_free(sh);
+		sh = NULL;
+	}
+	free(devs);
+	check("short kernels summary", tl_sheet_short_kernels_summary(tr, &so, &sh));
+	tl_sheet_free(sh);
 }
 
 /* the analyses of time: annotations, critical path, idle, launches, steps,
@@ -199,6 +247,7 @@ static void aa_all(struct tl_trace *tr, struct tl_trace *other, const char *path
 	size_t added = 0;
 
 	aa_summaries(tr, check);
+	aa_reads(tr, check);
 	aa_timelines(tr, check);
 	aa_report_ir_fold(tr, path, check);
 	aa_diff(tr, other, check);

@@ -30,6 +30,14 @@ if [ ! -x "$bin" ]; then
 	exit 2
 fi
 mkdir -p "$work" || exit 2
+# What the targets write (fuzz_analyses: report's CSVs, pages, ranks) goes to
+# a scratch directory of this run, in memory where there is /dev/shm (the
+# writers fsync), removed at the end whatever happens.
+scratch=$(mktemp -d "${FUZZ_TMPDIR:-/dev/shm}/tlreplay-fuzz.XXXXXX" 2>/dev/null || mktemp -d) || exit 2
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+export TMPDIR="$scratch"
 name=$(basename "$bin")
 seeds=$here/corpus-${name#fuzz_}
 [ "$name" = fuzz_load ] && seeds=$here/corpus

@@ -58,6 +58,42 @@ run tl fold -i "$F" -o "$TMP/merged.json" --store "$TMP/s0.jsonl" --store "$TMP/
 [ "$RC" -eq 0 ] && grep -q "folded 2 results" "$TMP/err"
 ok $? "fold --store A --store B: the shards' results fold together ($(cat "$TMP/err"))"
 
+# two sweeps of one store side by side share the work: each measurement
+# runs once (each used to run all 6, 12 records)
+rm -f "$TMP/both.jsonl"
+tl sweep -i "$F" --top 4 -e task-clock -e page-faults --iters 3000 --store "$TMP/both.jsonl" $NS >/dev/null 2>"$TMP/a.err" &
+pa=$!
+tl sweep -i "$F" --top 4 -e task-clock -e page-faults --iters 3000 --store "$TMP/both.jsonl" $NS >/dev/null 2>"$TMP/b.err"
+rb=$?
+wait $pa
+ra=$?
+ma=$(sed -n 's/.*: \([0-9]*\) measured.*/\1/p' "$TMP/a.err")
+mb=$(sed -n 's/.*: \([0-9]*\) measured.*/\1/p' "$TMP/b.err")
+[ "$ra$rb" = 00 ] && [ "$(wc -l <"$TMP/both.jsonl")" -eq 6 ] && [ $((ma + mb)) -eq 6 ]
+ok $? "two sweeps of one store at once: 6 records, each measured once ($ma + $mb measured)"
+[ "$(stat -c %a "$TMP/both.jsonl.claims")" = "$(printf '%o' $((0666 & ~$(umask))))" ] && [ ! -s "$TMP/both.jsonl.claims" ]
+ok $? "the claims beside the store: an empty file of mode 0666 & ~umask"
+
+# a claim held by a sweep that dies before its result: waited for, then run
+rm -f "$TMP/held.jsonl"
+"$PYTHON" - "$TMP/held.jsonl.claims" <<'EOF2' &
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o666)
+fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
+open(sys.argv[1] + ".held", "w").close()
+time.sleep(2)
+os._exit(9)
+EOF2
+hp=$!
+for _ in $(seq 100); do [ -e "$TMP/held.jsonl.claims.held" ] && break; sleep 0.05; done
+t0=$(date +%s.%N)
+run tl sweep -i "$F" --top 4 -e task-clock --iters 20 --store "$TMP/held.jsonl" $NS
+t1=$(date +%s.%N)
+wait $hp
+[ "$RC" -eq 0 ] && grep -q "4 measured, 0 already in" "$TMP/err" && [ "$(wc -l <"$TMP/held.jsonl")" -eq 4 ] &&
+	"$PYTHON" -c 'import sys; sys.exit(float(sys.argv[2]) - float(sys.argv[1]) < 1.5)' "$t0" "$t1"
+ok $? "a claim held by a sweep that died: waited for, then measured here ($(tail -1 "$TMP/err"))"
+
 run tl sweep -i "$F" --top 4 -e task-clock --iters 20 --chart "$TMP/chart.svg" -o "$TMP/folded.json.gz" $NS
 [ "$RC" -eq 0 ] && "$PYTHON" -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/chart.svg" &&
 	grep -q "aten::addmm (uid 0)" "$TMP/chart.svg" && grep -q "task-clock (msec)" "$TMP/chart.svg"

@@ -69,6 +69,16 @@ typedef int (*tl_store_fn)(const struct cJSON *rec, size_t line, void *ctx);
 TL_API int tl_store_read(const char *path, tl_store_fn fn, void *ctx, bool *torn);
 
 /**
+ * @brief tl_store_read() from byte *@p pos on: 0, or where an earlier call
+ *        left it. *@p pos is moved past each whole record delivered, so the
+ *        next call reads only what was appended since (sweep's claims read
+ *        what other sweeps added). Line numbers count from *@p pos. A store
+ *        now shorter than *@p pos was replaced and is read from the start.
+ * @return as tl_store_read().
+ */
+TL_API int tl_store_read_from(const char *path, uint64_t *pos, tl_store_fn fn, void *ctx, bool *torn);
+
+/**
  * @brief Identity of a trace file for records ({"path", "size", "sig"}):
  *        path is absolute (symlinks resolved), size in bytes, and sig 16 hex
  *        digits hashing the size and the first and last MiB (CRC-32; the

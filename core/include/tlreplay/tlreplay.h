@@ -22,6 +22,7 @@
 #include <tlreplay/store.h>
 #include <tlreplay/fold.h>
 #include <tlreplay/output.h>
+#include <tlreplay/input.h>
 #include <tlreplay/report.h>
 #include <tlreplay/report_sheets.h>
 #include <tlreplay/counters.h>

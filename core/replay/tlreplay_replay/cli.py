@@ -5,10 +5,13 @@ worker's own Session, and prints one line (or one JSON object) per op and a summ
 prints the op schemas this torch knows. main() also starts worker mode (`--worker`)."""
 
 import argparse
-import gzip
 import json
 import math
+import os
+import re
+import stat
 import sys
+import zlib
 
 from .errors import ArgsError, Unavailable, one_line
 from .protocol import dumps, worker_main
@@ -27,10 +30,70 @@ def stats(times):
     return {"median_us": median, "mean_us": mean, "std_us": std, "min_us": s[0], "max_us": s[-1]}
 
 
+MAX_JSON_DEFAULT = 1 << 30  # tlreplay/input.h's TL_INPUT_MAX_DEFAULT
+
+
+def max_json():
+    """The small-input limit in bytes, as tlreplay reads $TLREPLAY_MAX_JSON ("64M", "1GiB";
+    "0", "none": no limit), so that an IR file is held to the same limit here."""
+    s = os.environ.get("TLREPLAY_MAX_JSON", "")
+    if not s:
+        return MAX_JSON_DEFAULT
+    if s in ("none", "unlimited"):
+        return None
+    m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(?:([kKmMgGtT])i?)?[bB]?", s)
+    if not m:
+        return MAX_JSON_DEFAULT
+    v = float(m.group(1)) * 1024 ** ("kmgt".index(m.group(2).lower()) + 1 if m.group(2) else 0)
+    return int(v) or None
+
+
+def _limit_error(how, limit):
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if limit >= 1 << shift and limit % (1 << shift) == 0:
+            size = "%d %s" % (limit >> shift, unit)
+            break
+    else:
+        size = "%d bytes" % limit
+    return ValueError("%s more than %s, the limit for an IR file (TLREPLAY_MAX_JSON sets it)" % (how, size))
+
+
+def read_small(path, limit):
+    """The bytes of IR file @path, gunzipped when gzip: a regular file or a pipe (never a
+    device: /dev/zero would be read to the limit for nothing), at most @limit bytes
+    (None: no limit) before and after inflating."""
+    cap = -1 if limit is None else limit + 1
+    with open(path, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a character device" if stat.S_ISCHR(mode) \
+                else "a block device" if stat.S_ISBLK(mode) else "not a regular file"
+            raise ValueError("%s, not an IR file (read from a regular file or a pipe)" % kind)
+        if limit is not None and stat.S_ISREG(mode) and os.fstat(f.fileno()).st_size > limit:
+            raise _limit_error("holds", limit)
+        data = f.read(cap)
+    if limit is not None and len(data) > limit:
+        raise _limit_error("holds", limit)
+    if data[:2] != b"\x1f\x8b":
+        return data
+    out, total, rest = [], 0, data
+    while rest[:2] == b"\x1f\x8b":  # members one after another, as gzip -d reads them
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out.append(d.decompress(rest, 0 if limit is None else limit + 1 - total))  # >= 1
+        except zlib.error as exc:
+            raise ValueError("corrupt gzip: %s" % exc)
+        total += len(out[-1])
+        if limit is not None and (total > limit or d.unconsumed_tail):
+            raise _limit_error("inflates to", limit)
+        if not d.eof:
+            raise ValueError("corrupt or truncated gzip (it ends within the data)")
+        rest = d.unused_data
+    return b"".join(out)
+
+
 def load_ir(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        data = json.load(f)
+    data = json.loads(read_small(path, max_json()).decode("utf-8"))
     if isinstance(data, dict):
         data = data.get("entries", [data]) if "op_name" not in data else [data]
     if not isinstance(data, list):

@@ -3,7 +3,8 @@
  * error reporting and logging, growable arrays, an arena for strings and
  * hashing (util.c), string interning and an integer-keyed map (strtab.c),
  * half-open time intervals (intervals.c), reading a file, plain or gzip,
- * into memory (file_read.c), and mean, std and median (stats.c). It depends
+ * into memory (file_read.c), small inputs whole within a limit
+ * (input_file.c), and mean, std and median (stats.c). It depends
  * on no other subsystem and is the only header the others take from it.
  * Nothing here is exported. */
 #ifndef TL_BASE_INTERNAL_H
@@ -326,7 +327,6 @@ void tl_text_limits_default(struct tl_text_limits *l);
  * -EACCES, -EISDIR, -ENODATA (empty), -EBADMSG (corrupt/truncated gzip),
  * -EFBIG (over a limit), -ENOSPC (no room to inflate), -ENOMEM. */
 int tl_text_read_ex(const char *path, const struct tl_text_limits *lim, struct tl_text *out);
-int tl_text_read(const char *path, struct tl_text *out);
 /* Same from a memory buffer (copied), under the default limits. */
 int tl_text_from_mem(const void *buf, size_t len, const char *label, struct tl_text *out);
 /* Release resident pages of [from, to) of a file-backed text (no-op otherwise). */
@@ -353,5 +353,11 @@ int tl_tmpfile(const char *label, const char *dir);
 /* write() all of it, continuing short writes (a signal, a disk filling up)
  * so that the real error is known; 0 or -errno. */
 int tl_write_all(int fd, const void *p, size_t n);
+
+/* ============================================================ input_file.c */
+
+/* "1 GiB", "64 MiB", "4096 bytes": a limit as it was most likely given,
+ * for the messages of what is held to tl_input_max() (tlreplay/input.h). */
+const char *tl_size_str(char *b, size_t n, uint64_t v);
 
 #endif

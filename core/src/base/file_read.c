@@ -264,11 +264,6 @@ int tl_file_id_check(const struct tl_file_id *id, const char *path)
 	return 0;
 }
 
-int tl_text_read(const char *path, struct tl_text *out)
-{
-	return tl_text_read_ex(path, NULL, out);
-}
-
 void tl_text_drop_pages(const struct tl_text *t, size_t from, size_t to)
 {
 	long pg = sysconf(_SC_PAGESIZE);

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include <tlreplay/input.h>
+
 #include "base/base_internal.h"
 #include "ir/ir_internal.h"
 
@@ -841,7 +843,8 @@ fail:
 
 int tl_schema_db_load(const char *path, struct tl_schema_db **out)
 {
-	struct tl_text t;
+	char *text;
+	size_t len;
 	cJSON *doc = NULL, *list, *it, *ver;
 	const char **strs = NULL;
 	char label[256];
@@ -849,10 +852,11 @@ int tl_schema_db_load(const char *path, struct tl_schema_db **out)
 	int err;
 
 	*out = NULL;
-	err = tl_text_read(path, &t);
+	/* gzip (the bundled snapshots) or plain; a pipe too (--schemas <(...)) */
+	err = tl_input_read(path, "a schema snapshot", TL_INPUT_PIPE | TL_INPUT_GUNZIP, 0, &text, &len);
 	if (err)
 		return err;
-	doc = cJSON_ParseWithLength(t.p, t.len);
+	doc = cJSON_ParseWithLength(text, len);
 	if (!doc) {
 		err = tl_err(-EBADMSG, "%s: not a schema snapshot: the JSON does not parse", path);
 		goto out;
@@ -886,7 +890,7 @@ int tl_schema_db_load(const char *path, struct tl_schema_db **out)
 out:
 	free(strs);
 	cJSON_Delete(doc);
-	tl_text_free(&t);
+	free(text);
 	return err;
 }
 

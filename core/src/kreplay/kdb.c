@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <tlreplay/input.h>
 #include <tlreplay/kreplay.h>
 #include <tlreplay/output.h>
 
@@ -225,18 +226,32 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 	return 0;
 }
 
-static int read_json(const char *path, cJSON **out)
+/* index.json and launches/ files are parts of the database, which may have
+ * come from a shared directory or an archive: a symbolic link (to
+ * /dev/zero, to someone else's file), a FIFO or a device is refused, and
+ * the size is held to the small-input limit (tlreplay/input.h). */
+static int read_json(const char *path, const char *what, cJSON **out)
 {
-	struct tl_text t;
-	int err = tl_text_read(path, &t);
+	char *text;
+	size_t len;
+	int err = tl_input_read(path, what, TL_INPUT_PART, 0, &text, &len);
 
 	if (err)
 		return err;
-	*out = cJSON_ParseWithLength(t.p, t.len);
-	tl_text_free(&t);
+	*out = cJSON_ParseWithLength(text, len);
+	free(text);
 	if (!*out)
 		return tl_err(-EINVAL, "%s: not valid JSON", path);
 	return 0;
+}
+
+/* Whether the database has an index.json (a dangling link is one, to be
+ * refused, not a database without an index). */
+static bool has_part(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
 }
 
 static int by_name(const void *a, const void *b)
@@ -277,7 +292,7 @@ static int read_fragments(const char *dir, cJSON *arr, char ***names, size_t *nn
 		cJSON *o;
 
 		snprintf(path, sizeof(path), "%s/launches/%s", dir, list[i]);
-		if (!(err = read_json(path, &o)))
+		if (!(err = read_json(path, "a recorded launch", &o)))
 			cJSON_AddItemToArray(arr, o);
 	}
 	if (names && !err) {
@@ -310,8 +325,8 @@ int tl_kdb_open(const char *dir, struct tl_kdb **out)
 		goto fail;
 	}
 	snprintf(path, sizeof(path), "%s/index.json", dir);
-	if (!access(path, F_OK)) {
-		if ((err = read_json(path, &db->index)))
+	if (has_part(path)) {
+		if ((err = read_json(path, "a kernel record index", &db->index)))
 			goto fail;
 		if (!num_of(db->index, "v", &v) || v != TL_KDB_VERSION ||
 		    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(db->index, "launches"))) {
@@ -413,8 +428,8 @@ int tl_kdb_gather(const char *dir, const cJSON *source, size_t *added)
 	if (!fresh)
 		return -ENOMEM;
 	snprintf(path, sizeof(path), "%s/index.json", dir);
-	if (!access(path, F_OK)) {
-		if ((err = read_json(path, &index)))
+	if (has_part(path)) {
+		if ((err = read_json(path, "a kernel record index", &index)))
 			goto out;
 		if (!num_of(index, "v", &v) || v != TL_KDB_VERSION ||
 		    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(index, "launches"))) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The CUDA driver for kernel replay, reached with dlopen so that tlreplay
  * runs (and says what it cannot do) where there is none; the stand-in
- * driver of the tests is reached the same way ($TLREPLAY_CUDA_LIB). */
+ * driver of the tests is reached the same way ($TLREPLAY_CUDA_LIB). And
+ * the database's blobs, mapped once checked against their names. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -103,34 +104,66 @@ void kdrv_unload(struct kdrv *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* Whether the @len bytes at @p are what blob @name holds: its name is their
+ * SHA-256. *@got gets the hex digits when not. */
+static bool blob_matches(const char *name, const void *p, size_t len, char got[65])
+{
+	struct kdb_sha256 sha;
+
+	kdb_sha256_init(&sha);
+	kdb_sha256_add(&sha, p, len);
+	kdb_sha256_hex(&sha, got);
+	return !strcmp(got, name);
+}
+
 int kblob_map(const struct tl_kdb *db, const char *name, uint64_t want, struct kblob *b)
 {
-	char path[4200];
+	char path[4200], got[65];
 	struct stat st;
 	void *p;
 	int fd;
 
 	memset(b, 0, sizeof(*b));
 	snprintf(path, sizeof(path), "%s/blobs/%s", tl_kdb_dir(db), name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a part of the database, which may come from a shared directory or an
+	 * archive: no symbolic link, nothing that is not a regular file (a FIFO
+	 * would hang open() without O_NONBLOCK) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno == ELOOP)
+		return tl_err(-EINVAL, "%s: a symbolic link, refused: a blob must be a regular file in blobs/", path);
 	if (fd < 0)
 		return tl_err(-ENOENT, "%s: missing from the database (%s)", path, strerror(errno));
-	if (fstat(fd, &st) || (uint64_t)st.st_size != want) {
+	if (fstat(fd, &st)) {
+		int e = errno;
+
 		close(fd);
+		return tl_err(-e, "%s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != want) {
+		close(fd);
+		if (!S_ISREG(st.st_mode))
+			return tl_err(-EINVAL, "%s: not a regular file: a blob must be one", path);
 		return tl_err(-EINVAL, "%s: %lld bytes, the index says %llu", path, (long long)st.st_size,
 			      (unsigned long long)want);
 	}
 	if (!want) {
 		close(fd);
 		b->p = (const unsigned char *)"";
-		return 0;
+	} else {
+		p = mmap(NULL, want, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		if (p == MAP_FAILED)
+			return tl_err(-errno, "%s: %s", path, strerror(errno));
+		b->p = p;
+		b->len = want;
 	}
-	p = mmap(NULL, want, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return tl_err(-errno, "%s: %s", path, strerror(errno));
-	b->p = p;
-	b->len = want;
+	/* before any use: a corrupt copy would replay as a kernel that computes
+	 * something else (--verify: DIFFERS), or load a broken module */
+	if (!blob_matches(name, b->p, want, got)) {
+		kblob_unmap(b);
+		return tl_err(-EBADMSG, "%s: corrupt: its SHA-256 is %.12s..., not the %.12s... of its name "
+			      "(the database's copy is damaged: copy or record it again)", path, got, name);
+	}
 	return 0;
 }
 

@@ -178,13 +178,27 @@ void kdrv_unload(struct kdrv *d);
 /* -EIO after tl_err("@what: CUDA_ERROR_..."), or 0 when @r is CUDA_SUCCESS. */
 int kdrv_check(const struct kdrv *d, CUresult r, const char *what);
 
-/* Blobs of the database, mapped read-only. */
+/* Blobs of the database, mapped read-only. kblob_map() refuses a blob that
+ * is not a regular file of blobs/ (no symbolic link) or whose SHA-256 is
+ * not its name (a corrupt copy), naming it, before anything runs. */
 struct kblob {
 	const unsigned char *p;
 	size_t len;
 };
 int kblob_map(const struct tl_kdb *db, const char *name, uint64_t want, struct kblob *b);
 void kblob_unmap(struct kblob *b);
+
+/* SHA-256 (sha256.c, compiled into the recorder too): blobs are named by
+ * the 64 hex digits of theirs. */
+struct kdb_sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char buf[64];
+	size_t fill;
+};
+void kdb_sha256_init(struct kdb_sha256 *s);
+void kdb_sha256_add(struct kdb_sha256 *s, const void *data, size_t len);
+void kdb_sha256_hex(struct kdb_sha256 *s, char hex[65]);
 
 /* Compare @n bytes of @got with @want into @d (counts accumulate; @off is
  * where the piece starts in its allocation). */

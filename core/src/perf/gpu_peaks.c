@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 #include <tlreplay/gpu.h>
+#include <tlreplay/input.h>
 #include <tlreplay/trace.h>
 
 #include "perf/perf_internal.h"
@@ -695,16 +696,18 @@ out:
 
 int tl_gpu_set_load(struct tl_gpu_set *set, const char *path)
 {
-	struct tl_text t = { 0 };
+	char *text;
+	size_t len;
 	int ret;
 
 	if (!set || !path)
 		return tl_err(-EINVAL, "tl_gpu_set_load: no set or no path");
-	ret = tl_text_read(path, &t);
+	/* the user's file, gzip or plain, or a pipe (--gpu <(...)) */
+	ret = tl_input_read(path, "a GPU spec file", TL_INPUT_PIPE | TL_INPUT_GUNZIP, 0, &text, &len);
 	if (ret)
-		return tl_err(ret, "%s: %s", path, strerror(-ret));
-	ret = tl_gpu_set_load_json(set, path, t.p, t.len);
-	tl_text_free(&t);
+		return ret;
+	ret = tl_gpu_set_load_json(set, path, text, len);
+	free(text);
 	return ret;
 }
 

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include <tlreplay/input.h>
+
 #include "base/base_internal.h"
 #include "ranks/ranks_internal.h"
 
@@ -534,7 +536,7 @@ static int read_record(struct tl_rank_summary *s, const struct reader *rd, const
 int tl_rank_summary_parse(const char *text, size_t len, const char *label, struct tl_rank_summary **out)
 {
 	struct tl_rank_summary *s = NULL;
-	struct reader rd = { .label = label ? label : "rank summary" };
+	struct reader rd = { .label = label ? label : "a rank summary" };
 	const char *p = text, *e = text + len;
 	size_t ncoll = 0;
 	bool have_header = false;
@@ -595,14 +597,16 @@ out:
 
 int tl_rank_summary_read(const char *path, struct tl_rank_summary **out)
 {
-	struct tl_text t;
+	char *text;
+	size_t len;
 	int err;
 
 	*out = NULL;
-	err = tl_text_read(path, &t);	/* gzip or plain, as traces are read */
+	/* gzip or plain, from a file or a pipe, as traces are; but KB to MB */
+	err = tl_input_read(path, "a rank summary", TL_INPUT_PIPE | TL_INPUT_GUNZIP, 0, &text, &len);
 	if (err)
 		return err;
-	err = tl_rank_summary_parse(t.p, t.len, path, out);
-	tl_text_free(&t);
+	err = tl_rank_summary_parse(text, len, path, out);
+	free(text);
 	return err;
 }

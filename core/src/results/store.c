@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <tlreplay/input.h>
 #include <tlreplay/store.h>
 
 #include "base/base_internal.h"
@@ -110,6 +111,30 @@ static int lock(int fd, int how)
 	return 0;
 }
 
+/* The store at @path opened with @flags: a regular file (a FIFO would hang
+ * the reader, a device is no store). -errno after tl_err(). */
+static int open_store(const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, flags | O_CLOEXEC | O_NONBLOCK, 0666);	/* the umask applies */
+
+	if (fd < 0)
+		return errno == ENOENT && !(flags & O_CREAT)
+		       ? tl_err(-ENOENT, "%s: no results store (nothing has been recorded yet)", path)
+		       : tl_err(-errno, "%s: cannot open the results store: %s", path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return tl_err(-EINVAL, "%s: not a regular file; a results store is one", path);
+	}
+	if (fcntl(fd, F_SETFL, flags & O_APPEND)) {	/* O_NONBLOCK off again */
+		int e = errno;
+
+		close(fd);
+		return tl_err(-e, "%s: %s", path, strerror(e));
+	}
+	return fd;
+}
+
 /* Under the lock: if the file does not end in a newline, a writer died in
  * the middle of its record; cut back to the last whole line. *size gets the
  * length of the file of whole records. */
@@ -188,9 +213,9 @@ int tl_store_append(const char *path, const cJSON *rec)
 	if (err)
 		goto out;
 	/* read-write: the torn-tail check reads the last bytes */
-	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);	/* the umask applies */
+	fd = open_store(path, O_RDWR | O_CREAT | O_APPEND);
 	if (fd < 0) {
-		err = tl_err(-errno, "%s: cannot open the results store: %s", path, strerror(errno));
+		err = fd;
 		goto out;
 	}
 	err = lock(fd, LOCK_EX);
@@ -230,11 +255,44 @@ static bool blank(const char *s, size_t n)
 	return n == 0;
 }
 
-int tl_store_read(const char *path, tl_store_fn fn, void *ctx, bool *torn)
+/* One line of @f into *@line (NUL-terminated, its newline kept; NUL bytes
+ * inside are kept too, for the parser to refuse): its length, 0 at the
+ * end, -EFBIG past @max bytes (one record is KB: this is a corrupt store or
+ * not one at all), -ENOMEM. */
+static ssize_t get_line(FILE *f, char **line, size_t *cap, size_t max)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (n + 2 > *cap) {
+			size_t nc = *cap ? 2 * *cap : 4096;
+			char *g;
+
+			if (n >= max)
+				return -EFBIG;
+			if (nc > max + 2)
+				nc = max + 2;
+			if (!(g = realloc(*line, nc)))
+				return -ENOMEM;
+			*line = g;
+			*cap = nc;
+		}
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (n)
+		(*line)[n] = 0;
+	return (ssize_t)n;
+}
+
+int tl_store_read_from(const char *path, uint64_t *pos, tl_store_fn fn, void *ctx, bool *torn)
 {
 	FILE *f = NULL;
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
+	char *line = NULL, lim[48];
+	size_t cap = 0, lineno = 0, max = tl_input_max() > SIZE_MAX - 2 ? SIZE_MAX - 2 : (size_t)tl_input_max();
+	struct stat st;
 	ssize_t n;
 	int fd = -1, rc = 0;
 
@@ -242,16 +300,20 @@ int tl_store_read(const char *path, tl_store_fn fn, void *ctx, bool *torn)
 		*torn = false;
 	if (!path || !*path || !fn)
 		return tl_err(-EINVAL, "no results store path given");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return tl_err(-ENOENT, "%s: no results store (nothing has been recorded yet)",
-				      path);
-		return tl_err(-errno, "%s: cannot open the results store: %s", path, strerror(errno));
-	}
+	fd = open_store(path, O_RDONLY);
+	if (fd < 0)
+		return fd;
 	rc = lock(fd, LOCK_SH);
 	if (rc) {
 		rc = tl_err(rc, "%s: cannot lock the results store: %s", path, strerror(-rc));
+		goto out;
+	}
+	/* records are only ever appended; a store shorter than where the last
+	 * read ended was replaced, and is read whole */
+	if (fstat(fd, &st) || (uint64_t)st.st_size < *pos)
+		*pos = 0;
+	if (*pos && lseek(fd, (off_t)*pos, SEEK_SET) < 0) {
+		rc = tl_err(-errno, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	f = fdopen(fd, "r");
@@ -260,7 +322,7 @@ int tl_store_read(const char *path, tl_store_fn fn, void *ctx, bool *torn)
 		goto out;
 	}
 	fd = -1;
-	while ((n = getline(&line, &cap, f)) > 0) {
+	while ((n = get_line(f, &line, &cap, max)) > 0) {
 		const char *end = NULL;
 		cJSON *rec;
 
@@ -273,6 +335,7 @@ int tl_store_read(const char *path, tl_store_fn fn, void *ctx, bool *torn)
 			       lineno);
 			break;
 		}
+		*pos += (uint64_t)n;	/* a whole record, newline included */
 		line[--n] = 0;
 		if (blank(line, (size_t)n))
 			continue;
@@ -292,7 +355,12 @@ int tl_store_read(const char *path, tl_store_fn fn, void *ctx, bool *torn)
 		if (rc)
 			goto out;
 	}
-	if (ferror(f))
+	if (n == -EFBIG)
+		rc = tl_err(-EFBIG, "%s:%zu: a line of more than %s, the limit for a record (TLREPLAY_MAX_JSON sets "
+			    "it): the results store is corrupt", path, lineno + 1, tl_size_str(lim, sizeof(lim), max));
+	else if (n < 0)
+		rc = tl_err((int)n, "%s: out of memory", path);
+	else if (ferror(f))
 		rc = tl_err(-EIO, "%s: read error", path);
 out:
 	free(line);
@@ -301,4 +369,11 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return rc;
+}
+
+int tl_store_read(const char *path, tl_store_fn fn, void *ctx, bool *torn)
+{
+	uint64_t pos = 0;
+
+	return tl_store_read_from(path, &pos, fn, ctx, torn);
 }

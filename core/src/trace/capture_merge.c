@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include <tlreplay/input.h>
+
 #include "trace/trace_internal.h"
 
 enum { MODE_FULL = 1, MODE_PIECEWISE = 2 };
@@ -749,26 +751,16 @@ static int64_t iteration_batch(const char *name)
 
 static int load_details(struct merger *M, const char *path)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
-	long len;
+	size_t len;
 	cJSON *doc = NULL, *x;
-	int err = 0;
+	/* a file of the capture's directory (vLLM's, so a link is followed);
+	 * a FIFO or a device there is refused, not waited on or read forever */
+	int err = tl_input_read(path, "a capture's execution_details.json", 0, 0, &buf, &len);
 
-	if (!f)
-		return tl_err(-errno, "%s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return tl_err(-EIO, "%s: cannot read", path);
-	}
-	buf = malloc((size_t)len + 1);
-	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		fclose(f);
-		free(buf);
-		return tl_err(-EIO, "%s: cannot read", path);
-	}
-	fclose(f);
-	doc = cJSON_ParseWithLength(buf, (size_t)len);
+	if (err)
+		return err;
+	doc = cJSON_ParseWithLength(buf, len);
 	free(buf);
 	if (!cJSON_IsArray(doc)) {
 		cJSON_Delete(doc);

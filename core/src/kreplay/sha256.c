@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* SHA-256 (FIPS 180-4), to name the recorder's blobs by their contents:
- * memory that a kernel did not change, and weights seen by several recorded
- * launches, are stored once. */
+/* SHA-256 (FIPS 180-4). The recorder (core/record/, which compiles this
+ * file too) names the blobs of a kernel record database by their contents,
+ * so that memory a kernel did not change, and weights seen by several
+ * recorded launches, are stored once; replay checks each blob against its
+ * name before use (kdriver.c), so that a corrupt copy is named as such and
+ * not taken for a kernel that computes something else. */
 #include <string.h>
 
-#include "rec.h"
+#include "kreplay/kreplay_internal.h"
 
 static const uint32_t K[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -45,7 +48,7 @@ static void block(uint32_t h[8], const unsigned char *p)
 	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-void rec_sha256_init(struct rec_sha256 *s)
+void kdb_sha256_init(struct kdb_sha256 *s)
 {
 	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
 					0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
@@ -55,7 +58,7 @@ void rec_sha256_init(struct rec_sha256 *s)
 	s->fill = 0;
 }
 
-void rec_sha256_add(struct rec_sha256 *s, const void *data, size_t len)
+void kdb_sha256_add(struct kdb_sha256 *s, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
@@ -76,7 +79,7 @@ void rec_sha256_add(struct rec_sha256 *s, const void *data, size_t len)
 	s->fill = len;
 }
 
-void rec_sha256_hex(struct rec_sha256 *s, char hex[65])
+void kdb_sha256_hex(struct kdb_sha256 *s, char hex[65])
 {
 	uint64_t bits = s->len * 8;
 	unsigned char pad[72] = { 0x80 };
@@ -85,7 +88,7 @@ void rec_sha256_hex(struct rec_sha256 *s, char hex[65])
 
 	for (i = 0; i < 8; i++)
 		pad[n + i] = (unsigned char)(bits >> (56 - 8 * i));
-	rec_sha256_add(s, pad, n + 8);
+	kdb_sha256_add(s, pad, n + 8);
 	for (i = 0; i < 32; i++) {
 		unsigned byte = (s->h[i / 4] >> (24 - 8 * (i % 4))) & 0xff;
 
