@@ -283,9 +283,13 @@ tsan-check:
 # libFuzzer through clang; with gcc (or without libFuzzer) the same target is
 # built as a replay driver over the corpus, so `make check` still runs it.
 # Every tests/fuzz/fuzz_NAME.c is a target, seeded from tests/fuzz/corpus-NAME/
-# (fuzz_load from tests/fuzz/corpus/), run for FUZZ_SECONDS each.
+# (fuzz_load from tests/fuzz/corpus/), run for FUZZ_SECONDS each: the loader
+# and the analyses; the parsers of small formats (events, schemas, IR, kdb,
+# stores, summaries, ranks), fast per input, for FUZZ_SHORT_SECONDS.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
+FUZZ_SHORT_SECONDS ?= 8
+FUZZ_LONG := fuzz_load fuzz_analyses
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 # clang with libFuzzer: ASan + UBSan objects, instrumented for coverage; else
 # the compiler at hand, and the targets replay their corpus (standalone.h)
@@ -327,7 +331,8 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(O)/fuzz/libfu
 
 fuzz: $(FUZZ_BINS)
 	$(Q)for b in $(FUZZ_BINS); do \
-		FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $$b $(O)/fuzz/work-$${b##*/} || exit 1; \
+		case " $(FUZZ_LONG) " in *" $${b##*/} "*) s=$(FUZZ_SECONDS) ;; *) s=$(FUZZ_SHORT_SECONDS) ;; esac; \
+		FUZZ_SECONDS=$$s sh tests/fuzz/run.sh $$b $(O)/fuzz/work-$${b##*/} || exit 1; \
 	done
 
 # ------------------------------------------------------------------ demo, bench

@@ -17,15 +17,18 @@
 
 #include "cli.h"
 
+/* One line whatever the message quotes (a path or an event list typed with
+ * a newline in it): scripts read the last line of stderr. */
 int cli_error(const char *fmt, ...)
 {
+	char buf[4096];
 	va_list ap;
 
-	fputs("tlreplay: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	tl_one_line(buf, sizeof(buf));
+	fprintf(stderr, "tlreplay: %s\n", buf);
 	return 1;
 }
 

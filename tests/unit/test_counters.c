@@ -513,6 +513,24 @@ static void test_syntax_errors(void)
 	}
 }
 
+/* Messages quote what was typed: a newline in it does not split the line
+ * (found by fuzz_events), and tl_one_line() cuts what does not fit. */
+static void test_one_line_messages(void)
+{
+	struct tl_cnt_list l;
+	char buf[12] = "a\tb\001c\nde";
+	int r = parse("sm_s\nvml/of,task-c", &l);
+
+	ok(r == -EINVAL && !strchr(tl_last_error(), '\n') && has(tl_last_error(), "sm_s\\nvml/of"),
+	   "an event list with a newline: the message is one line, the newline shown as \\n (%s)",
+	   tl_last_error());
+	tl_one_line(buf, sizeof(buf));
+	ok(!strcmp(buf, "a\\tb\\x01c\\n"), "tl_one_line: \\t, \\x01, \\n, and cut where the room ends: \"%s\"", buf);
+	strcpy(buf, "plain");
+	tl_one_line(buf, sizeof(buf));
+	ok(!strcmp(buf, "plain"), "tl_one_line: a line without control characters is left alone");
+}
+
 static void test_suggestions(void)
 {
 	static const tl_cnt_names_fn known[] = { tl_cnt_generic_foreach, tl_cnt_sysfs_foreach };
@@ -1208,6 +1226,7 @@ int main(void)
 	test_parse_cache();
 	test_parse_groups();
 	test_suggestions();
+	test_one_line_messages();
 	test_known();
 	test_scale_and_messages();
 	if (make_fake_sysfs()) {

@@ -319,6 +319,9 @@ static void test_parse_errors(void)
 		"aten::foo(Tensor(a! self) -> Tensor",
 		"aten::foo(Tensor 1x) -> Tensor",
 		"",
+		".str(str self) -> str",	/* no name (fuzz_schema) */
+		"aten::.x(Tensor self) -> Tensor",
+		"aten::(Tensor self) -> Tensor",
 	};
 	const char *mixed[] = { "aten::a(Tensor self) -> Tensor", "aten::b(Tensor) -> Tensor", "",
 				"aten::a(Tensor self) -> Tensor", "aten::a.x(int y) -> int" };

@@ -72,6 +72,15 @@ TL_API tl_print_fn tl_set_print(tl_print_fn fn, void *ctx);
 TL_API const char *tl_last_error(void);
 
 /**
+ * @brief Make the message in @p buf (NUL-terminated, @p size bytes of room)
+ *        one printable line: each control character becomes "\n", "\r",
+ *        "\t" or "\xHH", and what no longer fits is cut. Messages quote what
+ *        a user typed or a file held (an event list, a path, an op name), which
+ *        may hold a newline; tl_last_error() is always made so.
+ */
+TL_API void tl_one_line(char *buf, size_t size);
+
+/**
  * @brief Parse a size as users write it: "8G", "500M", "1.5GB", "2GiB",
  *        "4096" (bytes; K/M/G/T are powers of 1024). "0", "none" and
  *        "unlimited" give 0 (no limit).

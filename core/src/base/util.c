@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <stdio.h>
 #include <time.h>
@@ -71,7 +72,48 @@ void tl_log(enum tl_log_level lvl, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	tl_one_line(buf, sizeof(buf));
 	print_fn(lvl, buf, print_ctx);
+}
+
+void tl_one_line(char *buf, size_t size)
+{
+	size_t n, i, k = 0, extra = 0;
+	char *src;
+
+	if (!buf || !size)
+		return;
+	n = strnlen(buf, size - 1);
+	buf[n] = 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			extra += strchr("\n\r\t", buf[i]) ? 1 : 3;
+	if (!extra)
+		return;
+	src = strndup(buf, n);	/* rare: a message quoting a control character */
+	if (!src) {
+		for (i = 0; i < n; i++)
+			if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+				buf[i] = '?';
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)src[i];
+		char esc[5];
+
+		if (c >= 0x20 && c != 0x7f)
+			esc[0] = (char)c, esc[1] = 0;
+		else if (c == '\n' || c == '\r' || c == '\t')
+			snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+		else
+			snprintf(esc, sizeof(esc), "\\x%02x", c);
+		if (k + strlen(esc) >= size)
+			break;
+		memcpy(buf + k, esc, strlen(esc));
+		k += strlen(esc);
+	}
+	buf[k] = 0;
+	free(src);
 }
 
 int tl_err(int err, const char *fmt, ...)
@@ -81,6 +123,7 @@ int tl_err(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
+	tl_one_line(last_error, sizeof(last_error));
 	tl_log(TL_LOG_DEBUG, "%s", last_error);
 	return err;
 }

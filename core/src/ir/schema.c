@@ -319,6 +319,9 @@ int tl_schema_parse_arena(struct tl_arena *ar, const char *text, struct tl_schem
 		if (p[0] == ':' && p[1] == ':')
 			colon = p + 2;
 	dot = memchr(colon ? colon : ns, '.', (size_t)(ne - (colon ? colon : ns)));
+	/* ".str(...)", "aten::(...)": an overload or a namespace without a name */
+	if ((dot ? dot : ne) == (colon ? colon : ns))
+		return bad(why, wl, "no op name before '%.*s'", (int)(ne - ns), ns);
 	sc->name = tl_arena_strndup(ar, ns, (size_t)((dot ? dot : ne) - ns));
 	sc->overload = dot ? tl_arena_strndup(ar, dot + 1, (size_t)(ne - dot - 1)) : "";
 	if (!sc->name || !sc->overload)
