@@ -66,7 +66,12 @@ CORE_SRCS := $(wildcard core/src/*/*.c core/replay/*.c)
 # C made from core/proto/*.proto by protoc-c, at build time
 PROTO_GEN := $(patsubst core/proto/%.proto,$(O)/gen/%.pb-c.c,$(wildcard core/proto/*.proto))
 CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o) $(PROTO_GEN:.c=.o)
-CLI_SRCS := $(wildcard perf-plugin/*.c)
+# the command: builtin-*.c at the top, one per command, the rest by concern in
+# perf-plugin/{util,stat,replay,report,chart,html}/ (docs/architecture.md);
+# its files include each other by folder ("util/cli.h") from perf-plugin/
+CLI_SRCS := $(wildcard perf-plugin/*.c perf-plugin/*/*.c)
+CLI_HEADERS := $(wildcard perf-plugin/*.h perf-plugin/*/*.h)
+CLI_INC := -Iperf-plugin
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
 # the standalone kernel replayer that `tlreplay pack --kdb` ships, as bytes
 KPACK_SRC := core/record/standalone/replay.c
@@ -108,10 +113,10 @@ REC_LIB := $(O)/libtlreplay-record.so
 
 all: $(LIB_A) $(LIB_SO) $(BIN) $(PC) $(O)/perf-tlreplay $(GPU_LIB) $(REC_LIB)
 
-$(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*/*.h core/replay/*.h perf-plugin/*.h)
+$(O)/%.o: %.c $(HEADERS) $(wildcard core/src/*/*.h core/replay/*.h) $(CLI_HEADERS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(if $(filter core/%,$<),$(LIB_CFLAGS),$(CFLAGS_ALL)) -c -o $@ $<
+	$(Q)$(CC) $(if $(filter core/%,$<),$(LIB_CFLAGS),$(CFLAGS_ALL) $(CLI_INC)) -c -o $@ $<
 
 $(O)/gen/%.pb-c.c $(O)/gen/%.pb-c.h: core/proto/%.proto
 	@mkdir -p $(dir $@)
@@ -140,7 +145,7 @@ $(O)/gen/kpack_replayer.o: $(O)/gen/kpack_replayer.c
 # The HTML report's stylesheet and script, compiled into the command as C
 # strings (html-report.c): one static char array per file, html_report_css
 # for report.css. '?' is escaped too, so that no trigraph forms.
-HTML_ASSETS := $(sort $(wildcard perf-plugin/html/*.css perf-plugin/html/*.js))
+HTML_ASSETS := $(sort $(wildcard perf-plugin/html/assets/*.css perf-plugin/html/assets/*.js))
 $(O)/gen/html-assets.h: $(HTML_ASSETS) Makefile
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
@@ -150,7 +155,7 @@ $(O)/gen/html-assets.h: $(HTML_ASSETS) Makefile
 		printf ';\n'; \
 	done >$@.tmp && mv $@.tmp $@
 
-$(O)/perf-plugin/html-report.o: $(O)/gen/html-assets.h
+$(O)/perf-plugin/html/html-report.o: $(O)/gen/html-assets.h
 
 $(LIB_A): $(CORE_OBJS)
 	$(call say,AR,$@)
@@ -225,10 +230,10 @@ $(O)/tests/libfake_cupti.so: tests/unit/fake_cupti.c core/gpu/cupti_abi.h
 
 # ------------------------------------------------------------------ tests
 
-$(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*/*.h tests/unit/*.h perf-plugin/chart-*.[ch] perf-plugin/sweep-chart.[ch] perf-plugin/stat-format.[ch]) $(LIB_A)
+$(O)/tests/%: tests/unit/%.c tests/unit/tap.h $(wildcard tests/fuzz/*.h core/src/*/*.h tests/unit/*.h perf-plugin/chart/*.[ch] perf-plugin/stat/stat-format.[ch]) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+	$(Q)$(CC) $(CFLAGS_ALL) $(CLI_INC) -Itests/unit -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
 # test tools: programs the shell and Python tests drive (not TAP producers)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(O)/tests/tools/%,$(wildcard tests/tools/*.c))
@@ -237,19 +242,19 @@ $(O)/tests/tools/%: tests/tools/%.c $(wildcard core/src/*/*.h tests/fuzz/*.h) $(
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
-# diff_tree_drv drives perf-plugin/diff-tree.c, so it links the CLI objects (not main)
+# diff_tree_drv drives perf-plugin/report/diff-tree.c, so it links the CLI objects (not main)
 DIFF_DRV_OBJS := $(filter-out $(O)/perf-plugin/tlreplay.o,$(CLI_OBJS))
 $(O)/tests/tools/diff_tree_drv: tests/tools/diff_tree_drv.c $(DIFF_DRV_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CFLAGS_ALL) -Iperf-plugin -o $@ $< $(DIFF_DRV_OBJS) $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
+	$(Q)$(CC) $(CFLAGS_ALL) $(CLI_INC) -o $@ $< $(DIFF_DRV_OBJS) $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_CORE)
 
 unit-tests: $(UNIT_BINS) $(TOOL_BINS) $(KDRV_BINS)
 
 # test_nvinfo includes the recorder's image readers
 $(O)/tests/test_nvinfo: core/record/rec_nvinfo.c core/record/rec_image.c core/record/rec.h
 # test_zip_writer includes pack's zip writer
-$(O)/tests/test_zip_writer: perf-plugin/zip-writer.c perf-plugin/zip-writer.h
+$(O)/tests/test_zip_writer: perf-plugin/util/zip-writer.c perf-plugin/util/zip-writer.h
 
 # the tests that load them (test_gpu skips itself without GPU_LIB)
 $(O)/tests/test_energy: $(O)/tests/libfake_nvml.so
@@ -314,7 +319,7 @@ $(O)/fuzz/obj/gen/%.o: $(O)/gen/%.c $(PROTO_GEN:.c=.h)
 	@mkdir -p $(dir $@)
 	$(call say,FUZZCC,$<)
 	$(Q)$(FUZZ_COMPILE) $(FUZZ_OBJ_FLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
-$(O)/fuzz/obj/%.o: %.c $(HEADERS) $(wildcard core/src/*/*.h perf-plugin/*.h) $(PROTO_GEN:.c=.h) $(O)/gen/html-assets.h
+$(O)/fuzz/obj/%.o: %.c $(HEADERS) $(wildcard core/src/*/*.h) $(CLI_HEADERS) $(PROTO_GEN:.c=.h) $(O)/gen/html-assets.h
 	@mkdir -p $(dir $@)
 	$(call say,FUZZCC,$<)
 	$(Q)$(FUZZ_COMPILE) $(FUZZ_OBJ_FLAGS) $(FUZZ_CFLAGS) -c -o $@ $<

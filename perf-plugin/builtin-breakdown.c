@@ -6,7 +6,7 @@
 #include <tlreplay/report.h>
 
 #include "builtin.h"
-#include "multirank.h"
+#include "report/multirank.h"
 
 static void print_block(struct out_fmt *o, const struct tl_breakdown *bd, bool per_dev,
 			bool per_stream, bool split_rc)

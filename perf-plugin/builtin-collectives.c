@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "coll-chart.h"
-#include "multirank.h"
+#include "chart/coll-chart.h"
+#include "report/multirank.h"
 
 enum view { V_COLL, V_SUMMARY, V_STRAGGLERS, V_PER_RANK };
 

@@ -18,9 +18,9 @@
 #include <tlreplay/report_sheets.h>
 
 #include "builtin.h"
-#include "diff-chart.h"
-#include "diff-tree.h"
-#include "sheets-out.h"
+#include "chart/diff-chart.h"
+#include "report/diff-tree.h"
+#include "report/sheets-out.h"
 
 struct diff_ctx {
 	struct opt_strings inputs;	/* -i BASE -i VARIANT */

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
-#include "ir-select.h"
-#include "kpack.h"
-#include "zip-writer.h"
+#include "replay/ir-select.h"
+#include "replay/kpack.h"
+#include "util/zip-writer.h"
 
 /* Options of ir and pack. */
 struct ir_opts {

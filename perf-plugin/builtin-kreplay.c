@@ -19,11 +19,11 @@
 #include <dlfcn.h>
 
 #include "builtin.h"
-#include "gpu-events.h"
-#include "results.h"
-#include "stat-format.h"
-#include "stat-run.h"
-#include "sweep-chart.h"
+#include "stat/gpu-events.h"
+#include "replay/results.h"
+#include "stat/stat-format.h"
+#include "stat/stat-run.h"
+#include "chart/sweep-chart.h"
 
 struct kreplay_opts {
 	struct common_opts co;		/* -x, -j, -o */

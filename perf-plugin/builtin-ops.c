@@ -11,7 +11,7 @@
 #include <tlreplay/report.h>
 
 #include "builtin.h"
-#include "kernels-short.h"
+#include "report/kernels-short.h"
 
 /* ------------------------------------------------------------------ ops */
 

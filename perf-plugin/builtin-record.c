@@ -18,7 +18,7 @@
 #include <tlreplay/tree.h>
 
 #include "builtin.h"
-#include "child-signals.h"
+#include "util/child-signals.h"
 
 struct record_opts {
 	struct common_opts co;		/* -i only */

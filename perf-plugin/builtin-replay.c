@@ -8,8 +8,9 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "replay-common.h"
-#include "results.h"
+#include "replay/replay-common.h"
+#include "stat/perf-control.h"
+#include "replay/results.h"
 
 /* Options of uid and replay: the trace's (replay takes them too, and does
  * nothing with them), the output's and the replay ones. */

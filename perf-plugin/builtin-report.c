@@ -17,10 +17,10 @@
 #include <tlreplay/report_sheets.h>
 
 #include "builtin.h"
-#include "html-report.h"
-#include "multirank.h"
-#include "roofline-sheet.h"
-#include "sheets-out.h"
+#include "html/html-report.h"
+#include "report/multirank.h"
+#include "report/roofline-sheet.h"
+#include "report/sheets-out.h"
 
 struct report_ctx {
 	struct common_opts co;

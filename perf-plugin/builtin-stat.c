@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "replay-common.h"
-#include "results.h"
-#include "stat-format.h"
-#include "stat-run.h"
+#include "replay/replay-common.h"
+#include "replay/results.h"
+#include "stat/stat-format.h"
+#include "stat/stat-run.h"
 
 struct stat_opts {
 	struct common_opts co;

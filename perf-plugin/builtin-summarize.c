@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "builtin.h"
-#include "multirank.h"
+#include "report/multirank.h"
 
 static int write_summary(const struct tl_rank_summary *s, const char *path)
 {

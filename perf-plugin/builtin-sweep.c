@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "ir-select.h"
-#include "results.h"
-#include "stat-run.h"
-#include "sweep-chart.h"
+#include "replay/ir-select.h"
+#include "replay/results.h"
+#include "stat/stat-run.h"
+#include "chart/sweep-chart.h"
 
 /* Software events count everywhere; the hardware groups where a PMU exists. */
 static const char *const default_groups[] = {

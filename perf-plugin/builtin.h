@@ -4,7 +4,7 @@
 #ifndef TLREPLAY_BUILTIN_H
 #define TLREPLAY_BUILTIN_H
 
-#include "cli.h"
+#include "util/cli.h"
 
 /*
  * The row of a subcommand: `const struct cmd NAME_cmd`, which tlreplay.c's

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "child-signals.h"
-#include "sigbus.h"
+#include "util/child-signals.h"
+#include "util/sigbus.h"
 
 /* The commands, in the order `tlreplay --help` lists them. CMD(x) stands
  * for `const struct cmd x_cmd` of a builtin-*.c: a new command is its

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The files of the tlreplay command depend on each other without a cycle: a
 # file depends on another when it uses a symbol the other defines (nm over
-# $TLREPLAY_BUILD/perf-plugin/*.o). A cycle is named file by file. The check
+# $TLREPLAY_BUILD/perf-plugin/**/*.o). A cycle is named file by file. The check
 # is first run on two objects made to depend on each other, so that a check
 # that cannot fail does not pass for one that works.
 . "$(dirname "$0")/../taplib.sh"
@@ -9,10 +9,12 @@
 BUILD=${TLREPLAY_BUILD:-$ROOT/build}
 OBJ=$BUILD/perf-plugin
 
-# edges DIR: "USER DEFINER" lines, one per pair of files of DIR/*.o
+# edges DIR: "USER DEFINER" lines, one per pair of files of DIR/**/*.o,
+# each named by its path under DIR without .o ("util/cli", "builtin-diff")
 edges() {
-	for o in "$1"/*.o; do
-		f=$(basename "$o" .o)
+	find "$1" -name '*.o' | sort | while read -r o; do
+		f=${o#"$1"/}
+		f=${f%.o}
 		nm --defined-only -g "$o" | awk -v f="$f" 'NF == 3 { print "D", $3, f }'
 		nm -u "$o" | awk -v f="$f" '{ print "U", $NF, f }'
 	done | awk '
@@ -57,7 +59,7 @@ else
 	skip "$CC cannot compile the cycle the check is tried on"
 fi
 
-set -- "$OBJ"/*.o
+set -- $(find "$OBJ" -name "*.o")
 if [ ! -f "$1" ]; then
 	skip "no objects in $OBJ (build first)"
 	done_testing
@@ -81,11 +83,40 @@ none() {
 cycles "$TMP/edges" >"$TMP/found"
 none "$TMP/found" cycle "perf-plugin files depend on each other without a cycle"
 
-# the layers the design relies on: the option parser and cli.c use no
-# command, and no file but tlreplay.c (the command table) uses tlreplay.c
-grep -E '^(parse-options|cli|common-opts) (builtin-|tlreplay$)' "$TMP/edges" >"$TMP/bad"
-none "$TMP/bad" "uses a command" "parse-options.o, cli.o and common-opts.o use no command"
+# the layers of docs/architecture.md: a folder uses only the folders listed
+# for it (util: nothing of the command's), and none uses a command file
+# (builtin-*, the command table tlreplay.c) at the top
+folder() { case $1 in */*) echo "${1%%/*}" ;; *) echo top ;; esac; }
+allowed() {
+	case $1 in
+	util) echo "" ;;
+	chart | replay) echo "util" ;;
+	report) echo "util chart" ;;
+	stat) echo "util replay" ;;
+	html) echo "util chart report" ;;
+	esac
+}
+: >"$TMP/bad"
+while read -r user definer; do
+	fu=$(folder "$user")
+	fd=$(folder "$definer")
+	[ "$fu" = top ] || [ "$fu" = "$fd" ] && continue
+	case " $(allowed "$fu") " in
+	*" $fd "*) ;;
+	*) echo "$user uses $definer ($fu/ may use: $(allowed "$fu"))" >>"$TMP/bad" ;;
+	esac
+done <"$TMP/edges"
+none "$TMP/bad" "layering" "each folder uses only the folders below it (util < chart, replay < report, stat < html < commands)"
+# docs/architecture.md shows the same order
+: >"$TMP/bad"
+for f in util chart replay report stat html; do
+	line=$(echo "$f: $(allowed "$f")" | sed 's/ *$//')
+	grep -qx "$line" "$ROOT/docs/architecture.md" || echo "not in docs/architecture.md: $line" >>"$TMP/bad"
+done
+none "$TMP/bad" "doc" "docs/architecture.md shows the command's order as this test has it"
 awk '$2 == "tlreplay"' "$TMP/edges" >"$TMP/bad"
 none "$TMP/bad" "uses tlreplay.o" "nothing uses tlreplay.o, the command table"
+ls "$ROOT"/perf-plugin/*.c | sed 's|.*/||' | grep -v -e '^builtin-' -e '^tlreplay\.c$' >"$TMP/bad"
+none "$TMP/bad" "at the top" "perf-plugin/ holds only builtin-<command>.c and tlreplay.c at its top"
 
 done_testing

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The merged call tree of two traces and TraceLens's diff_stats CSVs
-# (perf-plugin/diff-tree.c, core/src/analysis/trace_diff*.c,
+# (perf-plugin/report/diff-tree.c, core/src/analysis/trace_diff*.c,
 # core/src/report/sheet_diff.c), driven through tests/tools/diff_tree_drv
 # (`tlreplay diff` itself is built elsewhere on these two functions).
 #

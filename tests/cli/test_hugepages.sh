@@ -1,5 +1,5 @@
 #!/bin/sh
-# The CLI starts itself again once with glibc's huge-page tunable (perf-plugin/
+# The CLI starts itself again once with glibc's huge-page tunable (perf-plugin/util/
 # hugepages.c) where THP is given on request; what it runs sees the environment
 # it was started with. A stand-in replay worker (TLREPLAY_PYTHON) reports
 # whether its parent, tlreplay, is the second start (whose first start put the

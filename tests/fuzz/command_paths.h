@@ -30,14 +30,14 @@
 #include <tlreplay/tlreplay.h>
 
 #include "all_analyses.h"
-#include "chart-roofline.h"	/* perf-plugin: the command's code */
-#include "cli.h"
-#include "coll-chart.h"
-#include "diff-tree.h"
-#include "html-report.h"
-#include "kernels-short.h"
-#include "roofline-sheet.h"
-#include "sheets-out.h"
+#include "chart/chart-roofline.h"	/* perf-plugin: the command's code */
+#include "util/cli.h"
+#include "chart/coll-chart.h"
+#include "report/diff-tree.h"
+#include "html/html-report.h"
+#include "report/kernels-short.h"
+#include "report/roofline-sheet.h"
+#include "report/sheets-out.h"
 
 static void cp_check(const char *what, int err);
 static struct tl_trace *cp_load(const uint8_t *data, size_t size, const char *label, bool link);

@@ -25,7 +25,7 @@
 #include <tlreplay/tlreplay.h>
 
 #include "counters/counters_internal.h"	/* tl_cnt_parse */
-#include "gpu-events.h"		/* perf-plugin: the command's split */
+#include "stat/gpu-events.h"		/* perf-plugin: the command's split */
 #include "standalone.h"
 
 static void fail(const char *what, const char *why)

@@ -24,7 +24,7 @@
 #include <cjson/cJSON.h>
 #include <tlreplay/tlreplay.h>
 
-#include "replay-common.h"	/* perf-plugin: the command's reader */
+#include "replay/replay-common.h"	/* perf-plugin: the command's reader */
 #include "standalone.h"
 
 static void fail(const cJSON *entry, const char *why)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Test driver for perf-plugin/diff-tree.c (the `tlreplay diff` command is
+/* Test driver for perf-plugin/report/diff-tree.c (the `tlreplay diff` command is
  * another's): diff_tree_drv BASE VARIANT tree [UID] | csv DIR | tl-tree.
  * "tl-tree" prints the merged tree the way TraceLens's
  * merged_tree_output.txt does, to compare the matching with it. */
@@ -12,7 +12,7 @@
 
 #include <tlreplay/tlreplay.h>
 
-#include "diff-tree.h"
+#include "report/diff-tree.h"
 
 /* TraceLens's print_merged_tree format. */
 static void tl_format(const struct tl_trace_diff *d, uint32_t id, const char *prefix, int last)

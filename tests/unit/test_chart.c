@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The sweep chart (perf-plugin/sweep-chart.h). The unit tests link only
+/* The sweep chart (perf-plugin/chart/sweep-chart.h). The unit tests link only
  * libtlreplay.a, so the chart's four files are compiled into this program
  * (they need nothing of the CLI but cli_error(), defined here to keep the
  * message). The SVG is checked with Python's xml.etree: well-formed, one bar
@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../perf-plugin/chart-svg.c"
-#include "../../perf-plugin/chart-roofline.c"
-#include "../../perf-plugin/chart-render.c"
-#include "../../perf-plugin/sweep-chart.c"
+#include "../../perf-plugin/chart/chart-svg.c"
+#include "../../perf-plugin/chart/chart-roofline.c"
+#include "../../perf-plugin/chart/chart-render.c"
+#include "../../perf-plugin/chart/sweep-chart.c"
 
 #include "cli_error_stub.h"
 #include "tap.h"

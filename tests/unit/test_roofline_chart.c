@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The roofline chart of a device (perf-plugin/chart-roofline.h), compiled
+/* The roofline chart of a device (perf-plugin/chart/chart-roofline.h), compiled
  * in as test_chart does with the sweep chart. A small roofline is drawn to
  * SVG and checked with Python's xml.etree (well-formed, one marker per
  * drawable row, a legend entry per category, the slope and one flat roof
@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../perf-plugin/chart-svg.c"
-#include "../../perf-plugin/chart-roofline.c"
-#include "../../perf-plugin/chart-render.c"
+#include "../../perf-plugin/chart/chart-svg.c"
+#include "../../perf-plugin/chart/chart-roofline.c"
+#include "../../perf-plugin/chart/chart-render.c"
 
 #include "cli_error_stub.h"
 #include "tap.h"

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* perf's derived metrics in tlreplay stat (perf-plugin/stat-format.c):
+/* perf's derived metrics in tlreplay stat (perf-plugin/stat/stat-format.c):
  * insn per cycle and miss ratios pair events of the same PMU, so that on a
  * hybrid CPU cpu_core/instructions/ is divided by cpu_core/cycles/, not by
  * the E-cores' cycles; modifiers do not change what an event counts. */
 #include <math.h>
 #include <string.h>
 
-#include "../../perf-plugin/stat-format.c"
+#include "../../perf-plugin/stat/stat-format.c"
 
 #include "tap.h"
 

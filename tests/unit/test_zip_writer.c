@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The zip writer of `tlreplay pack` (perf-plugin/zip-writer.c): members from
+/* The zip writer of `tlreplay pack` (perf-plugin/util/zip-writer.c): members from
  * memory and from files, small (deflated whole) and streamed (deflated or
  * stored, by a probe of their start), to a regular file (local headers
  * patched) and to a pipe (data descriptors); ZIP64 records forced on a small
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../perf-plugin/zip-writer.c"
+#include "../../perf-plugin/util/zip-writer.c"
 #include "tap.h"
 
 static char dir[] = "/tmp/tl-zipw-XXXXXX";

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Which ops of a trace become replay IR entries (tlreplay ir and pack):
+ * explicit UIDs, or cpu_ops chosen by --launchers, --filter, --top and
+ * grouped by --unique. */
+#ifndef TLREPLAY_IR_SELECT_H
+#define TLREPLAY_IR_SELECT_H
+
+#include <cjson/cJSON.h>
+#include <tlreplay/ir.h>
+
+#include "replay/replay-common.h"
+
+struct ir_select {
+	char **uids;			/* explicit UIDs (argv strings), or none */
+	size_t nuids;
+	bool launchers;			/* --launchers: kernel launchers only */
+	bool unique;			/* --unique: one entry per distinct recorded args */
+	const char *filter;		/* --filter REGEX on the op name */
+	unsigned long long top;		/* --top N by GPU time (0 = all) */
+	bool strict;			/* --strict: no schemaless entries */
+	bool no_torch;			/* --no-torch: match against the bundled snapshot */
+};
+
+/* Why candidates were left out, for the summary line on stderr. */
+struct ir_tally {
+	size_t candidates, written, schemaless;
+	size_t no_shapes, not_op, unknown_op, no_overload, other;
+	char first_reason[256];
+};
+
+/* The options over struct ir_select (ir, pack; sweep takes --top and --filter):
+ * --launchers, --unique, --filter, --top, --strict, --no-torch. */
+extern const struct opt opts_ir_select[];
+
+/*
+ * Build the IR list of @tr for @sel: a cJSON array the caller frees.
+ * Schemas come from ro->schemas, else (unless sel->no_torch) the live
+ * registry of a worker, else the bundled snapshot. The worker is *w if
+ * set, else one started with @ro; with @w not NULL that one is left in *w
+ * for the caller to go on with (and stop), else it is stopped.
+ * Explicit UIDs that cannot be extracted are an error (nothing is returned);
+ * selected ops that cannot be are counted in @t and left out.
+ * Returns 0, or 1 after printing why.
+ */
+int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct replay_opts *ro,
+		  struct tl_worker **w, const char *cmd, cJSON **list, struct ir_tally *t);
+
+/* One stderr line on what was written and what was left out, and why. */
+void ir_tally_print(const char *cmd, const struct ir_tally *t, const char *dest);
+
+#endif

@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the replaying subcommands. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tlreplay/store.h>
+
+#include "util/child-signals.h"
+#include "replay/replay-common.h"
+
+void replay_opts_init(struct replay_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->device = "cpu";
+	ro->iters = 100;
+	ro->warmup = 10;
+	ro->timeout_s = 600;
+}
+
+static bool parse_long(const char *s, long lo, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !errno && *s && !*end && *v >= lo;
+}
+
+static int opt_device(const struct opt *opt, const char *arg, void *obj)
+{
+	(void)opt;
+	if (strcmp(arg, "cpu") && strncmp(arg, "cuda", 4))
+		return cli_error("--device: '%s' is neither cpu nor cuda[:N]", arg);
+	((struct replay_opts *)obj)->device = arg;
+	return 0;
+}
+
+/* -r/--iters, --warmup, --seed: whole numbers from 1, 0, 0 */
+static int opt_count(const struct opt *opt, const char *arg, void *obj)
+{
+	struct replay_opts *ro = obj;
+
+	switch (opt->value) {
+	case 'r':
+		return parse_long(arg, 1, &ro->iters) ? 0 : cli_error("-r: '%s' is not a count >= 1", arg);
+	case 'w':
+		return parse_long(arg, 0, &ro->warmup) ? 0 : cli_error("--warmup: bad count '%s'", arg);
+	default:
+		return parse_long(arg, 0, &ro->seed) ? 0 : cli_error("--seed: bad value '%s'", arg);
+	}
+}
+
+/* --min-time (>= 0) and --timeout (> 0), in seconds */
+static int opt_seconds(const struct opt *opt, const char *arg, void *obj)
+{
+	struct replay_opts *ro = obj;
+	double *v = opt->value ? &ro->timeout_s : &ro->min_time_s;
+	char *end;
+
+	*v = strtod(arg, &end);
+	if (*end || (opt->value ? *v <= 0 : *v < 0))
+		return cli_error("--%s: bad seconds '%s'", opt->long_name, arg);
+	return 0;
+}
+
+static int opt_plugin(const struct opt *opt, const char *arg, void *obj)
+{
+	struct replay_opts *ro = obj;
+
+	(void)opt;
+	if (ro->nplugins == TL_ARRAY_N(ro->plugins))
+		return cli_error("--init-plugin: at most %zu", TL_ARRAY_N(ro->plugins));
+	if (access(arg, R_OK))
+		return cli_error("--init-plugin: %s: %s", arg, strerror(errno));
+	ro->plugins[ro->nplugins++] = arg;
+	return 0;
+}
+
+static int opt_kwargs(const struct opt *opt, const char *arg, void *obj)
+{
+	cJSON *j = cJSON_Parse(arg);
+	bool okj = cJSON_IsObject(j);
+
+	(void)opt;
+	cJSON_Delete(j);
+	if (!okj)
+		return cli_error("--init-kwargs: not a JSON object: %s", arg);
+	((struct replay_opts *)obj)->init_kwargs = arg;
+	return 0;
+}
+
+/* --namespace NS=MOD[,MOD] and --alias OP=OTHER[,OTHER] (opt->value 'a') */
+static int opt_kv(const struct opt *opt, const char *arg, void *obj)
+{
+	struct replay_opts *ro = obj;
+	bool alias = opt->value == 'a';
+	const char **v = alias ? ro->aliases : ro->namespaces;
+	size_t *n = alias ? &ro->naliases : &ro->nnamespaces;
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1])
+		return cli_error("--%s: '%s' is not %s", opt->long_name, arg,
+				 alias ? "OP=OTHER[,OTHER]" : "NS=MODULE[,MODULE]");
+	if (*n == 16)
+		return cli_error("--%s: at most 16", opt->long_name);
+	v[(*n)++] = arg;
+	return 0;
+}
+
+const struct opt opts_replay[] = {
+	OPT_CALLBACK('r', "iters", "N", opt_count, 'r', "timed calls (default 100)"),
+	OPT_CALLBACK(0, "warmup", "N", opt_count, 'w', "untimed calls first (default 10)"),
+	OPT_CALLBACK(0, "min-time", "S", opt_seconds, 0, "keep timing until S seconds have passed"),
+	OPT_CALLBACK(0, "device", "DEV", opt_device, 0, "cpu (default), cuda or cuda:N"),
+	OPT_BOOL(0, "flush-l2", struct replay_opts, flush_l2, "CUDA: evict the L2 cache before each timed call"),
+	OPT_BOOL(0, "cuda-graph", struct replay_opts, cuda_graph,
+		 "CUDA: capture the op in a graph and time its replays (tiny ops)"),
+	OPT_CALLBACK(0, "seed", "N", opt_count, 's', "seed for the tensor contents (default 0)"),
+	OPT_CALLBACK(0, "init-plugin", "FILE.py", opt_plugin, 0,
+		     "custom initializers (repeatable; first exact op match wins)"),
+	OPT_CALLBACK(0, "init-kwargs", "JSON", opt_kwargs, 0,
+		     "options for the initializers, e.g. '{\"moe_distribution\": \"zipf\"}'"),
+	OPT_STRING(0, "python", "PATH", struct replay_opts, python,
+		   "interpreter with torch (default $TLREPLAY_PYTHON, else\n" TL_DEFAULT_PYTHON ")"),
+	OPT_STRING(0, "schemas", "FILE", struct replay_opts, schemas,
+		   "match op schemas against this snapshot instead of the\nworker's torch"),
+	OPT_CALLBACK(0, "timeout", "S", opt_seconds, 1, "give up on one op after S seconds (default 600)"),
+	OPT_CALLBACK(0, "namespace", "NS=MOD[,MOD]", opt_kv, 'n',
+		     "import MOD (a module or a FILE.py) for the ops of NS\n"
+		     "(repeatable; aiter, vllm, _C, _rocm_C, _C_cache_ops are known)"),
+	OPT_CALLBACK(0, "alias", "OP=OTHER[,OTHER]", opt_kv, 'a',
+		     "replay OP as OTHER when this torch lacks OP (repeatable)"),
+	OPT_STRING(0, "control", "fd:CTL[,ACK] | fifo:CTL[,ACK]", struct replay_opts, control,
+		   "under `perf stat -D -1 --control ...`: send\n"
+		   "enable/disable around the timed calls only (also taken from\n"
+		   "PERF_CTL_FD/PERF_ACK_FD or PERF_STAT_CTL_FIFO/PERF_STAT_ACK_FIFO)"),
+	OPT_STRING(0, "store", "FILE", struct replay_opts, store,
+		   "the results store (default $TLREPLAY_STORE, else\n~/.local/state/tlreplay/results.jsonl)"),
+	OPT_BOOL(0, "no-store", struct replay_opts, no_store, "do not record the results"),
+	OPT_BOOL('v', "verbose", struct replay_opts, verbose, "arguments, worker messages, tracebacks"),
+	OPT_END(),
+};
+
+/* {"KEY": ["V1", "V2"], ...} from "KEY=V1,V2" strings. */
+static cJSON *kv_lists(const char *const *v, size_t n)
+{
+	cJSON *o = cJSON_CreateObject();
+	size_t i;
+
+	for (i = 0; o && i < n; i++) {
+		const char *eq = strchr(v[i], '='), *p = eq + 1;
+		char key[256];
+		cJSON *list;
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - v[i]), v[i]);
+		list = cJSON_GetObjectItemCaseSensitive(o, key);
+		if (!list)
+			list = cJSON_AddArrayToObject(o, key);
+		while (list && *p) {
+			size_t m = strcspn(p, ",");
+
+			if (m) {
+				char *item = strndup(p, m), *abs = NULL;
+
+				/* a FILE.py module: absolute, as the worker may run elsewhere */
+				if (item && (strchr(item, '/') || (m > 3 && !strcmp(item + m - 3, ".py"))))
+					abs = realpath(item, NULL);
+				cJSON_AddItemToArray(list, cJSON_CreateString(abs ? abs : item ? item : ""));
+				free(abs);
+				free(item);
+			}
+			p += m + (p[m] == ',');
+		}
+	}
+	return o;
+}
+
+static pid_t worker_pid_of(const void *w)
+{
+	return tl_worker_pid(w);
+}
+
+int replay_worker_start(const struct tl_worker_opts *wo, struct tl_worker **w)
+{
+	int err = tl_worker_start(wo, w);
+
+	/* SIGINT/SIGTERM/SIGHUP of tlreplay reach the worker too (child-signals.h);
+	 * with the table full it still dies with us (PR_SET_PDEATHSIG), only
+	 * without the signal first */
+	if (!err)
+		(void)child_signals_add(*w, worker_pid_of);
+	return err;
+}
+
+void replay_worker_stop(struct tl_worker *w)
+{
+	child_signals_del(w);
+	tl_worker_stop(w);
+}
+
+int replay_worker(const struct replay_opts *ro, struct tl_worker **w)
+{
+	struct tl_worker_opts wo = { .sz = sizeof(wo), .python = ro->python, .verbose = ro->verbose };
+	int err = replay_worker_start(&wo, w);
+
+	return err ? cli_lib_error(err) : 0;
+}
+
+int replay_check_device(const struct replay_opts *ro, struct tl_worker *w)
+{
+	const cJSON *h = tl_worker_hello(w), *cuda, *torch, *devs;
+
+	if (strncmp(ro->device, "cuda", 4))
+		return 0;
+	cuda = cJSON_GetObjectItemCaseSensitive(h, "cuda");
+	torch = cJSON_GetObjectItemCaseSensitive(h, "torch");
+	devs = cJSON_GetObjectItemCaseSensitive(h, "devices");
+	if (!cJSON_IsTrue(cuda) || cJSON_GetArraySize(devs) == 0)
+		return cli_error("--device %s: %s (torch %s) sees no CUDA/HIP device", ro->device,
+				 tl_worker_python(w), cJSON_IsString(torch) ? torch->valuestring : "?");
+	if (ro->device[4] == ':') {
+		long idx = strtol(ro->device + 5, NULL, 10);
+
+		if (idx < 0 || idx >= cJSON_GetArraySize(devs))
+			return cli_error("--device %s: only %d device(s) visible", ro->device,
+					 cJSON_GetArraySize(devs));
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ schemas */
+
+const char *replay_snapshot_path(void)
+{
+	static char best[2 * PATH_MAX + 512];
+	static const char *const rel[] = { "../share/tlreplay/schemas", "share/tlreplay/schemas",
+					   "../core/replay/schemas", "../../core/replay/schemas" };
+	const char *env = getenv("TLREPLAY_SCHEMAS");
+	char dir[PATH_MAX], sub[PATH_MAX + 64];
+	ssize_t n;
+	size_t i;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0)
+		return NULL;
+	dir[n] = 0;
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = 0;
+	best[0] = 0;
+	for (i = 0; i < TL_ARRAY_N(rel) && !best[0]; i++) {
+		DIR *d;
+		struct dirent *de;
+
+		snprintf(sub, sizeof(sub), "%s/%s", dir, rel[i]);
+		d = opendir(sub);
+		if (!d)
+			continue;
+		/* the newest torch: names sort by version (strverscmp) */
+		while ((de = readdir(d))) {
+			const char *nm = de->d_name;
+			char cand[2 * PATH_MAX + 512];
+
+			if (strncmp(nm, "torch-", 6) || !strstr(nm, ".json"))
+				continue;
+			snprintf(cand, sizeof(cand), "%s/%s", sub, nm);
+			if (!best[0] || strverscmp(strrchr(best, '/') + 1, nm) < 0)
+				snprintf(best, sizeof(best), "%s", cand);
+		}
+		closedir(d);
+	}
+	return best[0] ? best : NULL;
+}
+
+int replay_schemas(const struct replay_opts *ro, struct tl_worker *w, const char *const *ns,
+		   size_t nns, struct tl_schema_db **db)
+{
+	const char *snap;
+	int err;
+
+	*db = NULL;
+	if (ro->schemas) {
+		err = tl_schema_db_load(ro->schemas, db);
+		return err ? cli_lib_error(err) : 0;
+	}
+	if (w) {
+		cJSON *req = cJSON_CreateObject(), *rep = NULL, *arr;
+		const cJSON *list, *torch;
+		size_t i;
+
+		cJSON_AddStringToObject(req, "cmd", "schemas");
+		/* {ns: [modules]}: the user's --namespace modules, and the trace's namespaces */
+		arr = kv_lists(ro->namespaces, ro->nnamespaces);
+		for (i = 0; arr && i < nns; i++)
+			if (!cJSON_GetObjectItemCaseSensitive(arr, ns[i]))
+				cJSON_AddArrayToObject(arr, ns[i]);
+		cJSON_AddItemToObject(req, "namespaces", arr);
+		err = tl_worker_request(w, req, NULL, NULL, ro->timeout_s, &rep);
+		cJSON_Delete(req);
+		list = cJSON_GetObjectItemCaseSensitive(rep, "schemas");
+		torch = cJSON_GetObjectItemCaseSensitive(rep, "torch");
+		if (!err && !strcmp(reply_status(rep), "ok") && cJSON_IsArray(list)) {
+			size_t n = (size_t)cJSON_GetArraySize(list), k = 0;
+			const char **v = calloc(n + 1, sizeof(*v));
+			const cJSON *it;
+			char label[128];
+
+			cJSON_ArrayForEach(it, list)
+				if (cJSON_IsString(it) && v)
+					v[k++] = it->valuestring;
+			snprintf(label, sizeof(label), "torch %s (live)",
+				 cJSON_IsString(torch) ? torch->valuestring : "?");
+			err = v ? tl_schema_db_from_strings(v, k, label, db) : -ENOMEM;
+			free(v);
+			cJSON_Delete(rep);
+			return err ? cli_lib_error(err) : 0;
+		}
+		cJSON_Delete(rep);
+	}
+	snap = replay_snapshot_path();
+	if (!snap)
+		return cli_error("no operator schemas: no torch to ask and no snapshot found (give --schemas FILE)");
+	err = tl_schema_db_load(snap, db);
+	return err ? cli_lib_error(err) : 0;
+}
+
+/* ------------------------------------------------------------------ requests */
+
+cJSON *replay_request(const struct replay_opts *ro, cJSON *entry)
+{
+	cJSON *r = cJSON_CreateObject(), *pl;
+	size_t i;
+
+	if (!r)
+		return NULL;
+	cJSON_AddStringToObject(r, "cmd", "replay");
+	cJSON_AddItemReferenceToObject(r, "entry", entry);
+	cJSON_AddStringToObject(r, "device", ro->device);
+	cJSON_AddNumberToObject(r, "warmup", (double)ro->warmup);
+	cJSON_AddNumberToObject(r, "iters", (double)ro->iters);
+	cJSON_AddNumberToObject(r, "min_time_s", ro->min_time_s);
+	cJSON_AddBoolToObject(r, "flush_l2", ro->flush_l2);
+	cJSON_AddBoolToObject(r, "cuda_graph", ro->cuda_graph);
+	cJSON_AddBoolToObject(r, "record_kernels", !strncmp(ro->device, "cuda", 4));
+	cJSON_AddNumberToObject(r, "seed", (double)ro->seed);
+	cJSON_AddBoolToObject(r, "verbose", ro->verbose);
+	pl = cJSON_AddArrayToObject(r, "init_plugins");
+	for (i = 0; i < ro->nplugins; i++) {
+		char *abs = realpath(ro->plugins[i], NULL);
+
+		cJSON_AddItemToArray(pl, cJSON_CreateString(abs ? abs : ro->plugins[i]));
+		free(abs);
+	}
+	if (ro->init_kwargs)
+		cJSON_AddItemToObject(r, "init_kwargs", cJSON_Parse(ro->init_kwargs));
+	if (ro->nnamespaces)
+		cJSON_AddItemToObject(r, "namespaces", kv_lists(ro->namespaces, ro->nnamespaces));
+	if (ro->gpu_metrics) {
+		cJSON_AddItemToObject(r, "gpu_metrics", cJSON_Duplicate(ro->gpu_metrics, true));
+		if (ro->gpu_lib)
+			cJSON_AddStringToObject(r, "gpu_lib", ro->gpu_lib);
+	}
+	if (ro->naliases)
+		cJSON_AddItemToObject(r, "aliases", kv_lists(ro->aliases, ro->naliases));
+	return r;
+}
+
+static cJSON *failed_reply(const char *kind, const char *msg)
+{
+	cJSON *r = cJSON_CreateObject();
+
+	if (r) {
+		cJSON_AddStringToObject(r, "status", "failed");
+		cJSON_AddStringToObject(r, "kind", kind);
+		cJSON_AddStringToObject(r, "error", msg);
+	}
+	return r;
+}
+
+cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entry,
+		  tl_region_fn region, void *ctx)
+{
+	cJSON *req = replay_request(ro, entry), *rep = NULL;
+	int err;
+
+	if (!req)
+		return NULL;
+	if (region)
+		cJSON_AddBoolToObject(req, "region", true);
+	err = tl_worker_request(w, req, region, ctx, ro->timeout_s, &rep);
+	cJSON_Delete(req);	/* entry was added by reference: not freed */
+	if (!err)
+		return rep;
+	rep = failed_reply(err == -ETIMEDOUT ? "timeout" : "crash", tl_last_error());
+	/* the next op gets a fresh worker */
+	if (!tl_worker_alive(w) && tl_worker_restart(w))
+		cJSON_AddStringToObject(rep, "restart_error", tl_last_error());
+	return rep;
+}
+
+size_t op_namespace_len(const char *op)
+{
+	const char *sep = strstr(op, "::");
+	size_t n = sep ? (size_t)(sep - op) : 0;
+
+	if ((n == 4 && !strncmp(op, "aten", 4)) || (n == 5 && !strncmp(op, "prims", 5)))
+		return 0;
+	return n;
+}
+
+int uid_job_prepare(struct uid_job *job, const struct common_opts *co, const struct replay_opts *ro,
+		    const char *cmd, const char *uid_str)
+{
+	struct tl_ir_opts io = { .sz = sizeof(io), .allow_schemaless = true };
+	struct tl_schema_db *db = NULL;
+	struct tl_event_info ev;
+	char nsbuf[128];
+	const char *ns = NULL;
+	size_t n;
+	int rc = 1, err;
+
+	memset(job, 0, sizeof(*job));
+	if (!parse_u64(uid_str, &job->uid))
+		return cli_error("%s: '%s' is not a UID (an event's index in traceEvents)", cmd, uid_str);
+	if (cli_open_trace(co, &job->tr))
+		return 1;
+	if (tl_trace_event(job->tr, job->uid, &ev)) {
+		cli_error("%s: no event with UID %llu in %s (UIDs go from 0 to %llu)", cmd, job->uid,
+			  tl_trace_path(job->tr), (unsigned long long)tl_trace_nevents(job->tr) - 1);
+		goto out;
+	}
+	job->name = ev.name;
+	if (replay_worker(ro, &job->w) || replay_check_device(ro, job->w))
+		goto out;
+	n = op_namespace_len(ev.name);
+	if (n && n < sizeof(nsbuf)) {
+		memcpy(nsbuf, ev.name, n);
+		nsbuf[n] = 0;
+		ns = nsbuf;
+	}
+	if (replay_schemas(ro, job->w, ns ? &ns : NULL, ns ? 1 : 0, &db))
+		goto out;
+	io.db = db;
+	err = tl_ir_entry(job->tr, job->uid, &io, &job->entry);
+	if (err) {
+		cli_lib_error(err);
+		goto out;
+	}
+	/* the trace's identity goes with the results, so that fold finds them */
+	if (!ro->no_store && tl_store_trace_id(tl_trace_path(job->tr), &job->trace_id))
+		fprintf(stderr, "tlreplay: warning: %s: %s; the result cannot be folded into the trace\n",
+			tl_trace_path(job->tr), tl_last_error());
+	rc = 0;
+out:
+	tl_schema_db_free(db);
+	return rc;
+}
+
+void uid_job_done(struct uid_job *job)
+{
+	cJSON_Delete(job->entry);
+	cJSON_Delete(job->trace_id);
+	replay_worker_stop(job->w);
+	tl_trace_close(job->tr);
+	memset(job, 0, sizeof(*job));
+}
+
+const char *reply_status(const cJSON *reply)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(reply, "status");
+
+	return cJSON_IsString(s) ? s->valuestring : "failed";
+}
+
+void reply_stats(const cJSON *reply, struct tl_stats *s)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(reply, "times_us"), *it;
+	size_t n = (size_t)cJSON_GetArraySize(t), k = 0;
+	double *v = malloc((n + 1) * sizeof(*v));
+
+	memset(s, 0, sizeof(*s));
+	if (!v)
+		return;
+	cJSON_ArrayForEach(it, t)
+		if (cJSON_IsNumber(it))
+			v[k++] = it->valuedouble;
+	tl_stats_compute(v, k, s);
+	free(v);
+}
+
+const char *kernel_verdict(const cJSON *entry, const cJSON *reply)
+{
+	const cJSON *tk = cJSON_GetObjectItemCaseSensitive(entry, "kernels");
+	const cJSON *rk = cJSON_GetObjectItemCaseSensitive(reply, "kernels"), *a, *b;
+	bool all_in = true, all_back = true;
+
+	if (!cJSON_IsArray(rk) || !cJSON_GetArraySize(rk) || !cJSON_IsArray(tk) ||
+	    !cJSON_GetArraySize(tk))
+		return NULL;
+	cJSON_ArrayForEach(a, rk) {
+		bool found = false;
+
+		cJSON_ArrayForEach(b, tk) {
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "name");
+
+			if (cJSON_IsString(a) && cJSON_IsString(n) && !strcmp(a->valuestring, n->valuestring))
+				found = true;
+		}
+		all_in = all_in && found;
+	}
+	cJSON_ArrayForEach(b, tk) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "name");
+		bool found = false;
+
+		cJSON_ArrayForEach(a, rk)
+			if (cJSON_IsString(a) && cJSON_IsString(n) && !strcmp(a->valuestring, n->valuestring))
+				found = true;
+		all_back = all_back && found;
+	}
+	return all_in && all_back ? "MATCH" : all_in ? "SUBSET" : "MISMATCH";
+}
+
+cJSON *replay_read_ir(const char *path)
+{
+	size_t len;
+	/* gzip or plain; a pipe too (`replay <(zcat ir.json.gz)`, /dev/stdin),
+	 * never a device: /dev/zero would be read to the limit for nothing */
+	char *buf = cli_read_file(path, "an IR file", TL_INPUT_PIPE | TL_INPUT_GUNZIP, &len);
+	cJSON *doc;
+
+	if (!buf) {
+		cli_lib_error(-errno);
+		return NULL;
+	}
+	doc = cJSON_ParseWithLength(buf, len);
+	if (!doc) {
+		const char *at = cJSON_GetErrorPtr();
+
+		cli_error("%s: not valid JSON (at byte %ld)", path, at && at >= buf ? (long)(at - buf) : -1L);
+	} else if (!cJSON_IsArray(doc)) {
+		cli_error("%s: not a replay IR file (expected a JSON list of entries)", path);
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	free(buf);
+	return doc;
+}
