@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tlreplay open / check. */
+/* tlreplay open: remember a trace for the commands that follow. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -113,87 +113,5 @@ out:
 	free(abs);
 	free(text);
 	free(state);
-	return rc;
-}
-
-TL_CMD(check, opts_analysis, "trace health report (exit 1 on errors)",
-	"usage: tlreplay check [-i TRACE] [-x SEP | -j] [-o FILE]\n"
-	"\n"
-	"Trace health report: GPU events no CPU launch links to, flows without a start,\n"
-	"kernels on one stream that overlap or run past the next one, ops without shapes,\n"
-	"negative or missing durations, clock disagreements between CPU and GPU.\n"
-	"Exit status: 0 if nothing is an error, 1 if some finding is an error.\n"
-	"\n");
-
-static int cmd_check(int argc, char **argv)
-{
-	static const char *const sev[] = { "info", "warning", "error" };
-	struct common_opts co = { 0 };
-	struct out_fmt o = { 0 };
-	struct tl_trace *tr = NULL;
-	struct tl_health *h = NULL;
-	size_t i;
-	int rc = 1, err;
-
-	if (!opts_parse(&check_cmd, argc, argv, &co, &rc))
-		return rc;
-	if (cli_check_format("check", &co))
-		return 1;
-	if (cli_no_args("check", argc, argv))
-		return 1;
-	if (cli_open_trace(&co, &tr))
-		return 1;
-	err = tl_health_check(tr, &h);
-	if (err) {
-		rc = cli_lib_error(err);
-		goto out;
-	}
-	if (out_open_opts(&o, &co))
-		goto out;
-	if (co.sep) {
-		out_field(&o, "severity", false);
-		out_field(&o, "code", false);
-		out_field(&o, "count", false);
-		out_field(&o, "example_uid", false);
-		out_field(&o, "message", true);
-	}
-	for (i = 0; i < h->n; i++) {
-		const struct tl_finding *f = &h->v[i];
-
-		if (co.json) {
-			fprintf(o.f, "{\"severity\":\"%s\",\"code\":\"%s\",\"count\":%llu,", sev[f->severity],
-				f->code, (unsigned long long)f->count);
-			if (f->example_uid >= 0)
-				fprintf(o.f, "\"example_uid\":%lld,", (long long)f->example_uid);
-			fputs("\"message\":", o.f);
-			json_str(o.f, f->message);
-			fputs("}\n", o.f);
-		} else if (co.sep) {
-			char cnt[32], ex[32] = "";
-
-			snprintf(cnt, sizeof(cnt), "%llu", (unsigned long long)f->count);
-			if (f->example_uid >= 0)
-				snprintf(ex, sizeof(ex), "%lld", (long long)f->example_uid);
-			out_field(&o, sev[f->severity], false);
-			out_field(&o, f->code, false);
-			out_field(&o, cnt, false);
-			out_field(&o, ex, false);
-			out_field(&o, f->message, true);
-		} else {
-			fprintf(o.f, "%-7s %s: %s", sev[f->severity], f->code, f->message);
-			if (f->example_uid >= 0)
-				fprintf(o.f, " (e.g. UID %lld)", (long long)f->example_uid);
-			fputc('\n', o.f);
-		}
-	}
-	if (!co.sep && !co.json)
-		fprintf(o.f, "%s: %zu error(s), %zu warning(s), %llu events\n", tl_trace_path(tr),
-			h->nerrors, h->nwarnings, (unsigned long long)tl_trace_nevents(tr));
-	rc = out_close(&o, false);
-	if (!rc && h->nerrors)
-		rc = 1;
-out:
-	tl_health_free(h);
-	tl_trace_close(tr);
 	return rc;
 }

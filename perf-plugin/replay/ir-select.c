@@ -524,3 +524,29 @@ void ir_tally_print(const char *cmd, const struct ir_tally *t, const char *dest)
 	}
 	fputc('\n', stderr);
 }
+
+/* ------------------------------------------------------------------ ir and pack options */
+
+const struct opt ir_pack_select_opts[] = {
+	OPT_INCLUDE(opts_ir_select, offsetof(struct ir_opts, sel)),
+	OPT_USE(opts_replay, offsetof(struct ir_opts, ro), "schemas", "match against this schema snapshot"),
+	OPT_USE(opts_replay, offsetof(struct ir_opts, ro), "python", "interpreter whose torch gives the live schemas"),
+	OPT_USE(opts_replay, offsetof(struct ir_opts, ro), "namespace",
+		"import MOD (a module or a FILE.py) so that the live\n"
+		"schemas have the ops of NS (repeatable)"),
+	OPT_USE(opts_replay, offsetof(struct ir_opts, ro), "verbose", "the worker's messages"),
+	OPT_END(),
+};
+
+int ir_check_opts(int argc, char **argv, const struct cmd *cmd, struct ir_opts *o)
+{
+	o->sel.uids = argv + optind;
+	o->sel.nuids = (size_t)(argc - optind);
+	if (o->sel.nuids && (o->sel.launchers || o->sel.filter || o->sel.top || o->sel.unique))
+		return cli_error("%s: give UIDs or a selection (--launchers, --filter, --top, --unique), "
+				 "not both", cmd->name);
+	if (o->ro.schemas && o->sel.no_torch)
+		return cli_error("%s: --schemas and --no-torch both say where schemas come from; give one",
+				 cmd->name);
+	return 0;
+}

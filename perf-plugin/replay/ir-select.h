@@ -48,4 +48,19 @@ int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct
 /* One stderr line on what was written and what was left out, and why. */
 void ir_tally_print(const char *cmd, const struct ir_tally *t, const char *dest);
 
+/* The options of ir and pack (builtin-ir.c, builtin-pack.c). */
+struct ir_opts {
+	struct common_opts co;
+	struct replay_opts ro;	/* --python, --schemas, -v; pack: the replay defaults */
+	struct ir_select sel;
+	const char *kdb, *launch;	/* pack --kdb DB [--launch N] */
+};
+
+
+/* How ir and pack choose ops: the IR selection, and where schemas come from. */
+extern const struct opt ir_pack_select_opts[];
+/* The UIDs of ir and pack, and what their options must agree on. Returns 0,
+ * or 1 after printing why. */
+int ir_check_opts(int argc, char **argv, const struct cmd *cmd, struct ir_opts *o);
+
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers shared by the tlreplay subcommands: errors, the checks of option
- * combinations, small files read whole, files beside the executable. Opening
- * traces and noting inputs are in inputs.c, writing outputs in outputs.c. */
+ * combinations, files beside the executable. Opening traces, reading small
+ * files and noting inputs are in inputs.c, writing outputs in outputs.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -67,21 +67,6 @@ int cli_no_args(const char *cmd, int argc, char **argv)
 
 /* Containers that fit in the line are written compact; others one member
  * per line, indented by two spaces per level. */
-char *cli_read_file(const char *path, const char *what, unsigned flags, size_t *len)
-{
-	char *buf;
-	int err;
-
-	cli_note_input(path);	/* an output by the same name is refused */
-	err = tl_input_read(path, what, flags, 0, &buf, len);
-
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	return buf;
-}
-
 const char *cli_beside_exe(const char *const *rel, size_t n)
 {
 	static char path[PATH_MAX + 64];

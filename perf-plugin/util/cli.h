@@ -2,8 +2,8 @@
 /* Shared pieces of the tlreplay command: errors, the options of the analysis
  * commands, trace resolution (-i, $TLREPLAY_TRACE, `tlreplay open`), load
  * progress, and the output formats (human table, -x SEP, -j JSON lines).
- * Defined in util/cli.c (errors, option checks, small files), util/inputs.c
- * (traces and the inputs noted), util/outputs.c (outputs and formatting) and
+ * Defined in util/cli.c (errors, option checks), util/inputs.c (traces,
+ * small files and the inputs noted), util/outputs.c (outputs and formatting) and
  * util/common-opts.c (the option tables). */
 #ifndef TLREPLAY_CLI_H
 #define TLREPLAY_CLI_H

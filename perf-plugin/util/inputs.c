@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* What a command reads: the trace (-i, $TLREPLAY_TRACE, `tlreplay open`'s
  * remembered one, a directory that stands for its trace), loaded with
- * progress on a terminal, its capture merged and its step kept; and the
- * files it read, noted so that no output is written over one (cli.h). */
+ * progress on a terminal, its capture merged and its step kept; small files
+ * read whole within their limit; and the files it read, noted so that no
+ * output is written over one (cli.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -357,3 +358,17 @@ int cli_check_output(const char *path)
 	return 0;
 }
 
+char *cli_read_file(const char *path, const char *what, unsigned flags, size_t *len)
+{
+	char *buf;
+	int err;
+
+	cli_note_input(path);	/* an output by the same name is refused */
+	err = tl_input_read(path, what, flags, 0, &buf, len);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return buf;
+}
