@@ -6,11 +6,14 @@
  * It depends on libc only: the driver is found with dlopen/dlsym, JSON is
  * written by hand, blobs are named by their SHA-256.
  *
- * Files: rec_hooks.c (the exported driver functions, cuGetProcAddress and
- * dlsym), rec_tables.c (modules, functions, allocations), rec_image.c (how
- * long a module image is), rec_capture.c (the recording of one launch),
- * rec_db.c (blobs and the launch's JSON), and core/src/kreplay/sha256.c,
- * shared with replay, which checks the blobs against their names. */
+ * Files: rec_real.c (messages, and the real symbols under ours), rec_hooks.c
+ * (the exported driver functions, cuGetProcAddress and dlsym), rec_tables.c
+ * (modules, functions, allocations), rec_image.c (how long a module image
+ * is), rec_nvinfo.c (a kernel's parameter layout from its image),
+ * rec_capture.c (the recording of one launch), rec_db.c (blobs and the
+ * launch's JSON), and core/src/kreplay/sha256.c, shared with replay, which
+ * checks the blobs against their names. No two depend on each other both
+ * ways (tests/cli/test_record_layering.sh). */
 #ifndef TLREPLAY_REC_H
 #define TLREPLAY_REC_H
 
@@ -25,7 +28,7 @@
 /* One line on stderr, prefixed "tlreplay-record: ". */
 void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- the real driver (rec_hooks.c) */
+/* ---- the real driver and glibc (rec_real.c) */
 /* The driver's own function @name (an exported name such as
  * "cuMemcpyDtoH_v2"), or NULL; found in libcuda.so.1 as loaded by the
  * program, never through our exports. */
@@ -34,6 +37,11 @@ void *rec_real(const char *name);
 void *rec_real_global(const char *name);
 /* dlsym(@handle, @name) without our dlsym in the way. */
 void *rec_real_in(void *handle, const char *name);
+/* glibc's dlsym, past ours; NULL if it cannot be found. */
+typedef void *dlsym_fn(void *, const char *);
+dlsym_fn *rec_real_dlsym(void);
+/* libcuda.so.1 as the program loaded it (loaded here when it has not). */
+void *rec_cuda_handle(void);
 
 /* ---- tables (rec_tables.c); every function takes the tables' lock itself */
 enum rec_image_kind { REC_IMG_FATBIN, REC_IMG_CUBIN, REC_IMG_PTX, REC_IMG_OTHER };

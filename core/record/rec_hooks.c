@@ -20,70 +20,6 @@
 
 #include "rec.h"
 
-void rec_say(const char *fmt, ...)
-{
-	char line[8192];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = sizeof(line) - 2;
-	line[n] = '\n';
-	fprintf(stderr, "tlreplay-record: %.*s", n + 1, line);
-}
-
-/* ---- the real dlsym and the driver's handle */
-typedef void *dlsym_fn(void *, const char *);
-
-/* The lookups below run in whichever of the program's threads calls first;
- * two may look at once and find the same answer, so the cached pointers are
- * read and written atomically (a plain pointer would be a data race). */
-static dlsym_fn *real_dlsym_fn(void)
-{
-	static dlsym_fn *cached;
-	dlsym_fn *fn = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-		if (!fn)
-			fn = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-		__atomic_store_n(&cached, fn, __ATOMIC_RELEASE);
-	}
-	return fn;
-}
-
-static void *cuda_handle(void)
-{
-	static void *cached;
-	void *h = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
-
-	if (!h) {
-		/* the program has it loaded already when a wrapper runs */
-		h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-		if (!h)
-			h = dlopen("libcuda.so.1", RTLD_NOW);
-		__atomic_store_n(&cached, h, __ATOMIC_RELEASE);
-	}
-	return h;
-}
-
-void *rec_real_global(const char *name)
-{
-	return rec_real_in(RTLD_DEFAULT, name);
-}
-
-void *rec_real_in(void *handle, const char *name)
-{
-	dlsym_fn *ds = real_dlsym_fn();
-
-	return ds ? ds(handle, name) : NULL;
-}
-
 /* ---- the table of wrapped functions */
 struct hook {
 	const char *name;	/* the driver's export */
@@ -112,21 +48,11 @@ static void *hook_real(struct hook *h)
 
 	void *real = __atomic_load_n(&h->real, __ATOMIC_ACQUIRE);
 
-	if (!real && (ds = real_dlsym_fn()) && cuda_handle()) {
-		real = ds(cuda_handle(), h->name);
+	if (!real && (ds = rec_real_dlsym()) && rec_cuda_handle()) {
+		real = ds(rec_cuda_handle(), h->name);
 		__atomic_store_n(&h->real, real, __ATOMIC_RELEASE);
 	}
 	return real;
-}
-
-void *rec_real(const char *name)
-{
-	struct hook *h = hook_named(name);
-	dlsym_fn *ds = real_dlsym_fn();
-
-	if (h)
-		return hook_real(h);
-	return ds && cuda_handle() ? ds(cuda_handle(), name) : NULL;
 }
 
 #define REAL_OF(idx, T) ((T *)hook_real(&hooks[idx]))
@@ -587,7 +513,7 @@ void *rec_dlsym_next;	/* glibc's dlsym, for the trampoline */
 
 __attribute__((visibility("hidden"))) void *rec_dlsym(void *handle, const char *name)
 {
-	dlsym_fn *real = real_dlsym_fn();
+	dlsym_fn *real = rec_real_dlsym();
 	void *p = real ? real(handle, name) : NULL;
 	struct hook *h;
 
@@ -598,7 +524,7 @@ __attribute__((visibility("hidden"))) void *rec_dlsym(void *handle, const char *
 
 __attribute__((constructor)) static void rec_init(void)
 {
-	rec_dlsym_next = (void *)real_dlsym_fn();
+	rec_dlsym_next = (void *)rec_real_dlsym();
 }
 
 #if defined(__x86_64__)
