@@ -27,8 +27,8 @@ ranks: analysis trace base
 results: trace base
 counters: base
 replay: base
-perf: analysis trace base
-report: perf ranks ir analysis trace base
+perfmodel: analysis trace base
+report: perfmodel ranks ir analysis trace base
 kreplay: base'
 
 if ! command -v nm >/dev/null 2>&1; then
@@ -268,9 +268,9 @@ GUARDED = {
         "tl_cnt_sys_open": "a test seam, set by unit tests before any thread",
     },
     "core/src/counters/energy.c": {"libs": "under libs_lock", "libs_lock": "the mutex"},
-    "core/src/perf/gpu_peaks.c": {"builtin_gpu": "built once under builtin_once",
+    "core/src/perfmodel/gpu_peaks.c": {"builtin_gpu": "built once under builtin_once",
                                   "builtin_once": "pthread_once"},
-    "core/src/perf/pm_registry.c": {"table": "built once under table_once",
+    "core/src/perfmodel/pm_registry.c": {"table": "built once under table_once",
                                     "table_full": "built once under table_once",
                                     "table_once": "pthread_once"},
     "core/src/report/pyrepr.c": {"scratch_key": "a pthread key made under scratch_once",

@@ -1,5 +1,5 @@
 #!/bin/sh
-# TraceLens conformance of the attention perf models (core/src/perf/pm_sdpa*.c):
+# TraceLens conformance of the attention perf models (core/src/perfmodel/pm_sdpa*.c):
 # every golden SDPA_fwd, SDPA_bwd and InferenceAttention_fwd sheet in
 # ../shared/traces/TraceLens, row by row, through pm_dump and compare_pm.py
 # (parameters, GFLOPS, Data Moved, Compute Spec).

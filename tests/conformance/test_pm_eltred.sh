@@ -1,5 +1,5 @@
 #!/bin/sh
-# The elementwise and reduce perf models (core/src/perf/pm_eltwise.c,
+# The elementwise and reduce perf models (core/src/perfmodel/pm_eltwise.c,
 # pm_reduce.c) against every row of TraceLens's golden UnaryElementwise,
 # BinaryElementwise, Reduce_fwd and Reduce_bwd sheets that has its trace:
 # the same sheet, parameters, GFLOPS, Data Moved and Compute Spec.

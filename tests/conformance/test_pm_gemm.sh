@@ -1,5 +1,5 @@
 #!/bin/sh
-# The GEMM and convolution perf models (core/src/perf/pm_gemm.c, pm_conv.c)
+# The GEMM and convolution perf models (core/src/perfmodel/pm_gemm.c, pm_conv.c)
 # against every row of TraceLens's golden GEMM, CONV_fwd and CONV_bwd sheets
 # that has its trace: the same sheet, parameters, GFLOPS, Data Moved and
 # Compute Spec.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The normalization, RMSNorm, RoPE and MoE perf models (core/src/perf/pm_norm.c,
+# The normalization, RMSNorm, RoPE and MoE perf models (core/src/perfmodel/pm_norm.c,
 # pm_misc.c) against every golden TraceLens sheet of those kinds in
 # ../shared/traces/TraceLens: each row's first call (UID_first), as
 # tests/tools/pm_dump models it, must give the row's parameters, GFLOPS, Data

@@ -16,7 +16,7 @@
 #include <cjson/cJSON.h>
 #include <tlreplay/tlreplay.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 static cJSON *num_or_null(double v)
 {

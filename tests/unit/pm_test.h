@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 static struct pm_out res;
 

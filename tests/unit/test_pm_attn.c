@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The attention perf models (core/src/perf/pm_sdpa*.c) on hand-built calls:
+/* The attention perf models (core/src/perfmodel/pm_sdpa*.c) on hand-built calls:
  * TraceLens's numbers for a few shapes, and a one-line -EINVAL (never a
  * crash) for args they cannot read. */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 #include "tap.h"
 
 static const struct pm_class *cls(const char *op)

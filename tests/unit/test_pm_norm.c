@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 #include "tap.h"
 
 static int model(const char *name, const char *args_json, const char *kernel, struct pm_out *out)

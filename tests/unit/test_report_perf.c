@@ -17,7 +17,7 @@
 #include <tlreplay/tlreplay.h>
 #include <tlreplay/report.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 #include "tap.h"
 
 static int fake_mm(const struct pm_call *c, struct pm_out *out)

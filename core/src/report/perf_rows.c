@@ -12,7 +12,7 @@
 #include <tlreplay/tree.h>
 
 #include "analysis/analysis_internal.h"
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 #include "report/report_internal.h"
 
 static const char *const arg_fields[4] = { "Input Dims", "Input type", "Input Strides",

@@ -13,7 +13,7 @@
 #include <tlreplay/trace.h>
 
 #include "base/base_internal.h"
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 #define RPT_N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 /* One unary call as UnaryElementwise holds it. */
 struct unary {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 #include "trace/trace_internal.h"
 
 /* The ops TraceLens's inference report annotates (its apply_annotation

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Dtypes and Python reprs as TraceLens's perf models use them (added with the
- * attention family; see perf_internal.h). */
+ * attention family; see perfmodel_internal.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 static int put(char *buf, size_t n, size_t *len, const char *s, size_t k)
 {

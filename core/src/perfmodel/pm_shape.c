@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 int pm_shape_from_json(const cJSON *a, struct pm_shape *s)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 struct conv {
 	struct pm_shape x, w, out;

@@ -7,7 +7,7 @@
 
 #include "base/base_internal.h"
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 /* Each family file defines one table ending with a { 0 } row. */
 static const struct pm_class *const families[] = {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 /* A dtype of the args (Input type[0], Output type[0]): a string or None. */
 static int dtype_of(const cJSON *v, const char **dt)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 enum layout {
 	L_BHND,		/* (B, H, N, d): aten's SDPA ops */

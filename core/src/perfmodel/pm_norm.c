@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 #define MAX_MASK 8
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* perf: TraceLens's perf models. For every op class TraceLens models (GEMM,
+/* perfmodel: TraceLens's perf models. For every op class TraceLens models (GEMM,
  * CONV, SDPA, elementwise, reduce, normalization, RMSNorm, RoPE, MoE,
  * inference attention, ...), the FLOPs and bytes of one call and the
  * parameters it is grouped by, read from the call's recorded args the way
@@ -9,8 +9,8 @@
  * registry (pm_registry.c) finds the class of an op name; the metrics and
  * the sheets built from them (Kernel Time, TFLOP/s, TB/s, grouping by
  * parameters) live in report/. It depends on analysis, trace and base. */
-#ifndef TL_PERF_INTERNAL_H
-#define TL_PERF_INTERNAL_H
+#ifndef TL_PERFMODEL_INTERNAL_H
+#define TL_PERFMODEL_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

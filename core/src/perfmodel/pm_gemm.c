@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 /* The order the parameters come in: get_param_details' keys, then B when it
  * did not give one (GEMM.__init__ adds it), then transpose. */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 int pm_param_count(struct pm_out *out, const char *name, double v)
 {

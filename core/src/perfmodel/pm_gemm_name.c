@@ -6,7 +6,7 @@
  * have no transpose column and the MI300 ones do. */
 #include <string.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 /* is_rocm_gemm: "C" + 3 lowercase + "_A" + 3 lowercase + "_B" + 3 lowercase
  * anywhere in the name */

@@ -20,7 +20,7 @@
 #include <tlreplay/input.h>
 #include <tlreplay/trace.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 /* One row of the built-in table, in TFLOP/s and GB/s. */
 struct gpu_row {

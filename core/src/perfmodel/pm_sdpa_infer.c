@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 struct ia {
 	long long N_Q, H_Q, N_KV, H_KV, d_qk, d_v;

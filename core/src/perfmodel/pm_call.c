@@ -11,7 +11,7 @@
 #include <tlreplay/tree.h>
 
 #include "analysis/analysis_internal.h"
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 int pm_call_of(const struct tl_trace *tr, uint64_t uid, struct pm_call *out)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "perf/perf_internal.h"
+#include "perfmodel/perfmodel_internal.h"
 
 static const char *type_at(const struct pm_call *c, int i)
 {
