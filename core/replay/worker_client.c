@@ -561,28 +561,3 @@ void tl_worker_stop(struct tl_worker *w)
 	free(w->script);
 	free(w);
 }
-
-/* ------------------------------------------------------------------ stats */
-
-void tl_stats_compute(const double *v, size_t n, struct tl_stats *s)
-{
-	struct tl_agg a;
-	double *c;
-
-	memset(s, 0, sizeof(*s));
-	s->n = n;
-	if (!n)
-		return;
-	c = malloc(n * sizeof(*c));	/* tl_aggregate() sorts; @v is the caller's */
-	if (!c)
-		return;
-	memcpy(c, v, n * sizeof(*c));
-	tl_sort_doubles(c, n);	/* sums in ascending order, as these stats always had them */
-	tl_aggregate(c, n, &a);
-	s->median = a.median;
-	s->mean = a.mean;
-	s->std = n > 1 ? a.std : 0;	/* the public struct says 0 for one value, not NaN */
-	s->min = a.min;
-	s->max = a.max;
-	free(c);
-}

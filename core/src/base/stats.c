@@ -4,6 +4,9 @@
  * and the collectives summary report. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <tlreplay/replay.h>
 
 #include "base/base_internal.h"
 
@@ -149,4 +152,29 @@ out:
 	free(rv);
 	free(ix);
 	free(at);
+}
+
+/* The public summary of replay timings (tlreplay/replay.h): the aggregate
+ * above, with std 0 for one value. */
+void tl_stats_compute(const double *v, size_t n, struct tl_stats *s)
+{
+	struct tl_agg a;
+	double *c;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	if (!n)
+		return;
+	c = malloc(n * sizeof(*c));	/* tl_aggregate() sorts; @v is the caller's */
+	if (!c)
+		return;
+	memcpy(c, v, n * sizeof(*c));
+	tl_sort_doubles(c, n);	/* sums in ascending order, as these stats always had them */
+	tl_aggregate(c, n, &a);
+	s->median = a.median;
+	s->mean = a.mean;
+	s->std = n > 1 ? a.std : 0;	/* the public struct says 0 for one value, not NaN */
+	s->min = a.min;
+	s->max = a.max;
+	free(c);
 }
