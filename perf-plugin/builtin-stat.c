@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "stat/kreplay-run.h"
 #include "replay/replay-common.h"
 #include "replay/results.h"
 #include "stat/stat-format.h"

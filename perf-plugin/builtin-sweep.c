@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "replay/fold-into.h"
 #include "replay/ir-select.h"
 #include "replay/results.h"
 #include "stat/stat-run.h"

@@ -30,7 +30,6 @@
  * of the trace of @co (-i, --capture) written to co->output. @tr: that trace
  * already loaded with co->capture merged (the caller keeps it), or NULL to
  * load it. Returns 0, or 1 after printing why. */
-int fold_into(const struct common_opts *co, struct tl_trace *tr, const char **stores, size_t nstores);
 
 /* critpath --fold OUT: a copy of the trace with path @cp marked (args.critical
  * = 1 on its events, a flow pair along each edge between two events), written
@@ -38,18 +37,5 @@ int fold_into(const struct common_opts *co, struct tl_trace *tr, const char **st
 struct tl_critpath;
 int critpath_fold(struct tl_trace *tr, const char *out, const struct tl_critpath *cp);
 
-/* `tlreplay stat [options] kreplay DB [N]`: count over launch N of a kernel
- * record database (builtin-kreplay.c). The report's names point into the
- * request. Returns 0, or 1 after printing why; the result is stored. */
-struct stat_report;
-struct kreplay_stat_req {
-	const char *db, *launch, *events, *store;
-	unsigned long long runs;	/* -r */
-	bool repeat_given, no_scale, flush_l2, no_store;
-	long iters, warmup;
-	int device;
-	char what[4200], op[4096], device_name[256];	/* filled */
-};
-int kreplay_stat(struct kreplay_stat_req *q, struct stat_report *rep);
 
 #endif

@@ -68,7 +68,7 @@ allowed() {
 	util) echo "" ;;
 	chart | replay) echo "util" ;;
 	report) echo "util chart" ;;
-	stat) echo "util replay" ;;
+	stat) echo "util replay chart" ;;
 	html) echo "util chart report" ;;
 	esac
 }
