@@ -188,11 +188,11 @@ $(PC): core/tlreplay.pc.in
 # first in a process.
 REC_CFLAGS = $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS) $(EXTRA_CFLAGS)
 
-$(REC_LIB): $(REC_SRCS) $(wildcard core/record/*.h) core/src/kreplay/kreplay_internal.h core/src/kreplay/sha256.c
+$(REC_LIB): $(REC_SRCS) $(wildcard core/record/*.h) $(wildcard core/src/common/*.h) core/src/common/sha256.c
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(REC_CFLAGS) -shared -Wl,-soname,libtlreplay-record.so -o $@ $(REC_SRCS) \
-		core/src/kreplay/sha256.c -ldl -lpthread
+		core/src/common/sha256.c -ldl -lpthread
 
 # The stand-in CUDA driver, kernels and program of the record/replay tests.
 include tests/fakes/fakes.mk

@@ -11,7 +11,7 @@
  * (modules, functions, allocations), rec_image.c (how long a module image
  * is), rec_nvinfo.c (a kernel's parameter layout from its image),
  * rec_capture.c (the recording of one launch), rec_db.c (blobs and the
- * launch's JSON), and core/src/kreplay/sha256.c, shared with replay, which
+ * launch's JSON), and core/src/common/sha256.c, shared with replay, which
  * checks the blobs against their names. No two depend on each other both
  * ways (tests/cli/test_record_layering.sh). */
 #ifndef TLREPLAY_REC_H
@@ -21,7 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kreplay/kreplay_internal.h"
+#include <tlreplay/kreplay.h>
+
+#include "common/cuda_driver.h"
+#include "common/sha256.h"
 
 #define REC_EXPORT __attribute__((visibility("default")))
 

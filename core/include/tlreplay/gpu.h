@@ -6,7 +6,7 @@
  * whether it is compute- or memory-bound.
  *
  * A built-in table covers the parts named in docs/roofline.md, each number
- * with its vendor source in core/src/perf/gpu_peaks.c. A set (struct
+ * with its vendor source in core/src/perfmodel/gpu_peaks.c. A set (struct
  * tl_gpu_set) is that table plus what spec files (--gpu-spec FILE.json, the
  * format is in docs/roofline.md) add or override; a device is looked up by
  * the name Kineto writes in deviceProperties[i].name, helped by its memory

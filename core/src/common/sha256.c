@@ -7,7 +7,7 @@
  * not taken for a kernel that computes something else. */
 #include <string.h>
 
-#include "kreplay/kreplay_internal.h"
+#include "common/sha256.h"
 
 static const uint32_t K[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
