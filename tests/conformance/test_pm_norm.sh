@@ -1,6 +1,6 @@
 #!/bin/sh
 # The normalization, RMSNorm, RoPE and MoE perf models (core/src/perfmodel/pm_norm.c,
-# pm_misc.c) against every golden TraceLens sheet of those kinds in
+# pm_rope.c, pm_misc.c, pm_moe.c) against every golden TraceLens sheet of those kinds in
 # ../shared/traces/TraceLens: each row's first call (UID_first), as
 # tests/tools/pm_dump models it, must give the row's parameters, GFLOPS, Data
 # Moved (MB) and Compute Spec (tests/conformance/compare_pm.py).

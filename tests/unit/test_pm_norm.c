@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The normalization, RMSNorm, RoPE and MoE perf models (pm_norm.c,
- * pm_misc.c) on calls built by hand: the values TraceLens's classes give for
- * the same args (checked against its Python), and bad args refused with
- * -EINVAL and a one-line note, never a crash. */
+/* The normalization, RMSNorm, RoPE, MoE and other extension perf models
+ * (pm_norm.c, pm_rope.c, pm_misc.c, pm_collective.c, pm_moe.c) on calls
+ * built by hand: the values TraceLens's classes give for the same args
+ * (checked against its Python), and bad args refused with -EINVAL and a
+ * one-line note, never a crash. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -84,14 +85,15 @@ static void refuse(const char *name, const char *args, const char *kernel, const
 
 int main(void)
 {
-	const struct pm_class *tabs[] = { pm_norm_classes, pm_misc_classes };
+	const struct pm_class *tabs[] = { pm_norm_classes, pm_rope_classes, pm_misc_classes, pm_coll_classes,
+					  pm_moe_classes };
 	char buf[64];
 	double v[4];
 	struct pm_out o;
 	size_t t;
 
-	/* both tables are linked and every class has a model */
-	for (t = 0; t < 2; t++) {
+	/* every table is linked and every class has a model */
+	for (t = 0; t < TL_ARRAY_SIZE(tabs); t++) {
 		const struct pm_class *c;
 		int good = tabs[t] != NULL;
 
@@ -345,7 +347,7 @@ int main(void)
 		};
 		size_t j, bad = 0, calls = 0;
 
-		for (t = 0; t < 2; t++) {
+		for (t = 0; t < TL_ARRAY_SIZE(tabs); t++) {
 			const struct pm_class *cls;
 
 			for (cls = tabs[t]; cls && cls->name; cls++)

@@ -103,7 +103,23 @@ extern const struct pm_class pm_sdpa_classes[];
 extern const struct pm_class pm_eltwise_classes[];
 extern const struct pm_class pm_reduce_classes[];
 extern const struct pm_class pm_norm_classes[];
+extern const struct pm_class pm_rope_classes[];
 extern const struct pm_class pm_misc_classes[];
+extern const struct pm_class pm_coll_classes[];
+extern const struct pm_class pm_moe_classes[];
+
+/* How the extension models read a call (pm_ext.c): Input type[@i] (NULL
+ * when not a string); 0 when the call has Input Dims, else pm_fail();
+ * dimension @k of Input Dims[@i] (Python's negative index when @k < 0);
+ * Input Dims[@i] as exactly @n integers into @v (@n < 0: any number, at
+ * most 8 kept). Each returns 0 or pm_fail()'s -EINVAL. */
+const char *pm_ext_type_at(const struct pm_call *c, int i);
+int pm_ext_check_call(const struct pm_call *c, struct pm_out *o);
+int pm_ext_dim_of(const struct pm_call *c, int i, int k, double *out, struct pm_out *o);
+int pm_ext_shape_n(const struct pm_call *c, int i, int n, double *v, struct pm_out *o);
+/* FusedRoPE's bytes per element of @dtype (pm_rope.c): bf16's 2 when it has
+ * none or no size. */
+double pm_rope_bpe(const char *dtype);
 
 /* The class that models op @name, or NULL: a family table's, else the
  * class matched by name prefix (pm_triton.c). */

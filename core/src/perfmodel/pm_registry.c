@@ -17,7 +17,10 @@ static const struct pm_class *const families[] = {
 	pm_eltwise_classes,	/* pm_eltwise.c: unary and binary elementwise */
 	pm_reduce_classes,	/* pm_reduce.c: reductions */
 	pm_norm_classes,	/* pm_norm.c: normalizations, RMSNorm */
-	pm_misc_classes,	/* pm_misc.c: RoPE, MoE and the other extension models */
+	pm_rope_classes,	/* pm_rope.c: RoPE and MLA RoPE */
+	pm_misc_classes,	/* pm_misc.c: CrossEntropy, SSM, mHC, MXFP4 quant and other extensions */
+	pm_coll_classes,	/* pm_collective.c: custom collectives */
+	pm_moe_classes,		/* pm_moe.c: MoE, fused and unfused, aux and comm */
 };
 
 /* Op name -> class, an open-addressing table built once: the report asks
