@@ -32,7 +32,10 @@ static int opt_thresh(const struct opt *opt, const char *arg, void *obj)
 
 static const struct opt idle_opts[] = {
 	OPT_INCLUDE(opts_analysis, offsetof(struct idle_args, co)),
-	OPT_STRING(0, "device", "D", struct idle_args, io.device, "only device D (the GPU pid, as printed)"),
+	OPT_STRING(0, "gpu-pid", "PID", struct idle_args, io.device, "only the GPU whose pid is PID (as printed)"),
+	/* --device names a backend elsewhere; here it was the GPU pid: kept */
+	{ .kind = OPT_KIND_STRING, .long_name = "device", .argh = "PID", .flags = OPT_HIDDEN,
+	  .off = OPT_FIELD(struct idle_args, io.device, const char *) },
 	OPT_STRING(0, "stream", "S", struct idle_args, io.stream,
 		   "only the rows of stream S (the GPU tid); the device rows,\n"
 		   "which are about every stream, are left out"),
@@ -53,7 +56,7 @@ static const struct opt idle_opts[] = {
 };
 
 TL_CMD(idle, idle_opts, "GPU idle time by cause (HTA's host/kernel wait), per device and stream",
-	"usage: tlreplay idle [-i TRACE] [-x SEP | -j] [-o FILE] [--device D] [--stream S]\n"
+	"usage: tlreplay idle [-i TRACE] [-x SEP | -j] [-o FILE] [--gpu-pid PID] [--stream S]\n"
 	"                     [--kernel-wait-thresh-us N] [--micro-idle-thresh-us N]\n"
 	"                     [--include-unlinked] [--gaps] [--hta]\n"
 	"\n"

@@ -27,6 +27,29 @@
 #include "chart/sweep-chart.h"
 
 
+/* --device as everywhere else names a backend: "cuda" or "cuda:N" (a
+ * recording replays on CUDA only); a bare N, its first spelling, still
+ * works. */
+static int opt_kdevice(const struct opt *opt, const char *arg, void *obj)
+{
+	struct kreplay_opts *o = obj;
+	const char *n = arg;
+	char *end;
+
+	(void)opt;
+	if (!strcmp(arg, "cuda")) {
+		o->device = 0;
+		return 0;
+	}
+	if (!strncmp(arg, "cuda:", 5))
+		n = arg + 5;
+	errno = 0;
+	o->device = strtoull(n, &end, 10);
+	if (!*n || *end || errno || *n == '-' || o->device > 1024)
+		return cli_error("kreplay: bad --device '%s' (cuda or cuda:N: a recording replays on CUDA)", arg);
+	return 0;
+}
+
 static const struct opt kreplay_opts_table[] = {
 	OPT_STRING('k', "kernel", "REGEX", struct kreplay_opts, kernel,
 		   "replay the launches whose kernel name matches REGEX, or\n"
@@ -54,7 +77,7 @@ static const struct opt kreplay_opts_table[] = {
 		   "takes them (cycles,instructions,...), and GPU metrics as\n"
 		   "ncu names them, nvgpu/dram__bytes_read.sum/ (CUPTI, one\n"
 		   "launch per pass)"),
-	OPT_U64(0, "device", "N", struct kreplay_opts, device, "the CUDA device to replay on (default 0)"),
+	OPT_CALLBACK(0, "device", "DEV", opt_kdevice, 0, "cuda (default) or cuda:N: the CUDA device to replay on"),
 	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "field-separator", NULL),
 	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "json", NULL),
 	OPT_USE(opts_output_format, offsetof(struct kreplay_opts, co), "output", NULL),

@@ -25,7 +25,10 @@ static const struct opt seqs_opts[] = {
 	OPT_U64(0, "max-length", "B", struct seqs_args, max_len, "the longest sequences counted"),
 	OPT_U64('n', "top", "N", struct seqs_args, top, "the N most frequent (default 20; 0 = all)"),
 	OPT_BOOL(0, "raw-names", struct seqs_args, raw, "kernel names as written (default: HTA's shortened names)"),
-	OPT_STRING(0, "device", "D", struct seqs_args, device, "only the kernels of device D (the GPU pid, as printed)"),
+	OPT_STRING(0, "gpu-pid", "PID", struct seqs_args, device, "only the kernels of the GPU whose pid is PID (as printed)"),
+	/* --device names a backend elsewhere; here it was the GPU pid: kept */
+	{ .kind = OPT_KIND_STRING, .long_name = "device", .argh = "PID", .flags = OPT_HIDDEN,
+	  .off = OPT_FIELD(struct seqs_args, device, const char *) },
 	OPT_STRING(0, "op", "NAME", struct seqs_args, op,
 		   "HTA's frequent CUDA kernel sequences of the ops whose name\n"
 		   "contains NAME (min length: --min-length, default 3)"),
@@ -34,7 +37,7 @@ static const struct opt seqs_opts[] = {
 
 TL_CMD(seqs, seqs_opts, "most frequent kernel sequences (fusion candidates), or HTA's of one op",
 	"usage: tlreplay seqs [-i TRACE] [-x SEP | -j] [-o FILE] [--length L | --min-length A\n"
-	"                     --max-length B] [--top N] [--raw-names] [--device D]\n"
+	"                     --max-length B] [--top N] [--raw-names] [--gpu-pid PID]\n"
 	"       tlreplay seqs [-i TRACE] [-x SEP | -j] [-o FILE] --op NAME [--min-length A] [--top N]\n"
 	"\n"
 	"Every run of L consecutive kernels on one GPU stream, counted by the names of its\n"

@@ -121,7 +121,11 @@ run tl idle -i "$F" --stream 7 -x,
 ok $? "--stream 7: that stream's rows only"
 run tl idle -i "$F" --device 0 -x,
 [ "$RC" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 49 ]
-ok $? "--device 0: the device and its streams"
+ok $? "--device 0 (the first spelling): the device and its streams"
+cp "$TMP/out" "$TMP/dev0"
+run tl idle -i "$F" --gpu-pid 0 -x,
+[ "$RC" -eq 0 ] && cmp -s "$TMP/out" "$TMP/dev0"
+ok $? "--gpu-pid 0: the same rows as --device 0"
 
 run tl idle -i "$F"
 [ "$RC" -eq 0 ] && grep -q '^device 0: idle 0.335 ms in 9 gaps, 73.63% of the 0.455 ms span (10 GPU events)$' "$TMP/out" &&

@@ -41,6 +41,10 @@ ok $? "seqs fixture, lengths 2..3 ranked together, --top 4"
 run tl seqs -i "$N" --device 1 -j
 [ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = '{"count":1,"length":2,"total_us":2.0,"mean_us":2.0,"idle_us":4.0,"percent":100.0,"first_uid":12,"sequence":["kB","kC"]}' ]
 ok $? "seqs --device 1 -j: one pair B C, 2 us, idle 4"
+cp "$TMP/out" "$TMP/dev1"
+run tl seqs -i "$N" --gpu-pid 1 -j
+[ "$RC" -eq 0 ] && cmp -s "$TMP/out" "$TMP/dev1"
+ok $? "seqs --gpu-pid 1 -j: the same as --device 1"
 
 run tl seqs -i "$N" --raw-names -L 1 -x,
 [ "$RC" -eq 0 ] && grep -q '^4,1,.*,"void ns::kA<int, 2>(float\*)"$' "$TMP/out"

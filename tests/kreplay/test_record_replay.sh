@@ -98,6 +98,13 @@ grep -A3 '^accumulate' "$TMP/out" | grep -q 'verify match'
 ok $? "kreplay: a kernel that writes its input, launched 3 times, still matches (inputs restored)"
 awk '/^uses_shared/{getline; print}' "$TMP/out" | grep -q '65536 B shared'
 ok $? "kreplay: the 64 KiB dynamic shared memory launch is allowed as the program allowed it"
+run "$TLREPLAY" kreplay dball -k saxpy --launch 0 --device cuda:0 --verify --no-store
+r1=$RC
+run "$TLREPLAY" kreplay dball -k saxpy --launch 0 --device 0 --verify --no-store
+r2=$RC
+run "$TLREPLAY" kreplay dball -k saxpy --launch 0 --device cpu --no-store
+[ "$r1$r2" = 00 ] && [ "$RC" -eq 1 ] && grep -q "bad --device 'cpu' (cuda or cuda:N" "$TMP/err"
+ok $? "kreplay --device: cuda:0 as the replay commands name it, 0 as before, cpu refused ($(tail -1 "$TMP/err"))"
 
 run "$TLREPLAY" kreplay dball -k list_sum -x, -r 2 --warmup 0 --verify
 [ "$RC" -eq 0 ] && head -1 "$TMP/out" | grep -q '^launch,kernel,grid,block,shared_bytes,device,iters,median_us' &&
