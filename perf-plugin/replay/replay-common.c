@@ -214,24 +214,9 @@ int replay_worker(const struct replay_opts *ro, struct tl_worker **w)
 
 int replay_check_device(const struct replay_opts *ro, struct tl_worker *w)
 {
-	const cJSON *h = tl_worker_hello(w), *cuda, *torch, *devs;
+	int err = tl_worker_check_device(w, ro->device);
 
-	if (strncmp(ro->device, "cuda", 4))
-		return 0;
-	cuda = cJSON_GetObjectItemCaseSensitive(h, "cuda");
-	torch = cJSON_GetObjectItemCaseSensitive(h, "torch");
-	devs = cJSON_GetObjectItemCaseSensitive(h, "devices");
-	if (!cJSON_IsTrue(cuda) || cJSON_GetArraySize(devs) == 0)
-		return cli_error("--device %s: %s (torch %s) sees no CUDA/HIP device", ro->device,
-				 tl_worker_python(w), cJSON_IsString(torch) ? torch->valuestring : "?");
-	if (ro->device[4] == ':') {
-		long idx = strtol(ro->device + 5, NULL, 10);
-
-		if (idx < 0 || idx >= cJSON_GetArraySize(devs))
-			return cli_error("--device %s: only %d device(s) visible", ro->device,
-					 cJSON_GetArraySize(devs));
-	}
-	return 0;
+	return err ? cli_lib_error(err) : 0;
 }
 
 /* ------------------------------------------------------------------ schemas */
@@ -333,76 +318,50 @@ int replay_schemas(const struct replay_opts *ro, struct tl_worker *w, const char
 
 /* ------------------------------------------------------------------ requests */
 
-cJSON *replay_request(const struct replay_opts *ro, cJSON *entry)
+/* The library's request parameters from the replay options; the
+ * namespaces and aliases lists are made here (free with params_done). */
+static void params_of(const struct replay_opts *ro, struct tl_replay_params *p)
 {
-	cJSON *r = cJSON_CreateObject(), *pl;
-	size_t i;
-
-	if (!r)
-		return NULL;
-	cJSON_AddStringToObject(r, "cmd", "replay");
-	cJSON_AddItemReferenceToObject(r, "entry", entry);
-	cJSON_AddStringToObject(r, "device", ro->device);
-	cJSON_AddNumberToObject(r, "warmup", (double)ro->warmup);
-	cJSON_AddNumberToObject(r, "iters", (double)ro->iters);
-	cJSON_AddNumberToObject(r, "min_time_s", ro->min_time_s);
-	cJSON_AddBoolToObject(r, "flush_l2", ro->flush_l2);
-	cJSON_AddBoolToObject(r, "cuda_graph", ro->cuda_graph);
-	cJSON_AddBoolToObject(r, "record_kernels", !strncmp(ro->device, "cuda", 4));
-	cJSON_AddNumberToObject(r, "seed", (double)ro->seed);
-	cJSON_AddBoolToObject(r, "verbose", ro->verbose);
-	pl = cJSON_AddArrayToObject(r, "init_plugins");
-	for (i = 0; i < ro->nplugins; i++) {
-		char *abs = realpath(ro->plugins[i], NULL);
-
-		cJSON_AddItemToArray(pl, cJSON_CreateString(abs ? abs : ro->plugins[i]));
-		free(abs);
-	}
-	if (ro->init_kwargs)
-		cJSON_AddItemToObject(r, "init_kwargs", cJSON_Parse(ro->init_kwargs));
+	*p = (struct tl_replay_params){ .sz = sizeof(*p), .device = ro->device, .warmup = ro->warmup,
+					.iters = ro->iters, .min_time_s = ro->min_time_s,
+					.flush_l2 = ro->flush_l2, .cuda_graph = ro->cuda_graph,
+					.verbose = ro->verbose, .seed = ro->seed, .plugins = ro->plugins,
+					.nplugins = ro->nplugins, .init_kwargs = ro->init_kwargs,
+					.gpu_metrics = ro->gpu_metrics, .gpu_lib = ro->gpu_lib,
+					.timeout_s = ro->timeout_s };
 	if (ro->nnamespaces)
-		cJSON_AddItemToObject(r, "namespaces", kv_lists(ro->namespaces, ro->nnamespaces));
-	if (ro->gpu_metrics) {
-		cJSON_AddItemToObject(r, "gpu_metrics", cJSON_Duplicate(ro->gpu_metrics, true));
-		if (ro->gpu_lib)
-			cJSON_AddStringToObject(r, "gpu_lib", ro->gpu_lib);
-	}
+		p->namespaces = kv_lists(ro->namespaces, ro->nnamespaces);
 	if (ro->naliases)
-		cJSON_AddItemToObject(r, "aliases", kv_lists(ro->aliases, ro->naliases));
-	return r;
+		p->aliases = kv_lists(ro->aliases, ro->naliases);
 }
 
-static cJSON *failed_reply(const char *kind, const char *msg)
+static void params_done(struct tl_replay_params *p)
 {
-	cJSON *r = cJSON_CreateObject();
+	cJSON_Delete((cJSON *)p->namespaces);
+	cJSON_Delete((cJSON *)p->aliases);
+}
 
-	if (r) {
-		cJSON_AddStringToObject(r, "status", "failed");
-		cJSON_AddStringToObject(r, "kind", kind);
-		cJSON_AddStringToObject(r, "error", msg);
-	}
+cJSON *replay_request(const struct replay_opts *ro, cJSON *entry)
+{
+	struct tl_replay_params p;
+	cJSON *r;
+
+	params_of(ro, &p);
+	r = tl_replay_request(&p, entry);
+	params_done(&p);
 	return r;
 }
 
 cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entry,
 		  tl_region_fn region, void *ctx)
 {
-	cJSON *req = replay_request(ro, entry), *rep = NULL;
-	int err;
+	struct tl_replay_params p;
+	cJSON *r;
 
-	if (!req)
-		return NULL;
-	if (region)
-		cJSON_AddBoolToObject(req, "region", true);
-	err = tl_worker_request(w, req, region, ctx, ro->timeout_s, &rep);
-	cJSON_Delete(req);	/* entry was added by reference: not freed */
-	if (!err)
-		return rep;
-	rep = failed_reply(err == -ETIMEDOUT ? "timeout" : "crash", tl_last_error());
-	/* the next op gets a fresh worker */
-	if (!tl_worker_alive(w) && tl_worker_restart(w))
-		cJSON_AddStringToObject(rep, "restart_error", tl_last_error());
-	return rep;
+	params_of(ro, &p);
+	r = tl_replay_one(w, &p, entry, region, ctx);
+	params_done(&p);
+	return r;
 }
 
 size_t op_namespace_len(const char *op)

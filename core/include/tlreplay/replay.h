@@ -103,6 +103,54 @@ TL_API int tl_worker_restart(struct tl_worker *w);
 /** Ask the worker to quit (kill it after a grace period) and free the handle. NULL ok. */
 TL_API void tl_worker_stop(struct tl_worker *w);
 
+/* ------------------------------------------------------------------ replay requests */
+
+/** What a replay asks of the worker (the "replay" request of
+ *  docs/replay-internals.md). Zero-initialise and set .sz; everything is
+ *  borrowed. */
+struct tl_replay_params {
+	size_t sz;
+	const char *device;		/**< "cpu", "cuda" or "cuda:N"; NULL = "cpu" */
+	long warmup, iters;		/**< untimed calls, then timed ones */
+	double min_time_s;		/**< time at least this long (more calls) */
+	bool flush_l2, cuda_graph, verbose;
+	long seed;			/**< of the custom initializers */
+	const char *const *plugins;	/**< --init-plugin files, sent as absolute paths */
+	size_t nplugins;
+	const char *init_kwargs;	/**< JSON text, or NULL */
+	const struct cJSON *namespaces;	/**< {"ns": ["module", "FILE.py"]} to import, or NULL */
+	const struct cJSON *aliases;	/**< {"op": ["other op"]}, or NULL */
+	const struct cJSON *gpu_metrics;	/**< GPU metric names to count, or NULL */
+	const char *gpu_lib;		/**< libtlreplay_gpu.so for them, or NULL */
+	double timeout_s;		/**< of the request (0 = none) */
+};
+
+/**
+ * @brief The "replay" request of @p entry (an IR entry, added by reference:
+ *        it must outlive the request) under @p p.
+ * @return a cJSON object the caller frees, or NULL (out of memory).
+ */
+TL_API struct cJSON *tl_replay_request(const struct tl_replay_params *p, struct cJSON *entry);
+
+/**
+ * @brief Replay @p entry in @p w: the worker's reply, or a reply made here
+ *        when the worker timed out ("kind": "timeout") or died ("crash"),
+ *        with its error; a dead worker is restarted for the next op (a
+ *        failed restart is in "restart_error").
+ * @param region called at the edges of the timed loop (may be NULL).
+ * @return a cJSON object the caller frees, or NULL (out of memory).
+ */
+TL_API struct cJSON *tl_replay_one(struct tl_worker *w, const struct tl_replay_params *p, struct cJSON *entry,
+				   tl_region_fn region, void *ctx);
+
+/**
+ * @brief Whether @p device ("cpu", "cuda", "cuda:N") exists for the
+ *        worker's torch, from its hello.
+ * @return 0; -ENODEV (tl_last_error() names the interpreter and its torch,
+ *         or how many devices it sees).
+ */
+TL_API int tl_worker_check_device(const struct tl_worker *w, const char *device);
+
 /* ------------------------------------------------------------------ statistics */
 
 /** Summary of per-iteration times. */
