@@ -34,7 +34,8 @@ print_prog() {
 	echo 'int main(void) {'
 	shift
 	for n in "$@"; do
-		echo "printf(\"$n %lld\\n\", (long long)(intptr_t)($n));"
+		# printf, not echo: sh's echo would turn the \n into a newline
+		printf 'printf("%s %%lld\\n", (long long)(intptr_t)(%s));\n' "$n" "$n"
 	done
 	echo 'return 0; }'
 }
@@ -91,9 +92,9 @@ ok $? "the struct list here is common/cuda_driver.h's structs"
 	echo '#endif'
 	echo 'int main(void) {'
 	echo "$MEMBERS" | while read -r s members; do
-		echo "printf(\"$s %zu\\n\", sizeof($s));"
+		printf 'printf("%s %%zu\\n", sizeof(%s));\n' "$s" "$s"
 		for m in $members; do
-			echo "printf(\"$s.$m %zu\\n\", offsetof($s, $m));"
+			printf 'printf("%s.%s %%zu\\n", offsetof(%s, %s));\n' "$s" "$m" "$s" "$m"
 		done
 	done
 	echo 'return 0; }'
