@@ -26,25 +26,9 @@
 
 #include "counters/counters_internal.h"	/* tl_cnt_parse */
 #include "stat/gpu-events.h"		/* perf-plugin: the command's split */
+#define FUZZ_TARGET "fuzz_events"
+#include "refusal.h"
 #include "standalone.h"
-
-static void fail(const char *what, const char *why)
-{
-	fprintf(stderr, "fuzz_events: %s: %s\n", what, why);
-	abort();
-}
-
-/* cli_error() prints; the split's refusals are the command's to print */
-static void check_refusal(const char *what, int err)
-{
-	const char *m = tl_last_error();
-	char why[600];
-
-	if ((err != -EINVAL && err != -ENOMEM) || !*m || strchr(m, '\n')) {
-		snprintf(why, sizeof(why), "error %d: \"%.500s\"", err, m);
-		fail(what, why);
-	}
-}
 
 static void check_list(const char *what, const struct tl_cnt_list *l)
 {
@@ -118,7 +102,7 @@ static void parse_one(const char *what, const char *s)
 	int err = tl_cnt_parse(s, &l);
 
 	if (err) {
-		check_refusal(what, err);
+		check_refusal(what, err, (const int[]){ EINVAL, ENOMEM, 0 });
 		return;
 	}
 	check_list(what, &l);

@@ -24,6 +24,8 @@
 #include <tlreplay/store.h>
 #include <tlreplay/tlreplay.h>
 
+#define FUZZ_TARGET "fuzz_fold"
+#include "refusal.h"
 #include "standalone.h"
 
 #define ID "{\"path\":\"/fuzz/trace.json\",\"size\":2048,\"sig\":\"0123456789abcdef\"}"
@@ -52,12 +54,6 @@ static cJSON *trace_id;
 static int file_write(const void *d, size_t n, void *ctx)
 {
 	return fwrite(d, 1, n, ctx) == n ? 0 : -ENOMEM;
-}
-
-static void fail(const char *what, const char *why)
-{
-	fprintf(stderr, "fuzz_fold: %s: %s\n", what, why);
-	abort();
 }
 
 static int offer(const cJSON *rec, size_t line, void *ctx)

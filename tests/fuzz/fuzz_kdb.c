@@ -12,7 +12,6 @@
  * that do not wrap and blob names for each; what gather writes opens again
  * with the same launches, in the same order. Any breach aborts. Built with
  * -DTL_FUZZ_STANDALONE it replays files (standalone.h). */
-#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <ftw.h>
 #include <stdint.h>
@@ -25,26 +24,13 @@
 #include <tlreplay/kreplay.h>
 #include <tlreplay/tlreplay.h>
 
+#define FUZZ_TARGET "fuzz_kdb"
+#include "refusal.h"
 #include "standalone.h"
 
 #define SEP "\n--8<--\n"
 
-static void fail(const char *what, const char *why)
-{
-	fprintf(stderr, "fuzz_kdb: %s: %s\n", what, why);
-	abort();
-}
-
-static void check_refusal(const char *what, int err)
-{
-	const char *m = tl_last_error();
-	char why[700];
-
-	if ((err != -EINVAL && err != -ENOENT && err != -ENOMEM && err != -EBADMSG) || !*m || strchr(m, '\n')) {
-		snprintf(why, sizeof(why), "error %d: \"%.600s\"", err, m);
-		fail(what, why);
-	}
-}
+static const int kdb_codes[] = { EINVAL, ENOENT, ENOMEM, EBADMSG, 0 };
 
 static void check_launch(const struct tl_kdb_launch *l)
 {
@@ -129,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lay_out(dir, (const char *)data, size);
 	err = tl_kdb_open(dir, &db);
 	if (err) {
-		check_refusal("open", err);
+		check_refusal("open", err, kdb_codes);
 		goto out;
 	}
 	n = tl_kdb_count(db);
@@ -139,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("open", "a launch past the end");
 	err = tl_kdb_gather(dir, NULL, &added);
 	if (err) {
-		check_refusal("gather", err);
+		check_refusal("gather", err, kdb_codes);
 		goto out;
 	}
 	err = tl_kdb_open(dir, &again);

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "differential.h"
+#define FUZZ_TARGET "fuzz_load"
+#include "refusal.h"
 #include "standalone.h"	/* main() without libFuzzer, and verbose */
 #include "trace/trace_internal.h"	/* tl_xplane_sniff(), from core/src/trace */
 
@@ -38,12 +40,6 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
 	}
 	pr->last = done;
 	pr->calls++;
-}
-
-static void fail(const char *what, const char *why)
-{
-	fprintf(stderr, "fuzz_load: %s: %s\n", what, why);
-	abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,7 +13,6 @@
  * collectives than there are; no rank arrives last or first in more
  * collectives than it took part in. Any breach aborts. Built with
  * -DTL_FUZZ_STANDALONE it replays files (standalone.h). */
-#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -27,31 +26,14 @@
 #include <tlreplay/ranks.h>
 #include <tlreplay/tlreplay.h>
 
+#define FUZZ_TARGET "fuzz_ranks"
+#include "refusal.h"
 #include "standalone.h"
 
 #define SEP "\n--8<--\n"
 #define MAX_RANKS 8
 
-static void fail(const char *what, const char *why)
-{
-	fprintf(stderr, "fuzz_ranks: %s: %s\n", what, why);
-	abort();
-}
-
-static void check_refusal(const char *what, int err)
-{
-	static const int ok[] = { EINVAL, EBADMSG, ENOENT, EEXIST, ENOMEM, EFBIG, ENODATA, 0 };
-	const char *m = tl_last_error();
-	char why[700];
-	size_t i;
-
-	for (i = 0; ok[i] && err != -ok[i]; i++)
-		;
-	if (!ok[i] || !*m || strchr(m, '\n')) {
-		snprintf(why, sizeof(why), "error %d: \"%.600s\"", err, m);
-		fail(what, why);
-	}
-}
+static const int ranks_codes[] = { EINVAL, EBADMSG, ENOENT, EEXIST, ENOMEM, EFBIG, ENODATA, 0 };
 
 static void check_table(const struct tl_coll_table *t)
 {
@@ -129,22 +111,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (err && getenv("TL_FUZZ_VERBOSE"))
 		fprintf(stderr, "fuzz_ranks: no ranks: %s\n", tl_last_error());
 	if (err) {
-		check_refusal("list", err);
+		check_refusal("list", err, ranks_codes);
 		goto out;
 	}
 	err = tl_ranks_open((const char *const *)paths, n, &ko, &set);
 	if (err) {
 		if (getenv("TL_FUZZ_VERBOSE"))
 			fprintf(stderr, "fuzz_ranks: refused: %s\n", tl_last_error());
-		check_refusal("open", err);
+		check_refusal("open", err, ranks_codes);
 		goto out;
 	}
 	err = tl_rankset_breakdown_spread(set, true, &spread);
 	if (err)
-		check_refusal("breakdown spread", err);
+		check_refusal("breakdown spread", err, ranks_codes);
 	err = tl_collectives(set, NULL, &ct);
 	if (err)
-		check_refusal("collectives", err);
+		check_refusal("collectives", err, ranks_codes);
 	else
 		check_table(ct);
 	if (getenv("TL_FUZZ_VERBOSE"))

@@ -23,15 +23,11 @@
 
 #include <tlreplay/tlreplay.h>
 
+#define FUZZ_TARGET "fuzz_schema"
+#include "refusal.h"
 #include "standalone.h"
 
 #define MAX_LINES 64
-
-static void fail(const char *what, const char *why)
-{
-	fprintf(stderr, "fuzz_schema: %s: %s\n", what, why);
-	abort();
-}
 
 static void check_schema(const struct tl_schema *s, const char *text)
 {

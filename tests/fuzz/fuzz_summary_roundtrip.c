@@ -21,28 +21,9 @@
 
 #include <tlreplay/tlreplay.h>
 
+#define FUZZ_TARGET "fuzz_summary_roundtrip"
+#include "refusal.h"
 #include "standalone.h"
-
-static void fail(const char *what, const char *why)
-{
-	fprintf(stderr, "fuzz_summary_roundtrip: %s: %s\n", what, why);
-	abort();
-}
-
-/* A refusal: -errno of @codes (0-terminated) and one line that says something. */
-static void check_refusal(const char *what, int err, const int *codes)
-{
-	const char *m = tl_last_error();
-	char why[600];
-
-	for (; *codes; codes++)
-		if (err == -*codes)
-			break;
-	if (!*codes || !*m || strchr(m, '\n')) {
-		snprintf(why, sizeof(why), "error %d: \"%.500s\"", err, m);
-		fail(what, why);
-	}
-}
 
 static bool same_str(const char *a, const char *b)
 {
