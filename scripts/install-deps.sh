@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--no-update]   (run as root, or through sudo)
 set -eu
 
-PKGS="build-essential pkg-config clang llvm libclang-rt-dev
+PKGS="build-essential pkg-config clang clang-format llvm libclang-rt-dev
       libcjson-dev zlib1g-dev libdeflate-dev libelf-dev libdw-dev libnuma-dev libpfm4-dev
       libprotobuf-c-dev protobuf-c-compiler libxlsxwriter-dev
       libpython3-dev python3 python3-torch python3-numpy python3-openpyxl

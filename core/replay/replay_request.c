@@ -98,13 +98,13 @@ int tl_worker_check_device(const struct tl_worker *w, const char *device)
 	torch = cJSON_GetObjectItemCaseSensitive(h, "torch");
 	devs = cJSON_GetObjectItemCaseSensitive(h, "devices");
 	if (!cJSON_IsTrue(cuda) || cJSON_GetArraySize(devs) == 0)
-		return tl_err(-ENODEV, "--device %s: %s (torch %s) sees no CUDA/HIP device", device,
-			      tl_worker_python(w), cJSON_IsString(torch) ? torch->valuestring : "?");
+		return tl_err(-ENODEV, "device %s: %s (torch %s) sees no CUDA/HIP device", device, tl_worker_python(w),
+			      cJSON_IsString(torch) ? torch->valuestring : "?");
 	if (device[4] == ':') {
 		long idx = strtol(device + 5, NULL, 10);
 
 		if (idx < 0 || idx >= cJSON_GetArraySize(devs))
-			return tl_err(-ENODEV, "--device %s: only %d device(s) visible", device,
+			return tl_err(-ENODEV, "device %s: only %d device(s) visible", device,
 				      cJSON_GetArraySize(devs));
 	}
 	return 0;

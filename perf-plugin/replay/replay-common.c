@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared by the replaying subcommands. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -221,49 +220,10 @@ int replay_check_device(const struct replay_opts *ro, struct tl_worker *w)
 
 /* ------------------------------------------------------------------ schemas */
 
-const char *replay_snapshot_path(void)
-{
-	static char best[2 * PATH_MAX + 512];
-	static const char *const rel[] = { "../share/tlreplay/schemas", "share/tlreplay/schemas",
-					   "../core/replay/schemas", "../../core/replay/schemas" };
-	const char *env = getenv("TLREPLAY_SCHEMAS");
-	char dir[PATH_MAX], sub[PATH_MAX + 64];
-	ssize_t n;
-	size_t i;
-
-	if (env && *env)
-		return env;
-	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
-	if (n <= 0)
-		return NULL;
-	dir[n] = 0;
-	if (strrchr(dir, '/'))
-		*strrchr(dir, '/') = 0;
-	best[0] = 0;
-	for (i = 0; i < TL_ARRAY_N(rel) && !best[0]; i++) {
-		DIR *d;
-		struct dirent *de;
-
-		snprintf(sub, sizeof(sub), "%s/%s", dir, rel[i]);
-		d = opendir(sub);
-		if (!d)
-			continue;
-		/* the newest torch: names sort by version (strverscmp) */
-		while ((de = readdir(d))) {
-			const char *nm = de->d_name;
-			char cand[2 * PATH_MAX + 512];
-
-			if (strncmp(nm, "torch-", 6) || !strstr(nm, ".json"))
-				continue;
-			snprintf(cand, sizeof(cand), "%s/%s", sub, nm);
-			if (!best[0] || strverscmp(strrchr(best, '/') + 1, nm) < 0)
-				snprintf(best, sizeof(best), "%s", cand);
-		}
-		closedir(d);
-	}
-	return best[0] ? best : NULL;
-}
-
+/* The schemas come from --schemas, else the worker's torch, else the
+ * bundled snapshot: the library has each source (ir reads a file or
+ * strings, replay asks the worker); the choice between them is the
+ * command's. */
 int replay_schemas(const struct replay_opts *ro, struct tl_worker *w, const char *const *ns,
 		   size_t nns, struct tl_schema_db **db)
 {
@@ -276,40 +236,25 @@ int replay_schemas(const struct replay_opts *ro, struct tl_worker *w, const char
 		return err ? cli_lib_error(err) : 0;
 	}
 	if (w) {
-		cJSON *req = cJSON_CreateObject(), *rep = NULL, *arr;
-		const cJSON *list, *torch;
-		size_t i;
+		/* the user's --namespace modules, and the trace's namespaces */
+		cJSON *arr = kv_lists(ro->namespaces, ro->nnamespaces);
+		char torch[64], label[128], **v = NULL;
+		size_t i, n = 0;
 
-		cJSON_AddStringToObject(req, "cmd", "schemas");
-		/* {ns: [modules]}: the user's --namespace modules, and the trace's namespaces */
-		arr = kv_lists(ro->namespaces, ro->nnamespaces);
 		for (i = 0; arr && i < nns; i++)
 			if (!cJSON_GetObjectItemCaseSensitive(arr, ns[i]))
 				cJSON_AddArrayToObject(arr, ns[i]);
-		cJSON_AddItemToObject(req, "namespaces", arr);
-		err = tl_worker_request(w, req, NULL, NULL, ro->timeout_s, &rep);
-		cJSON_Delete(req);
-		list = cJSON_GetObjectItemCaseSensitive(rep, "schemas");
-		torch = cJSON_GetObjectItemCaseSensitive(rep, "torch");
-		if (!err && !strcmp(reply_status(rep), "ok") && cJSON_IsArray(list)) {
-			size_t n = (size_t)cJSON_GetArraySize(list), k = 0;
-			const char **v = calloc(n + 1, sizeof(*v));
-			const cJSON *it;
-			char label[128];
-
-			cJSON_ArrayForEach(it, list)
-				if (cJSON_IsString(it) && v)
-					v[k++] = it->valuestring;
-			snprintf(label, sizeof(label), "torch %s (live)",
-				 cJSON_IsString(torch) ? torch->valuestring : "?");
-			err = v ? tl_schema_db_from_strings(v, k, label, db) : -ENOMEM;
+		err = arr ? tl_worker_schemas(w, arr, ro->timeout_s, &v, &n, torch, sizeof(torch)) : -ENOMEM;
+		cJSON_Delete(arr);
+		if (!err) {
+			snprintf(label, sizeof(label), "torch %s (live)", torch);
+			err = tl_schema_db_from_strings((const char *const *)v, n, label, db);
 			free(v);
-			cJSON_Delete(rep);
 			return err ? cli_lib_error(err) : 0;
 		}
-		cJSON_Delete(rep);
+		/* a worker that cannot list them: the snapshot below */
 	}
-	snap = replay_snapshot_path();
+	snap = tl_schema_snapshot_path();
 	if (!snap)
 		return cli_error("no operator schemas: no torch to ask and no snapshot found (give --schemas FILE)");
 	err = tl_schema_db_load(snap, db);

@@ -50,10 +50,8 @@ int replay_check_device(const struct replay_opts *ro, struct tl_worker *w);
 
 /* A schema database: --schemas FILE; else the worker's live registry (asking it
  * to import @namespaces); else the newest bundled snapshot. */
-int replay_schemas(const struct replay_opts *ro, struct tl_worker *w, const char *const *namespaces,
-		   size_t nns, struct tl_schema_db **db);
-/* Newest bundled snapshot (share/tlreplay/schemas or core/replay/schemas). */
-const char *replay_snapshot_path(void);
+int replay_schemas(const struct replay_opts *ro, struct tl_worker *w, const char *const *namespaces, size_t nns,
+		   struct tl_schema_db **db);
 
 /* A replay request for @entry (borrowed: detached before return). */
 cJSON *replay_request(const struct replay_opts *ro, cJSON *entry);

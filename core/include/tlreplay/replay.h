@@ -151,6 +151,32 @@ TL_API struct cJSON *tl_replay_one(struct tl_worker *w, const struct tl_replay_p
  */
 TL_API int tl_worker_check_device(const struct tl_worker *w, const char *device);
 
+/* ------------------------------------------------------------------ operator schemas */
+
+/**
+ * @brief The operator schemas of the worker's torch (the "schemas" request),
+ *        after it imported @p namespaces ({"ns": ["module" or "FILE.py"]},
+ *        may be NULL).
+ * @param schemas set to a NULL-terminated array of schema strings, one
+ *        allocation the caller frees with free().
+ * @param n set to their number.
+ * @param torch set to the worker's torch version ("?" when it gave none);
+ *        may be NULL with @p torch_sz 0.
+ * @return 0; the request's error (-ETIMEDOUT, -EPIPE ...); -EPROTO when the
+ *         worker answered without a list; -ENOMEM.
+ */
+TL_API int tl_worker_schemas(struct tl_worker *w, const struct cJSON *namespaces, double timeout_s, char ***schemas,
+			     size_t *n, char *torch, size_t torch_sz);
+
+/**
+ * @brief The newest operator-schema snapshot bundled with tlreplay: the
+ *        TLREPLAY_SCHEMAS environment variable, else the highest torch
+ *        version in share/tlreplay/schemas (installed) or core/replay/schemas
+ *        (the source tree), found from the running program's path.
+ * @return a path (per-thread storage, valid until the next call), or NULL.
+ */
+TL_API const char *tl_schema_snapshot_path(void);
+
 /* ------------------------------------------------------------------ statistics */
 
 /** Summary of per-iteration times. */
