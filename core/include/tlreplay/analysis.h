@@ -152,8 +152,9 @@ struct tl_launcher_group_set {
 
 /**
  * @brief Group the kernel launchers by (name, category, Input Dims, Input type,
- *        Input Strides, Concrete Inputs). Launchers that recorded none of the
- *        four fields belong to no group (as in TraceLens).
+ *        Input Strides, Concrete Inputs). A field not recorded is a value of
+ *        its own (""), as TraceLens's str() of a missing cell: launchers with
+ *        no args (a graph launch) group by name.
  * @param[out] out a new set; strings and arrays live as long as it does and
  *             are released by tl_launcher_group_set_free().
  */

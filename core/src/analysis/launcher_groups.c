@@ -3,9 +3,11 @@
  * ops_unique_args sheet; the "--launchers --unique" selection of replay IR):
  * one group per distinct (name, op category, Input Dims, Input type,
  * Input Strides, Concrete Inputs), and per (pid, tid) when asked, which is
- * TraceLens's process_name/process_label/thread_name split. Launchers that
- * recorded none of the four fields are dropped, as pandas' groupby drops NaN
- * keys in TraceLens. */
+ * TraceLens's process_name/process_label/thread_name split. A field the
+ * launcher did not record is its own key value: TraceLens groups by the str()
+ * of each column with dropna=False, so a missing field is the string 'None'
+ * there, and a launcher with no args at all (cudaGraphLaunch, hipGraphLaunch,
+ * cudaLaunchKernel used as the launcher) makes a group of its name. */
 
 #include "analysis/analysis_internal.h"
 #include "trace/trace_internal.h"
@@ -41,11 +43,11 @@ static int cmp_group(const void *a, const void *b)
 	return (x->ex_uid > y->ex_uid) - (x->ex_uid < y->ex_uid);
 }
 
-/* The grouping key of launcher @l into @key; false if it recorded no args.
- * The recorded fields are written as cJSON_PrintUnformatted() would, into
- * the key directly. */
-static int launcher_key(struct tl_trace *tr, const struct tl_launcher *l, bool by_thread,
-			void *keyp, bool *any)
+/* The grouping key of launcher @l into @key. The recorded fields are
+ * written as cJSON_PrintUnformatted() would, into the key directly; a field
+ * not recorded is empty, which no recorded one is (its JSON has at least two
+ * characters). */
+static int launcher_key(struct tl_trace *tr, const struct tl_launcher *l, bool by_thread, void *keyp)
 {
 	TL_VEC(char) *key = keyp;
 	const struct tl_ev *e = &tr->ev[l->uid];
@@ -55,16 +57,13 @@ static int launcher_key(struct tl_trace *tr, const struct tl_launcher *l, bool b
 	size_t k;
 	int err;
 
-	*any = false;
 	err = tl_trace_event_args(tr, l->uid, &args);
-	if (err)
-		return err == -ENOMEM ? err : 0;	/* unparsable args: no key */
-	for (k = 0; k < 4; k++) {
-		f[k] = cJSON_GetObjectItemCaseSensitive(args, arg_keys[k]);
-		*any = *any || f[k];
-	}
-	if (!*any)
-		goto out;
+	if (err == -ENOMEM)
+		return err;
+	/* unparsable args: as if none were recorded */
+	for (k = 0; k < 4; k++)
+		f[k] = err ? NULL : cJSON_GetObjectItemCaseSensitive(args, arg_keys[k]);
+	err = 0;
 	head[0] = tl_ev_name(tr, e);
 	head[1] = l->category ? l->category : "";
 	head[2] = by_thread ? tl_tok_display(tr, e->pid) : "";
@@ -80,7 +79,7 @@ static int launcher_key(struct tl_trace *tr, const struct tl_launcher *l, bool b
 		if (k < 4) {
 			memcpy(key->v + key->n, head[k], m);
 			key->n += m;
-		} else {
+		} else if (f[k - 4]) {
 			err = tl_json_compact(f[k - 4], &key->v, &key->n, &key->cap);
 			if (err || tl_grow((void **)&key->v, &key->cap, key->n + 2, 1)) {
 				err = -ENOMEM;
@@ -89,7 +88,6 @@ static int launcher_key(struct tl_trace *tr, const struct tl_launcher *l, bool b
 		}
 		key->v[key->n++] = KEY_SEP;
 	}
-out:
 	cJSON_Delete(args);
 	return err;
 }
@@ -138,7 +136,7 @@ int tl_launcher_groups(struct tl_trace *tr, const struct tl_launcher_group_opts 
 	struct group_set *set = NULL;
 	struct tl_strtab keys;
 	TL_VEC(char) key = { 0 };
-	uint32_t *key_of = NULL, *members = NULL;	/* by launcher: key id (0 = none) */
+	uint32_t *key_of = NULL, *members = NULL; /* by launcher: its key's id */
 	size_t *start = NULL, *pos = NULL, i, ng;
 	double *tmp = NULL;
 	int err;
@@ -164,14 +162,10 @@ int tl_launcher_groups(struct tl_trace *tr, const struct tl_launcher_group_opts 
 	tl_arena_init(&set->arena, 1 << 16);
 	if (!o.by_thread || !(err = tl_trace_prepare_display(tr)))
 		for (i = 0; i < ls->n; i++) {
-			bool any;
-
 			set->pub.total_direct_us += ls->v[i].direct_us;
-			err = launcher_key(tr, &ls->v[i], o.by_thread, &key, &any);
+			err = launcher_key(tr, &ls->v[i], o.by_thread, &key);
 			if (err)
 				break;
-			if (!any)
-				continue;
 			key_of[i] = tl_strtab_intern(&keys, key.v, key.n);
 			if (key_of[i] == UINT32_MAX)
 				goto nomem;

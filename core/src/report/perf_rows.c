@@ -5,6 +5,8 @@
  * and the rates they give. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +148,21 @@ static void rates(struct prow *r)
 	r->tbs = r->kt > 0 ? (r->bytes / 1e12) / (r->kt / 1e6) : NAN;
 }
 
+/* A call the model cannot read: why, in r->why and at info level in the log
+ * (a trace recorded without shapes has one per op: the sheets' builder
+ * gives the summary as a warning). */
+static void no_model(struct prow *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void no_model(struct prow *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	r->nomodel = true;
+	tl_log(TL_LOG_INFO, "perf report: %s", r->why);
+}
+
 /* The model's view of the call; a model that cannot read it leaves the row
  * without numbers and says why in the log. */
 static int model_of(const struct tl_trace *tr, struct prow *r, bool bwd)
@@ -158,9 +175,7 @@ static int model_of(const struct tl_trace *tr, struct prow *r, bool bwd)
 	r->gflops = r->bytes = NAN;
 	err = pm_call_of(tr, r->uid, &c);
 	if (err == -EBADMSG) {
-		tl_log(TL_LOG_WARN, "perf report: UID %llu (%s): args do not parse, no model",
-		       (unsigned long long)r->uid, r->name);
-		r->nomodel = true;
+		no_model(r, "UID %llu (%s): args do not parse, no model", (unsigned long long)r->uid, r->name);
 		return 0;
 	}
 	if (err)
@@ -176,16 +191,14 @@ static int model_of(const struct tl_trace *tr, struct prow *r, bool bwd)
 	}
 	pm_out_init(o);
 	if (bwd && (err = pm_model_bwd(r->cls, &c, o)) == -ENOENT) {
-		tl_log(TL_LOG_WARN, "perf report: UID %llu (%s, %s): no backward model in tlreplay, "
-		       "no backward row", (unsigned long long)r->uid, r->name, r->cls->name);
-		r->nomodel = true;
+		no_model(r, "UID %llu (%s, %s): no backward model in tlreplay, no backward row",
+			 (unsigned long long)r->uid, r->name, r->cls->name);
 		err = 0;
 		goto out;
 	}
 	if (bwd ? err != 0 : r->cls->model(&c, o) != 0) {
-		tl_log(TL_LOG_WARN, "perf report: UID %llu (%s, %s): %s", (unsigned long long)r->uid,
-		       r->name, r->cls->name, o->note[0] ? o->note : "the model cannot read the call");
-		r->nomodel = true;
+		no_model(r, "UID %llu (%s, %s): %s", (unsigned long long)r->uid, r->name, r->cls->name,
+			 o->note[0] ? o->note : "the model cannot read the call");
 		err = 0;
 		goto out;
 	}

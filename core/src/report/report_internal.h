@@ -88,6 +88,7 @@ struct prow {
 	const struct pm_class *cls;
 	const char *pname, *plabel, *tname;	/* process/thread names, static or the trace's */
 	bool nomodel;			/* the model could not read the call */
+	char why[192];			/* then why: "UID n (op, class): reason" */
 	double kt;			/* Kernel Time (µs): union of the GPU events */
 	double gflops, bytes;		/* the model's; NaN when none */
 	double tflops, tbs, mb, fpb;	/* what TraceLens derives from them */

@@ -32,6 +32,8 @@ struct psheet {
 	size_t ng;
 	bool inference;		/* TraceLens's inference report: grouped by num_kernels too */
 	const uint8_t *rc;	/* --recompute: is_recompute of each UID, a grouping column */
+	size_t nomodel;		/* calls left out: the model cannot read them */
+	char first_why[192];	/* the first one's reason */
 };
 
 /* str() of parameter @col of @r: pandas' NaN where the row has none */
@@ -438,6 +440,8 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		/* TraceLens's build_df_perf_metrics skips a call whose model
 		 * raises: its sheets have no row for it */
 		if (!err && r->nomodel) {
+			if (!s->nomodel++)
+				memcpy(s->first_why, r->why, sizeof(s->first_why));
 			prow_release(r);
 			s->nrows--;
 		}
@@ -551,6 +555,10 @@ int rpt_perf_sheets(struct tl_trace *tr, bool inference, bool recompute, struct 
 			s.nrows = 0;
 		}
 	}
+	/* one line for them all: a trace without shapes has one per op */
+	if (!err && s.nomodel)
+		tl_log(TL_LOG_WARN, "perf report: %zu call(s) the perf models cannot read have no row (%s%s)",
+		       s.nomodel, s.first_why, s.nomodel > 1 ? "; TLREPLAY_LOG_LEVEL=info lists each" : "");
 out:
 	rpt_bwd_free(bi);
 	free(rc);

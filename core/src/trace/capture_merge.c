@@ -11,11 +11,14 @@
  *     cpu_op inputs);
  *  2. iteration annotations of the replay trace (execute_..., step[...]) with
  *     the graph launches inside them; the capture is the one of the smallest
- *     captured batch size >= the iteration's, FULL if the iteration has one
- *     graph launch, else PIECEWISE;
+ *     captured batch size >= the iteration's, of the mode that exists for it;
+ *     when both do, FULL if the iteration has one graph launch, else
+ *     PIECEWISE (one FULL capture serves an iteration of several launches);
  *  3. capture windows (StreamBeginCapture .. StreamEndCapture, paired in file
  *     order) become roots whose children are the window's top cpu_ops and
- *     python functions; the i-th window goes with the i-th graph launch;
+ *     python functions; a capture of one window goes with every graph launch
+ *     of the iteration, else the i-th window with the i-th launch (other
+ *     counts: the iteration is not merged);
  *  4. the window's launches (runtime calls named *launch*, *memcpy*,
  *     *memset*) are aligned with the graph's kernels by kernel name:
  *     positionally, greedily when counts differ, by name groups when the order
@@ -880,7 +883,7 @@ static int load_capture(struct merger *M, struct capture *c)
 	return 0;
 }
 
-static struct capture *find_capture(struct merger *M, int64_t batch, int mode)
+static struct capture *find_capture_mode(struct merger *M, int64_t batch, int mode)
 {
 	size_t i;
 	struct capture *hit = NULL;
@@ -889,6 +892,19 @@ static struct capture *find_capture(struct merger *M, int64_t batch, int mode)
 		if (M->caps.v[i].usable && M->caps.v[i].batch == batch && M->caps.v[i].mode == mode)
 			hit = &M->caps.v[i];	/* a later entry with the same key wins */
 	return hit;
+}
+
+/* The capture of @batch for an iteration of @nlaunch graph launches: the mode
+ * that exists; when both do, FULL for one launch, else PIECEWISE (TraceLens's
+ * rule: a vLLM FULL capture may be replayed as several launches). */
+static struct capture *find_capture(struct merger *M, int64_t batch, size_t nlaunch)
+{
+	struct capture *full = find_capture_mode(M, batch, MODE_FULL);
+	struct capture *piece = find_capture_mode(M, batch, MODE_PIECEWISE);
+
+	if (full && piece)
+		return nlaunch == 1 ? full : piece;
+	return full ? full : piece;
 }
 
 struct ord {
@@ -934,27 +950,29 @@ static int merge_iteration(struct merger *M, struct tl_ev it_copy, const char *i
 	for (i = 0; i < M->batch_sizes.n; i++)
 		if (M->batch_sizes.v[i] >= batch && (closest < 0 || M->batch_sizes.v[i] < closest))
 			closest = M->batch_sizes.v[i];
-	c = batch < 0 || closest < 0 ? NULL
-				     : find_capture(M, closest, roots.n == 1 ? MODE_FULL : MODE_PIECEWISE);
+	c = batch < 0 || closest < 0 ? NULL : find_capture(M, closest, roots.n);
 	if (!c) {
-		tl_log(TL_LOG_WARN, "%s: no capture for iteration '%s' (batch %lld, %s)", tr->path, it_name,
-		       (long long)batch, roots.n == 1 ? "FULL" : "PIECEWISE");
+		tl_log(TL_LOG_WARN, "%s: no capture for iteration '%s' (batch %lld)", tr->path, it_name,
+		       (long long)batch);
 		M->res.failed += (unsigned)roots.n;
 		goto out;
 	}
 	if (!c->prepared && (err = prepare(c)))
 		goto out;
+	if (c->win.n != 1 && c->win.n != roots.n) {
+		tl_log(TL_LOG_WARN, "%s: iteration '%s': %zu graph launches but %zu capture windows in %s: not merged",
+		       tr->path, it_name, roots.n, c->win.n, c->path);
+		M->res.failed += (unsigned)roots.n;
+		goto out;
+	}
 	for (k = 0; k < roots.n; k++) {
 		uint32_t gr = roots.v[k];
+		size_t w = c->win.n == 1 ? 0 : k; /* the capture window of this launch */
 		struct align a;
 		int32_t ch;
 		bool ok, multi = false;
 		TL_VEC(int64_t) gi = { 0 };
 
-		if (k >= c->win.n) {
-			M->res.failed++;
-			continue;
-		}
 		/* the launch's GPU events, ts order */
 		g.n = 0;
 		for (ch = tr->tree.first_child[gr]; ch >= 0; ch = tr->tree.next_sibling[ch])
@@ -980,18 +998,20 @@ static int merge_iteration(struct merger *M, struct tl_ev it_copy, const char *i
 		pair = malloc(g.n * sizeof(*pair));
 		if (!pair)
 			goto nomem;
-		a = (struct align){ c->tr, &c->win.v[k], tr, g.v, g.n };
+		a = (struct align){ c->tr, &c->win.v[w], tr, g.v, g.n };
 		for (i = 1; i < g.n; i++)
 			if (gstream(&a, i) != gstream(&a, 0))
 				multi = true;
 		ok = multi ? align_streams(&a, pair) : align_single(&a, pair);
 		if (!ok) {
-			tl_log(TL_LOG_WARN, "%s: graph launch %u: its %zu kernels do not align with the %zu launches of capture window %zu of %s",
-			       tr->path, gr, g.n, c->win.v[k].disp.n, k, c->path);
+			tl_log(TL_LOG_WARN,
+			       "%s: graph launch %u: its %zu kernels do not align with the %zu launches of capture "
+			       "window %zu of %s",
+			       tr->path, gr, g.n, c->win.v[w].disp.n, w, c->path);
 			M->res.failed++;
 			continue;
 		}
-		err = merge_window(M, c, &c->win.v[k], gr, g.v, g.n, pair);
+		err = merge_window(M, c, &c->win.v[w], gr, g.v, g.n, pair);
 		if (err)
 			goto out;
 		M->res.merged++;
