@@ -116,19 +116,42 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int cmp_rows(const void *a, const void *b)
+/* pandas' groupby order: by name, then parent module, then is_recompute. */
+static int cmp_key(const void *a, const void *b)
 {
 	const struct tl_op_row *x = a, *y = b;
 	int c;
 
-	if (x->direct_us != y->direct_us)
-		return x->direct_us > y->direct_us ? -1 : 1;
 	c = strcmp(x->name, y->name);
 	if (c)
 		return c;
 	if (x->parent_module && y->parent_module && (c = strcmp(x->parent_module, y->parent_module)))
 		return c;
 	return x->recompute - y->recompute;
+}
+
+static int sort_by_time(struct tl_op_table *t)
+{
+	size_t n = t->n ? t->n : 1, i;
+	double *time = malloc(n * sizeof(*time));
+	size_t *ord = malloc(n * sizeof(*ord));
+	struct tl_op_row *tmp = malloc(n * sizeof(*tmp));
+	int err = -ENOMEM;
+
+	if (!time || !ord || !tmp)
+		goto out;
+	for (i = 0; i < t->n; i++)
+		time[i] = t->v[i].direct_us;
+	tl_pandas_argsort_desc(time, t->n, ord);
+	for (i = 0; i < t->n; i++)
+		tmp[i] = t->v[ord[i]];
+	memcpy(t->v, tmp, t->n * sizeof(*tmp));
+	err = 0;
+out:
+	free(time);
+	free(ord);
+	free(tmp);
+	return err;
 }
 
 /* The table and the strings it made (normalised names, parent modules):
@@ -251,7 +274,11 @@ int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct t
 		r->ncategories = g.v[i].cats.n;
 		g.v[i].cats.v = NULL;
 	}
-	tl_qsort(t->v, t->n, sizeof(*t->v), cmp_rows);
+	/* by direct time, descending, as pandas' sort_values orders the groups:
+	 * equal times as numpy's quicksort leaves them (tl_pandas_argsort_desc) */
+	tl_qsort(t->v, t->n, sizeof(*t->v), cmp_key);
+	if (sort_by_time(t))
+		goto nomem;
 	/* Percentages over the ms values, summed in row order like pandas. */
 	for (i = 0; i < t->n; i++)
 		total += t->v[i].direct_us / 1000;

@@ -858,6 +858,34 @@ out:
 	return rpt_sheet_done(sh, err, out);
 }
 
+/* Whether a model gave any row a number (TraceLens's unified table has a
+ * metric column only when some row's model returned it). */
+static bool any_metric(const struct urow *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].spec || !isnan(rows[i].gflops) || !isnan(rows[i].mb) || !isnan(rows[i].tbs) ||
+		    !isnan(rows[i].tflops))
+			return true;
+	return false;
+}
+
+/* The model's columns, for a table in which no row has them. */
+static int drop_metric_cols(struct tl_sheet *sh)
+{
+	static const char *const metric[] = { "GFLOPS",	      "Data Moved (MB)", "FLOPS/Byte",	 "Compute Spec",
+					      "TB/s_mean",    "TB/s_std",	 "TB/s_median",	 "TB/s_min",
+					      "TB/s_max",     "TFLOPS/s_mean",	 "TFLOPS/s_std", "TFLOPS/s_median",
+					      "TFLOPS/s_min", "TFLOPS/s_max" };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < RPT_N(metric) && !err; i++)
+		err = rpt_sheet_drop_col(sh, metric[i]);
+	return err;
+}
+
 int rpt_sheet_unified(struct tl_trace *tr, bool recompute, bool inference, struct tl_sheet **out)
 {
 	struct rpt_meta *meta = NULL;
@@ -878,6 +906,8 @@ int rpt_sheet_unified(struct tl_trace *tr, bool recompute, bool inference, struc
 	/* TraceLens writes no sheet when nothing was collected */
 	if (!err && n)
 		err = build(tr, rows, n, recompute, inference, out);
+	if (!err && n && !any_metric(rows, n))
+		err = drop_metric_cols(*out);
 	for (i = 0; i < n; i++)
 		urow_release(&rows[i]);
 	free(rows);
