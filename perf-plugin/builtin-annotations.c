@@ -20,6 +20,8 @@ static const struct opt ann_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(annotations, ann_opts, "user annotations (record_function, NVTX-style ranges) projected onto the GPU",
 	"usage: tlreplay annotations [-i TRACE] [-x SEP | -j] [-o FILE] [--name REGEX] [--step N]\n"
 	"\n"
@@ -32,6 +34,7 @@ TL_CMD(annotations, ann_opts, "user annotations (record_function, NVTX-style ran
 	"GPU events of their stream that start inside them. docs/analyses.md,\n"
 	"\"Annotations\", has the details.\n"
 	"\n");
+/* clang-format on */
 
 static void print_row(struct out_fmt *o, const struct tl_ann_row *r)
 {

@@ -72,6 +72,8 @@ static const struct opt breakdown_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(breakdown, breakdown_opts, "GPU time: compute, exposed comm, exposed memcpy, idle",
 	"usage: tlreplay breakdown [-i TRACE] [-x SEP | -j] [-o FILE]\n"
 	"                          [--per-device | --per-stream] [--include-unlinked] [--recompute]\n"
@@ -83,6 +85,7 @@ TL_CMD(breakdown, breakdown_opts, "GPU time: compute, exposed comm, exposed memc
 	"kernels are communication; total is the span from the first GPU start to the last\n"
 	"GPU end. By default only GPU events linked to a CPU launch count, as in TraceLens.\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_breakdown(int argc, char **argv)
 {

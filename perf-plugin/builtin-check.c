@@ -9,6 +9,8 @@
 
 #include "builtin.h"
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(check, opts_analysis, "trace health report (exit 1 on errors)",
 	"usage: tlreplay check [-i TRACE] [-x SEP | -j] [-o FILE]\n"
 	"\n"
@@ -17,6 +19,7 @@ TL_CMD(check, opts_analysis, "trace health report (exit 1 on errors)",
 	"negative or missing durations, clock disagreements between CPU and GPU.\n"
 	"Exit status: 0 if nothing is an error, 1 if some finding is an error.\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_check(int argc, char **argv)
 {

@@ -398,6 +398,8 @@ static const struct opt collectives_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(collectives, collectives_opts, "NCCL/RCCL collectives matched across ranks: skew, bandwidth",
 	"usage: tlreplay collectives -i DIR | -i TRACE... [-x SEP | -j] [-o FILE] [-n N]\n"
 	"                            [--summary | --stragglers | --per-rank] [--jobs N] [--keep-going]\n"
@@ -409,6 +411,7 @@ TL_CMD(collectives, collectives_opts, "NCCL/RCCL collectives matched across rank
 	"from distributedInfo.rank, else from rankN or workerN in the file name. Inputs may be\n"
 	"traces or rank summaries (`summarize`).\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_collectives(int argc, char **argv)
 {

@@ -32,6 +32,8 @@ static const struct opt critpath_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(critpath, critpath_opts, "critical path of an iteration (HTA's lightweight critical path)",
 	"usage: tlreplay critpath [-i TRACE] [-x SEP | -j] [-o FILE] [--step N | --window T0:T1]\n"
 	"                         [--top N] [--fold OUT.json]\n"
@@ -43,6 +45,7 @@ TL_CMD(critpath, critpath_opts, "critical path of an iteration (HTA's lightweigh
 	"launch_delay, sync_wait) and by op or kernel; -x and -j also list its edges in order.\n"
 	"docs/analyses.md, \"Critical path\", has the details.\n"
 	"\n");
+/* clang-format on */
 
 static void num(FILE *f, double v)
 {

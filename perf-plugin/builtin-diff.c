@@ -60,6 +60,8 @@ static const struct opt diff_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(diff, diff_opts, "compare two traces: what changed between runs, GPUs or versions",
 	"usage: tlreplay diff -i BASE -i VARIANT [-x SEP | -j] [-o DIR|FILE.xlsx] [--names A,B]\n"
 	"                     [-n N] [--chart FILE] [--tree [UID]]\n"
@@ -75,6 +77,7 @@ TL_CMD(diff, diff_opts, "compare two traces: what changed between runs, GPUs or 
 	"with -o DIR also TraceLens's TraceDiff sheets diff_stats.csv and\n"
 	"diff_stats_unique_args_summary.csv (the two call trees merged).\n"
 	"\n");
+/* clang-format on */
 
 /* The tag of a trace: its file name without directories and extensions. */
 static char *tag_of(const char *path)

@@ -36,6 +36,8 @@ static const struct opt fold_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(fold, fold_opts, "fold replay results into a copy of the trace",
 	"usage: tlreplay fold [-i TRACE] [--store FILE] [--capture DIR] -o OUT.json[.gz]\n"
 	"\n"
@@ -50,6 +52,7 @@ TL_CMD(fold, fold_opts, "fold replay results into a copy of the trace",
 	"when it ends in .gz. Exit status 1, with nothing written, when the store is missing\n"
 	"or corrupt or holds no result for this trace.\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_fold(int argc, char **argv)
 {

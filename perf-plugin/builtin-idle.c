@@ -55,6 +55,8 @@ static const struct opt idle_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(idle, idle_opts, "GPU idle time by cause (HTA's host/kernel wait), per device and stream",
 	"usage: tlreplay idle [-i TRACE] [-x SEP | -j] [-o FILE] [--gpu-pid PID] [--stream S]\n"
 	"                     [--kernel-wait-thresh-us N] [--micro-idle-thresh-us N]\n"
@@ -70,6 +72,7 @@ TL_CMD(idle, idle_opts, "GPU idle time by cause (HTA's host/kernel wait), per de
 	"copy to or from pageable memory), micro_idle (a host-wait gap shorter than\n"
 	"--micro-idle-thresh-us). docs/analyses.md, \"Idle time\", has the details.\n"
 	"\n");
+/* clang-format on */
 
 /* The row's identity: "view,device,stream," or its JSON keys. */
 static void row_head(struct out_fmt *o, const struct tl_idle_row *r)

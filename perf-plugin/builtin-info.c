@@ -63,6 +63,8 @@ static const char *meta_str(const cJSON *m, const char *key, char *buf, size_t n
 	return NULL;
 }
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(info, opts_nav_json, "what the trace holds: events, span, devices, versions",
 	"usage: tlreplay info [-i TRACE] [-j] [-o FILE]\n"
 	"\n"
@@ -71,6 +73,7 @@ TL_CMD(info, opts_nav_json, "what the trace holds: events, span, devices, versio
 	"setup (distributedInfo) and the runtime versions it records. -j prints all of it,\n"
 	"with every top-level metadata key, as one JSON object.\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_info(int argc, char **argv)
 {

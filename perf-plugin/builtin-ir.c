@@ -24,6 +24,8 @@ static const struct opt ir_opts_table[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(ir, ir_opts_table, "write ops as replay IR (JSON)",
 	"usage: tlreplay ir [-i TRACE] [-o FILE] UID...\n"
 	"       tlreplay ir [-i TRACE] [-o FILE] [--launchers] [--unique] [--filter REGEX] [--top N]\n"
@@ -34,6 +36,7 @@ TL_CMD(ir, ir_opts_table, "write ops as replay IR (JSON)",
 	"can be started, else from the bundled snapshot. Without UIDs or options: every\n"
 	"cpu_op that recorded shapes. What was left out, and why, is said on stderr.\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_ir(int argc, char **argv)
 {

@@ -191,6 +191,8 @@ static const struct opt kernels_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(kernels, kernels_opts, "kernel summary, or every distinct kernel (--unique)",
 	"usage: tlreplay kernels [-i TRACE] [-x SEP | -j] [-o FILE] [-n N] [--unique]\n"
 	"       tlreplay kernels --short [--short-thresh-us N] [--bins N] [-i TRACE] [-x SEP | -j]\n"
@@ -200,6 +202,7 @@ TL_CMD(kernels, kernels_opts, "kernel summary, or every distinct kernel (--uniqu
 	"shares of all kernel time and of the GPU timeline. With --unique: every distinct\n"
 	"kernel launch configuration (name, grid, block, registers, shared memory).\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_kernels(int argc, char **argv)
 {

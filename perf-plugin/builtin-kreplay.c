@@ -89,6 +89,8 @@ static const struct opt kreplay_opts_table[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(kreplay, kreplay_opts_table, "replay recorded kernel launches alone: time, verify, tune",
        "usage: tlreplay kreplay [DB] [-k REGEX | --launch N] [-r N] [--warmup N] [--flush-l2]\n"
        "                        [--verify [--tolerance T[:TYPE]]] [-e EVENTS]\n"
@@ -102,6 +104,7 @@ TL_CMD(kreplay, kreplay_opts_table, "replay recorded kernel launches alone: time
        "lists that the kernel can take, verify each, and print one CSV row per\n"
        "configuration. Results go to the results store, for `tlreplay fold`.\n"
        "\n");
+/* clang-format on */
 
 /* ------------------------------------------------------------ options */
 

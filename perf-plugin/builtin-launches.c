@@ -71,6 +71,8 @@ static const struct opt launch_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(launches, launch_opts, "kernel launch statistics: CPU call, launch delay, queue time; launch-bound streams",
 	"usage: tlreplay launches [-i TRACE] [-x SEP | -j] [-o FILE] [--by op|kernel|launch|stream]\n"
 	"                         [--top N] [--launch-bound-thresh-us N]\n"
@@ -85,6 +87,7 @@ TL_CMD(launches, launch_opts, "kernel launch statistics: CPU call, launch delay,
 	"short events separated by gaps in which the GPU waited for the next launch\n"
 	"call. docs/analyses.md, \"Launch statistics\", has the details.\n"
 	"\n");
+/* clang-format on */
 
 static const char *const dist_names[] = { "cpu", "delay", "latency", "queue", "gpu" };
 static const char *const stat_names[] = { "mean", "p50", "p90", "p99", "max" };

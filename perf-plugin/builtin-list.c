@@ -67,12 +67,15 @@ static const struct opt list_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(list, list_opts, "list events with their UIDs",
 	"usage: tlreplay list [-i TRACE] [-x SEP | -j] [-o FILE] [REGEX] [--name REGEX]\n"
 	"                     [-c CAT] [--gpu] [--from US] [--to US] [-n N]\n"
 	"\n"
 	"List events with their UIDs (the index in traceEvents, as in TraceLens).\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_list(int argc, char **argv)
 {

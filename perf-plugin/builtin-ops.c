@@ -285,6 +285,8 @@ static const struct opt ops_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(ops, ops_opts, "op summary by GPU time (TraceLens ops_summary)",
 	"usage: tlreplay ops [-i TRACE] [-x SEP | -j] [-o FILE] [-n N]\n"
 	"                    [--recompute | --by-module | --unique-args | --perf [--gpu-spec FILE.json]]\n"
@@ -295,6 +297,7 @@ TL_CMD(ops, ops_opts, "op summary by GPU time (TraceLens ops_summary)",
 	"the op categories. A launcher is the first cpu_op above the runtime call of a GPU\n"
 	"event (else the runtime call itself).\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_ops(int argc, char **argv)
 {

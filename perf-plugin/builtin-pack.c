@@ -167,6 +167,8 @@ static const struct opt pack_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(pack, pack_opts, "zip ops with a standalone replayer and a README",
 	"usage: tlreplay pack -o FILE.zip [-i TRACE] [selection] UID...\n"
 	"       tlreplay pack -o FILE.zip --kdb DB [--launch N]\n"
@@ -177,6 +179,7 @@ TL_CMD(pack, pack_opts, "zip ops with a standalone replayer and a README",
 	"With --kdb: recorded kernel launches, their data and a C replayer (make &&\n"
 	"./replay launch-0.txt) for any machine with a CUDA driver.\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_pack(int argc, char **argv)
 {

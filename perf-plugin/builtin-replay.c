@@ -27,6 +27,8 @@ static const struct opt replay_cmd_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(replay, replay_cmd_opts, "replay every op of an IR file",
 	"usage: tlreplay replay [-j] [-o FILE] [options] IR.json\n"
 	"\n"
@@ -35,6 +37,7 @@ TL_CMD(replay, replay_cmd_opts, "replay every op of an IR file",
 	"failed, unavailable. With -j, one JSON object per entry with status ok | failed |\n"
 	"unavailable and the reason. Exit status 1 when some entry failed.\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_replay(int argc, char **argv)
 {

@@ -25,7 +25,7 @@
 struct report_ctx {
 	struct common_opts co;
 	const char *dir;
-	bool recompute, by_module, kernel_summary, short_kernels, no_perf_models, include_nccl;
+	bool recompute, by_module, kernel_summary, short_kernels, no_perf_models, include_nccl, include_unlinked;
 	const char *gpu_spec, *roofline;	/* --gpu-spec FILE.json, --roofline FILE.svg|png */
 	const char *html, *store;		/* --html FILE.html, --store FILE */
 };
@@ -45,6 +45,9 @@ static const struct opt report_opts[] = {
 		 "group ops by parent nn.Module, like TraceLens's inference report"),
 	OPT_BOOL(0, "kernel-summary", struct report_ctx, kernel_summary,
 		 "add kernel_summary.csv (TraceLens's --kernel_summary)"),
+	OPT_BOOL(0, "include-unlinked", struct report_ctx, include_unlinked,
+		 "count GPU events no CPU launch links to in gpu_timeline (TraceLens's\n"
+		 "--include_unlinked_kernels)"),
 	OPT_BOOL(0, "short-kernels", struct report_ctx, short_kernels,
 		 "add short_kernel_histogram.csv and short_kernels_summary.csv: the\n"
 		 "kernels under 10 us (TraceLens's --short_kernel_study)"),
@@ -69,9 +72,11 @@ static const struct opt report_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a directory or an xlsx",
 	"usage: tlreplay report [-i TRACE] -o DIR|FILE.xlsx [--capture DIR] [--recompute | --by-module]\n"
-	"                       [--kernel-summary] [--short-kernels] [--no-perf-models]\n"
+	"                       [--kernel-summary] [--short-kernels] [--no-perf-models] [--include-unlinked]\n"
 	"                       [--include-nccl] [--gpu-spec FILE.json] [--roofline FILE]\n"
 	"       tlreplay report [-i TRACE|DIR] --html FILE.html [--store FILE] [-o ...]\n"
 	"\n"
@@ -95,6 +100,7 @@ TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a director
 	"results store's replays of the trace, the health check. With -i DIR of rank traces,\n"
 	"each rank's breakdown and the collectives across ranks, the rest of the lowest rank.\n"
 	"\n");
+/* clang-format on */
 
 /* One line per sheet being built, on a terminal only, overwritten in place. */
 static void show_progress(const char *sheet, void *ctx)
@@ -247,6 +253,7 @@ static int cmd_report(int argc, char **argv)
 	ro.by_module = x.by_module;
 	ro.kernel_summary = x.kernel_summary;
 	ro.short_kernels = x.short_kernels;
+	ro.include_unlinked = x.include_unlinked;
 	ro.perf_models = !x.no_perf_models;
 	ro.include_nccl = x.include_nccl;
 	if (tty)

@@ -35,6 +35,8 @@ static const struct opt seqs_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(seqs, seqs_opts, "most frequent kernel sequences (fusion candidates), or HTA's of one op",
 	"usage: tlreplay seqs [-i TRACE] [-x SEP | -j] [-o FILE] [--length L | --min-length A\n"
 	"                     --max-length B] [--top N] [--raw-names] [--gpu-pid PID]\n"
@@ -48,6 +50,7 @@ TL_CMD(seqs, seqs_opts, "most frequent kernel sequences (fusion candidates), or 
 	"events by start time): count, GPU and CPU time, share of the patterns' GPU time.\n"
 	"docs/analyses.md, \"Kernel sequences\", has the details.\n"
 	"\n");
+/* clang-format on */
 
 static void print_ngrams(struct out_fmt *o, const struct tl_ngram_table *t)
 {

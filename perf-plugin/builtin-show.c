@@ -256,6 +256,8 @@ static const struct opt show_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(show, show_opts, "show one event: args, call stack, children, GPU events",
 	"usage: tlreplay show [-i TRACE] [-j] [-o FILE] [--python] UID...\n"
 	"\n"
@@ -263,6 +265,7 @@ TL_CMD(show, show_opts, "show one event: args, call stack, children, GPU events"
 	"events below it (or, for a GPU event, the runtime call and op that launched it), and\n"
 	"its forward/backward partner.\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_show(int argc, char **argv)
 {

@@ -80,6 +80,8 @@ static const struct opt stat_opts_table[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(stat, stat_opts_table, "perf stat over the timed replay of one op",
 	"usage: tlreplay stat [-e EVENTS] [-r N] [-x SEP | -j] [-o FILE] [options] uid UID\n"
 	"       tlreplay stat [-e EVENTS] [-r N] [-x SEP | -j] [-o FILE] [options] kreplay DB [N]\n"
@@ -93,6 +95,7 @@ TL_CMD(stat, stat_opts_table, "perf stat over the timed replay of one op",
 	"`kreplay DB [N]` counts over the timed launches of a recorded kernel launch instead\n"
 	"(tlreplay record; N: which launch of the database, needed when it holds several).\n"
 	"\n");
+/* clang-format on */
 
 /* What stat's arguments must be besides its options. Returns 0, or 1 after
  * printing why. */

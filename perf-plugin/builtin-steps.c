@@ -19,6 +19,8 @@ static const struct opt steps_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(steps, steps_opts, "per iteration (ProfilerStep#N): wall time, GPU busy time, breakdown",
 	"usage: tlreplay steps [-i TRACE] [-x SEP | -j] [-o FILE] [--step N]\n"
 	"\n"
@@ -31,6 +33,7 @@ TL_CMD(steps, steps_opts, "per iteration (ProfilerStep#N): wall time, GPU busy t
 	"step and the spread of wall times (min, median, max, mean, stdev). docs/analyses.md,\n"
 	"\"Iterations\", has the details.\n"
 	"\n");
+/* clang-format on */
 
 static void num(struct out_fmt *o, double us, bool last)
 {

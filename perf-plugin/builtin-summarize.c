@@ -111,6 +111,8 @@ static const struct opt summarize_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(summarize, summarize_opts, "reduce rank traces to summaries for a later merge",
 	"usage: tlreplay summarize [-i TRACE] [-o FILE] [--rank N]\n"
 	"   or: tlreplay summarize -i DIR | -i TRACE... -o DIR [--jobs N] [--keep-going]\n"
@@ -120,6 +122,7 @@ TL_CMD(summarize, summarize_opts, "reduce rank traces to summaries for a later m
 	"summaries as they read traces, so a job array can summarise ranks where they were\n"
 	"written and one machine merges them (docs/multi-rank.md, scripts/slurm-ranks.sh).\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_summarize(int argc, char **argv)
 {

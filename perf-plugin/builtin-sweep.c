@@ -119,6 +119,8 @@ static const struct opt sweep_opts_table[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(sweep, sweep_opts_table, "top ops x counter groups, resumable; fold and chart",
 	"usage: tlreplay sweep [-i TRACE] [--top N] [-e EVENTS]... [-o FOLDED] [--chart FILE] [IR.json]\n"
 	"\n"
@@ -130,6 +132,7 @@ TL_CMD(sweep, sweep_opts_table, "top ops x counter groups, resumable; fold and c
 	"and draws them (--chart: per-op time, counters per call, roofline where FLOPs are\n"
 	"known).\n"
 	"\n");
+/* clang-format on */
 
 /* sweep's defaults, before its options */
 static void sweep_defaults(struct sweep_opts *o)

@@ -87,12 +87,15 @@ static const struct opt tree_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(tree, tree_opts, "the CPU op -> runtime -> GPU call tree",
 	"usage: tlreplay tree [-i TRACE] [-j] [-o FILE] [--all] [-d N] [--python] [UID]\n"
 	"\n"
 	"Print the call tree below UID (CPU op -> runtime call -> GPU events), or every root\n"
 	"of the tree that leads to GPU work (to depth 2 unless -d is given).\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_tree(int argc, char **argv)
 {

@@ -20,6 +20,8 @@ static const struct opt uid_opts[] = {
 	OPT_END(),
 };
 
+/* the usage text is laid out as it prints */
+/* clang-format off */
 TL_CMD(uid, uid_opts, "replay one op of the trace alone and time it",
 	"usage: tlreplay uid [-i TRACE] [-j] [-o FILE] [options] UID\n"
 	"\n"
@@ -29,6 +31,7 @@ TL_CMD(uid, uid_opts, "replay one op of the trace alone and time it",
 	"the replay launched are compared with the trace's (MATCH, SUBSET or MISMATCH).\n"
 	"Exit status 1 when the op cannot be replayed.\n"
 	"\n");
+/* clang-format on */
 
 static int cmd_uid(int argc, char **argv)
 {

@@ -147,6 +147,9 @@ struct tl_report_opts {
 	 * kernel_summary) kernel_summary: what a comparison's summary reads.
 	 * Leaves out ops_unique_args, unified_perf_summary and the perf models. */
 	bool summary_only;
+	/** Count GPU events no CPU launch links to in gpu_timeline (TraceLens's
+	 *  --include_unlinked_kernels; tl_breakdown's include_unlinked). */
+	bool include_unlinked;
 };
 
 /** The sheets of a report, in TraceLens's order. */

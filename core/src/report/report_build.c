@@ -261,7 +261,9 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 {
 	static const struct tl_report_opts none = { .sz = sizeof(none) };
 	const struct tl_report_opts *o = opts ? opts : &none;
-	struct tl_breakdown_opts bo = { .sz = sizeof(bo), .split_recompute = o->split_recompute };
+	struct tl_breakdown_opts bo = { .sz = sizeof(bo),
+					.split_recompute = o->split_recompute,
+					.include_unlinked = o->include_unlinked };
 	struct tl_link_opts lk = { .sz = sizeof(lk) };
 	struct unified_job uj = { .tr = tr, .recompute = o->split_recompute, .inference = o->by_module };
 	struct tl_breakdown_set *bd = NULL;
