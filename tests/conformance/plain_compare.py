@@ -4,7 +4,7 @@
 Usage: plain_compare.py TLREPLAY TRACE TRACELENS_DIR KNOWN_FILE LABEL
 
 TRACELENS_DIR holds the CSVs (gzipped) that TraceLens's generate_perf_report_pytorch wrote for
-TRACE (tests/conformance/tracelens-plain/, made by make_tracelens_plain.sh). Prints TAP lines, one
+TRACE (tests/conformance/tracelens-plain/, made by scripts/make-tracelens-plain.sh). Prints TAP lines, one
 per sheet TraceLens wrote, and one that the report writes no sheet TraceLens does not (roofline.csv,
 ours, aside). A sheet listed in KNOWN_FILE ("LABEL SHEET reason" lines) is a known, documented
 difference: it is reported as TODO with the reason. Cells compare as sheet_compare.py says.

@@ -3,7 +3,7 @@
 # options) on every Kineto trace of ../shared/traces it reads: every sheet TraceLens writes, cell
 # by cell (tests/conformance/plain_compare.py, sheet_compare.py's rules; pandas 1.5's 'None'
 # parameters taken as the goldens' empty fields), and no sheet it does not write. The expected
-# CSVs are in tests/conformance/tracelens-plain/, made by make_tracelens_plain.sh with the commit
+# CSVs are in tests/conformance/tracelens-plain/, made by scripts/make-tracelens-plain.sh with the commit
 # and versions it names; KNOWN lists the differences not fixed yet (TODO), REFUSED the traces
 # TraceLens cannot read.
 . "$(dirname "$0")/../taplib.sh"

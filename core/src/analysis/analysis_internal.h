@@ -24,6 +24,9 @@ const char *tl_op_category_by_name(const char *name, const char *first_kernel);
 /* Op name as the summaries group it (sglang_profiler call counters dropped):
  * @name itself, or @buf filled. */
 const char *tl_op_norm_name(const char *name, char *buf, size_t n);
+/* An op's name as the report reading @tr sees it: tl_op_norm_name() under
+ * TraceLens's inference view (tr->inference_view), else @name itself. */
+const char *tl_op_view_name(const struct tl_trace *tr, const char *name, char *buf, size_t n);
 /* summary_ops.c: TraceLens's nn.Module call stack of op @uid (the op, then
  * its "nn.Module" ancestors, innermost first) as a Python list repr,
  * malloc'ed (NULL when out of memory); @parent_module gets its second frame

@@ -221,6 +221,11 @@ const char *tl_op_norm_name(const char *name, char *buf, size_t n)
 	return buf;
 }
 
+const char *tl_op_view_name(const struct tl_trace *tr, const char *name, char *buf, size_t n)
+{
+	return tr->inference_view ? tl_op_norm_name(name, buf, n) : name;
+}
+
 const char *tl_op_category_by_name(const char *raw_name, const char *first_kernel)
 {
 	char buf[512];

@@ -140,6 +140,9 @@ static int sort_by_time(struct tl_op_table *t)
 
 	if (!time || !ord || !tmp)
 		goto out;
+	err = 0;
+	if (!t->n)
+		goto out; /* t->v may be NULL */
 	for (i = 0; i < t->n; i++)
 		time[i] = t->v[i].direct_us;
 	tl_pandas_argsort_desc(time, t->n, ord);
@@ -203,7 +206,8 @@ int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct t
 		int rc = o.split_recompute ? l->recompute : -1;
 		char *stack = NULL, pm[300], nbuf[512];
 		const char *raw = tl_strtab_get(&tr->strs, e->name);
-		const char *norm = tl_op_norm_name(raw, nbuf, sizeof(nbuf));
+		/* the inference form (by module) names ops as its pseudo-op pass does */
+		const char *norm = o.by_module ? tl_op_norm_name(raw, nbuf, sizeof(nbuf)) : raw;
 		uint32_t gi, pm_id = 0, name_id = e->name;
 		int64_t k2 = rc;
 

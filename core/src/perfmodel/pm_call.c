@@ -47,10 +47,11 @@ int pm_call_of(const struct tl_trace *tr, uint64_t uid, struct pm_call *out)
 		}
 	}
 	free(gpu);
-	/* TraceLens drops sglang_profiler's call counters from cpu_op names
-	 * (normalize_sglang_profiler_op_names) before its models see them */
-	out->name = ev.kind == TL_KIND_CPU_OP ?
-		tl_op_norm_name(ev.name, out->name_buf, sizeof(out->name_buf)) : ev.name;
+	/* TraceLens's inference report drops sglang_profiler's call counters
+	 * from cpu_op names (normalize_sglang_profiler_op_names, a pseudo-op
+	 * pass) before its models see them; its plain report does not */
+	out->name = ev.kind == TL_KIND_CPU_OP ? tl_op_view_name(tr, ev.name, out->name_buf, sizeof(out->name_buf))
+					      : ev.name;
 	out->annotation = pm_annotation_of(tr, uid, out->name);
 	out->args = args;
 	out->kernels = names;

@@ -38,10 +38,11 @@ const char *pm_annotation_of(const struct tl_trace *tr, uint64_t uid, const char
 	const struct tl_ev *e, *best = NULL;
 	size_t i;
 
-	for (i = 0; annotated_ops[i]; i++)
+	/* the training (plain) report annotates the first only */
+	for (i = 0; annotated_ops[i] && (i == 0 || tr->inference_view); i++)
 		if (!strncmp(name, annotated_ops[i], strlen(annotated_ops[i])))
 			break;
-	if (!annotated_ops[i] || uid >= tr->nev)
+	if (!annotated_ops[i] || (i > 0 && !tr->inference_view) || uid >= tr->nev)
 		return NULL;
 	e = &tr->ev[uid];
 	for (i = 0; i < tr->nev; i++) {

@@ -20,11 +20,11 @@
 static const char *const arg_fields[4] = { "Input Dims", "Input type", "Input Strides",
 					   "Concrete Inputs" };
 
-int prow_set_name(struct prow *r, const char *raw)
+int prow_set_name(const struct tl_trace *tr, struct prow *r, const char *raw)
 {
 	char buf[256];
 
-	r->name = tl_op_norm_name(raw, buf, sizeof(buf));
+	r->name = tl_op_view_name(tr, raw, buf, sizeof(buf));
 	if (r->name == buf && !(r->name = r->name_own = strdup(buf)))
 		return -ENOMEM;
 	return 0;

@@ -279,6 +279,9 @@ int tl_report_build(struct tl_trace *tr, const struct tl_report_opts *opts, stru
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	/* the inference report's view of names and annotations, for as long as
+	 * it reads the trace (every thread it starts is joined before out:) */
+	tr->inference_view = o->by_module;
 	if (is_jax(tr)) {
 		err = jax_sheets(tr, o, r);
 		goto done;
@@ -410,6 +413,7 @@ out:
 	tl_kernel_table_free(kt);
 	tl_breakdown_free(bd);
 	tl_report_free(r);
+	tr->inference_view = false;
 	return err;
 }
 

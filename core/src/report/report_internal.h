@@ -108,7 +108,7 @@ struct prow {
 int prow_fill(const struct tl_trace *tr, struct prow *r);
 /* r->name = @raw as TraceLens reports it (sglang_profiler's ops without
  * their call counter, then in r->name_own). 0 or -ENOMEM. */
-int prow_set_name(struct prow *r, const char *raw);
+int prow_set_name(const struct tl_trace *tr, struct prow *r, const char *raw);
 void prow_release(struct prow *r);
 /* The backward row of forward op @r (uid, name, cls set): the GPU events
  * below the backward ops @bwd[0..nbwd) linked to it and its descendants,

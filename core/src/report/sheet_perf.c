@@ -421,7 +421,7 @@ static int collect(struct tl_trace *tr, struct rpt_meta *meta, const char *name,
 		if (err)
 			break;
 		r->uid = uid;
-		err = prow_set_name(r, e.name);
+		err = prow_set_name(tr, r, e.name);
 		if (err)
 			break;
 		r->cls = byuid_cls[uid];
@@ -471,8 +471,9 @@ static int classify(struct tl_trace *tr, const struct pm_class ***out, size_t *n
 			char buf[256];
 
 			last_name = e.name;
-			/* sglang_profiler's ops are modelled without their call counter */
-			last = pm_class_of(tl_op_norm_name(e.name, buf, sizeof(buf)));
+			/* under the inference view, sglang_profiler's ops are
+			 * modelled without their call counter */
+			last = pm_class_of(tl_op_view_name(tr, e.name, buf, sizeof(buf)));
 			/* a class without a sheet (the fused Triton kernels)
 			 * has its rows in unified_perf_summary only */
 			if (last && !last->sheet)

@@ -84,13 +84,13 @@ static bool launches_gpu(struct tl_trace *tr, uint64_t uid)
 	return n > 0;
 }
 
-/* The model class of an op's name (sglang_profiler's ops are modelled
- * without their call counter). */
-static const struct pm_class *class_of(const char *name)
+/* The model class of an op's name (under the inference view, sglang_profiler's
+ * ops are modelled without their call counter). */
+static const struct pm_class *class_of(const struct tl_trace *tr, const char *name)
 {
 	char buf[256];
 
-	return pm_class_of(tl_op_norm_name(name, buf, sizeof(buf)));
+	return pm_class_of(tl_op_view_name(tr, name, buf, sizeof(buf)));
 }
 
 /* The model class of op @uid named @name, when it can model this call */
@@ -98,7 +98,7 @@ static const struct pm_class *model_of(struct tl_trace *tr, uint64_t uid, const 
 {
 	char buf[256];
 
-	return pm_class_of_event(tr, uid, tl_op_norm_name(name, buf, sizeof(buf)));
+	return pm_class_of_event(tr, uid, tl_op_view_name(tr, name, buf, sizeof(buf)));
 }
 
 static bool has_model(struct tl_trace *tr, uint64_t uid)
@@ -324,7 +324,7 @@ static int category_of(struct tl_trace *tr, uint64_t uid, const char *name, cons
 	 * ops) takes its model's category, as TraceLens's registry, built from
 	 * its op -> model map, gives it */
 	if (!err && *out && !strcmp(*out, "other")) {
-		const struct pm_class *c = class_of(name);
+		const struct pm_class *c = class_of(tr, name);
 
 		if (c)
 			*out = c->category;
@@ -389,7 +389,7 @@ static int fill_row(struct tl_trace *tr, struct rpt_meta *meta, const uint8_t *r
 		err = category_of(tr, uid, r->name, &r->category);
 		goto out;
 	}
-	if ((err = prow_set_name(&p, e.name)))
+	if ((err = prow_set_name(tr, &p, e.name)))
 		goto out;
 	r->name = p.name;
 	r->own = p.name_own;

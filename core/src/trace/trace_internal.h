@@ -113,6 +113,11 @@ struct tl_trace {
 	size_t nextra, extracap;
 	bool merged;		/* capture trace merged: the tree is fixed */
 	bool pseudo_ops;	/* pseudo ops added (pseudo_ops.c): the tree is fixed too */
+	/* TraceLens's inference report is reading the trace (report_build.c sets
+	 * it for a --by-module report): sglang_profiler ops are named without
+	 * their call counter, and every attention op of its annotation list reads
+	 * its iteration annotation; the plain report does neither. */
+	bool inference_view;
 	/* An XProf (JAX) trace, read from an .xplane.pb or XProf's JSON: event
 	 * kinds come from process and thread names (xplane_kinds.c). */
 	bool xprof;
