@@ -298,6 +298,26 @@ static int cli_keep_step(struct tl_trace *tr, const char *step)
 	return err ? cli_lib_error(err) : 0;
 }
 
+/* --link RULE, and the note that TraceLens links this trace otherwise. 0, or
+ * 1 after printing why. */
+static int cli_link_rule(struct tl_trace *tr, const char *rule)
+{
+	uint64_t legacy;
+
+	if (rule && strcmp(rule, "tlreplay")) {
+		if (strcmp(rule, "tracelens"))
+			return cli_error("--link %s: not a rule (tlreplay or tracelens)", rule);
+		return tl_trace_set_tracelens_links(tr, true) ? cli_lib_error(-EINVAL) : 0;
+	}
+	legacy = tl_trace_legacy_flows(tr);
+	if (legacy && !rule)
+		fprintf(stderr,
+			"tlreplay: note: %s: %llu launch flows are async_cpu_to_gpu (older Kineto), which TraceLens "
+			"does not follow: its numbers leave their GPU events unlinked (--link tracelens gives them)\n",
+			tl_trace_path(tr), (unsigned long long)legacy);
+	return 0;
+}
+
 int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 {
 	const char *path = cli_trace_path(co->input);
@@ -305,7 +325,7 @@ int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 	*tr = NULL;
 	if (!path || cli_load(path, tr))
 		return 1;
-	if (cli_merge_capture(*tr, co->capture) || cli_keep_step(*tr, co->step)) {
+	if (cli_link_rule(*tr, co->link) || cli_merge_capture(*tr, co->capture) || cli_keep_step(*tr, co->step)) {
 		tl_trace_close(*tr);
 		*tr = NULL;
 		return 1;

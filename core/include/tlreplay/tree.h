@@ -41,6 +41,26 @@ struct tl_link_opts {
 /** @return 0, or -ENOMEM. */
 TL_API int tl_trace_link(struct tl_trace *tr, const struct tl_link_opts *opts);
 
+/**
+ * @brief Link launches as TraceLens does (@p on) or as tlreplay does (the
+ *        default). TraceLens follows flow events of category "ac2g" only:
+ *        the older Kineto's "async_cpu_to_gpu" flows link nothing there, and a
+ *        trace without flows is not linked at all, where tlreplay links both
+ *        (tl_trace_legacy_links() counts the first). Takes effect at the next
+ *        link (a built tree is rebuilt on its next use).
+ * @return 0; -EBUSY when capture traces were merged (the links are fixed).
+ */
+TL_API int tl_trace_set_tracelens_links(struct tl_trace *tr, bool on);
+
+/** @return how many GPU events the last link reached through a flow of
+ *          another category than "ac2g", which TraceLens does not follow (0
+ *          before linking). */
+TL_API uint64_t tl_trace_legacy_links(const struct tl_trace *tr);
+
+/** @return how many launch flows (their start events) are of another category
+ *          than "ac2g" (async_cpu_to_gpu ...); no linking needed. */
+TL_API uint64_t tl_trace_legacy_flows(const struct tl_trace *tr);
+
 /** @return "correlation" or "External id": the arg that links runtime and GPU events. */
 TL_API const char *tl_trace_linking_key(const struct tl_trace *tr);
 

@@ -102,6 +102,12 @@ static void check_linking(struct tl_trace *tr, struct health_ctx *c)
 		add(c, TL_SEV_INFO, "no-launch-flows", 0, -1,
 		    "the trace has no ac2g flow events; runtime calls were linked to GPU events by "
 		    "correlation id directly (TraceLens would link none)");
+	if (tr->tree.legacy_links)
+		add(c, TL_SEV_WARN, "legacy-launch-flows", tr->tree.legacy_links, -1,
+		    "%llu GPU events are linked through async_cpu_to_gpu flows (older Kineto), which TraceLens "
+		    "does not follow: its report leaves them unlinked, so its numbers differ from ours "
+		    "(--link tracelens gives its numbers)",
+		    (unsigned long long)tr->tree.legacy_links);
 	if (!host)
 		add(c, TL_SEV_INFO, "gpu-only", 0, -1,
 		    "no cpu_op or runtime events: a GPU-only trace, op summaries are empty");

@@ -45,6 +45,9 @@ enum {
 	EV_HAS_DEVICE = 1u << 6,
 	EV_CORR_KEY = 1u << 7,		/* args has a "correlation" key at all */
 	EV_BP_E = 1u << 8,		/* flow event with "bp":"e" */
+	/* a launch flow of another category than "ac2g" (older Kineto's
+	 * async_cpu_to_gpu, async, async_gpu): TraceLens follows ac2g only */
+	EV_LEGACY_FLOW = 1u << 9,
 };
 
 /* 80 bytes per event; a 1M-event trace costs 80 MB here. */
@@ -71,6 +74,9 @@ struct tl_tree {
 	bool with_python;
 	int linking_is_corr;	/* 1: correlation, 0: External id */
 	bool linked_by_correlation;	/* no flow events: runtime -> GPU by correlation id */
+	/* GPU events linked otherwise than TraceLens links them (a legacy flow,
+	 * or by correlation id where the trace has no flows) */
+	uint64_t legacy_links;
 	int32_t *parent;	/* -1 = none */
 	int32_t *first_child, *last_child, *next_sibling;
 	uint8_t *in_tree;	/* 1: in host tree, 2: linked GPU event, 3: left out (overlap) */
@@ -113,6 +119,8 @@ struct tl_trace {
 	size_t nextra, extracap;
 	bool merged;		/* capture trace merged: the tree is fixed */
 	bool pseudo_ops;	/* pseudo ops added (pseudo_ops.c): the tree is fixed too */
+	/* link launches as TraceLens does (tl_trace_set_tracelens_links) */
+	bool tracelens_links;
 	/* TraceLens's inference report is reading the trace (report_build.c sets
 	 * it for a --by-module report): sglang_profiler ops are named without
 	 * their call counter, and every attention op of its annotation list reads

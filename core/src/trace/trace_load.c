@@ -546,6 +546,9 @@ done_close:
 			ev->corr = flow_id;
 			ev->flags |= EV_HAS_CORR;
 		}
+		if (ev->kind == TL_KIND_FLOW_LAUNCH &&
+		    (L->out.strs->n <= ev->cat || strcmp(tl_strtab_get(L->out.strs, ev->cat), "ac2g")))
+			ev->flags |= EV_LEGACY_FLOW;
 	}
 	return p + 1;
 }

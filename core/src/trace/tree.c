@@ -337,6 +337,9 @@ static int link_gpu(struct tl_trace *tr)
 	int32_t *graph_next = NULL;
 	bool have_graph = false, have_flows = false;
 	int use_corr = t->linking_is_corr;
+	/* TraceLens follows ac2g flows only: older flow categories link nothing
+	 * there, and a trace without flows is not linked by correlation */
+	bool tl_rule = tr->tracelens_links;
 	size_t i;
 	int err = -ENOMEM;
 
@@ -350,6 +353,8 @@ static int link_gpu(struct tl_trace *tr)
 		int64_t v;
 
 		if (e->kind == TL_KIND_FLOW_LAUNCH) {
+			if (tl_rule && (e->flags & EV_LEGACY_FLOW))
+				continue;
 			have_flows = true;
 			if (!(e->flags & EV_HAS_CORR))
 				continue;
@@ -372,8 +377,9 @@ static int link_gpu(struct tl_trace *tr)
 	 * nothing; there, link each runtime call to the GPU events carrying its
 	 * correlation directly, as HTA does. With flows present, TraceLens's
 	 * flow-based rule stands. */
-	t->linked_by_correlation = !have_flows;
-	if (have_graph || !have_flows) {
+	t->linked_by_correlation = !have_flows && !tl_rule;
+	t->legacy_links = 0;
+	if (have_graph || t->linked_by_correlation) {
 		/* correlation -> GPU events in file order (singly linked via graph_next) */
 		struct tl_kmap graph_tail;
 
@@ -409,7 +415,7 @@ static int link_gpu(struct tl_trace *tr)
 		if (!is_host_runtime(e->kind) || !link_value(e, use_corr, &link))
 			continue;
 		if ((have_graph && (e->name == tr->id_graph_cuda || e->name == tr->id_graph_hip)) ||
-		    !have_flows) {
+		    t->linked_by_correlation) {
 			uint32_t head;
 			int32_t j;
 
@@ -433,6 +439,8 @@ static int link_gpu(struct tl_trace *tr)
 		}
 		if (!tl_kind_is_gpu(tr->ev[g].kind) || g == i)
 			continue;
+		if ((tr->ev[s].flags | tr->ev[f].flags) & EV_LEGACY_FLOW)
+			t->legacy_links++;
 		if (t->parent[g] >= 0)
 			tl_tree_remove_child(t, t->parent[g], (int32_t)g);
 		tl_tree_add_child(t, (int32_t)i, (int32_t)g);
@@ -614,6 +622,34 @@ int tl_trace_link(struct tl_trace *tr, const struct tl_link_opts *opts)
 		  opts->with_python;
 
 	return tl_tree_ensure(tr, py);
+}
+
+int tl_trace_set_tracelens_links(struct tl_trace *tr, bool on)
+{
+	if (tr->tracelens_links == on)
+		return 0;
+	/* a merged tree (or one with pseudo ops) is fixed: its links stay */
+	if (tr->tree.built && (tr->merged || tr->pseudo_ops))
+		return tl_err(-EBUSY, "%s: the launch links are fixed once graph captures are merged", tr->path);
+	tr->tracelens_links = on;
+	tr->tree.built = false; /* relinked on next use */
+	return 0;
+}
+
+uint64_t tl_trace_legacy_links(const struct tl_trace *tr)
+{
+	return tr->tree.built ? tr->tree.legacy_links : 0;
+}
+
+uint64_t tl_trace_legacy_flows(const struct tl_trace *tr)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < tr->nev; i++)
+		if (tr->ev[i].kind == TL_KIND_FLOW_LAUNCH && tr->ev[i].ph == 's' && (tr->ev[i].flags & EV_LEGACY_FLOW))
+			n++;
+	return n;
 }
 
 const char *tl_trace_linking_key(const struct tl_trace *tr)
