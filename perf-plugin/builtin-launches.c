@@ -68,6 +68,9 @@ static const struct opt launch_opts[] = {
 	OPT_CALLBACK(0, "delay-cutoff-us", "N", opt_us, 'd',
 		     "a launch delay longer than N us is an outlier (HTA's\n"
 		     "launch_delay_cutoff, default 100)"),
+	OPT_BOOL(0, "hta", struct launch_args, lo.hta,
+		 "HTA's numbers (get_cuda_kernel_launch_stats): its four launch\n"
+		 "calls only, whole us, the last ProfilerStep left out"),
 	OPT_END(),
 };
 
@@ -76,7 +79,7 @@ static const struct opt launch_opts[] = {
 TL_CMD(launches, launch_opts, "kernel launch statistics: CPU call, launch delay, queue time; launch-bound streams",
 	"usage: tlreplay launches [-i TRACE] [-x SEP | -j] [-o FILE] [--by op|kernel|launch|stream]\n"
 	"                         [--top N] [--launch-bound-thresh-us N]\n"
-	"                         [--runtime-cutoff-us N] [--delay-cutoff-us N]\n"
+	"                         [--runtime-cutoff-us N] [--delay-cutoff-us N] [--hta]\n"
 	"\n"
 	"For every GPU event linked to the runtime call that launched it: the call's\n"
 	"duration (cpu), the launch delay (GPU start - call end, clipped at 0, HTA's\n"

@@ -159,6 +159,38 @@ else
 	skip "mi250 trace not in $SHARED/traces"
 fi
 
+# --hta: HTA's get_cuda_kernel_launch_stats, run on each trace alone (HolisticTraceAnalysis at
+# the mirror's HEAD, Debian's pandas 1.5): its launch count and the means of cpu_duration,
+# gpu_duration and launch_delay. bert-small on MI300 has no launch HTA counts (hipLaunchKernel).
+hta_launches() { # TRACE COUNT CPU GPU DELAY
+	if [ ! -r "$1" ]; then
+		skip "$(basename "$1") not in $SHARED/traces"
+		return
+	fi
+	run tl launches --hta -i "$1" -x,
+	[ "$RC" -eq 0 ] && "$PYTHON" -c '
+import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["by"] == "all"][0]
+want = [float(v) for v in sys.argv[2:]]
+got = [float(r["count"]), float(r["cpu mean us"]), float(r["gpu mean us"]), float(r["delay mean us"])]
+assert all(abs(a - b) <= 1e-6 * max(1, abs(b)) for a, b in zip(got, want)), (got, want)
+' "$TMP/out" "$2" "$3" "$4" "$5"
+	ok $? "--hta: $(basename "$1"): $2 launches, mean cpu $3, gpu $4, delay $5 us, as HTA"
+}
+hta_launches "$HTA/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz" 98 31771.591837 675.540816 400.846939
+hta_launches "$HTA/trace_filter/sampled_rank-0.json.gz" 602 8.486711 502.061462 16412.162791
+hta_launches "$HTA/negative_queue_length_values_check/rank0.json.gz" 5224 131.029862 44.771440 121668.754786
+hta_launches "$HTA/nccl_parser_config/nccl_data.json.gz" 2516 8.461447 39.929253 28.069555
+hta_launches "$TL/h100/Falconsai_nsfw_image_detection__1016002.json.gz" 107 4.168224 6.691589 4.803738
+t=$TL/mi300/gaunernst_bert-small-uncased__1016001.json.gz
+if [ -r "$t" ]; then
+	run tl launches --hta -i "$t"
+	[ "$RC" -eq 1 ] && grep -q "none of the 61 GPU events was launched by a call HTA counts" "$TMP/err"
+	ok $? "--hta on an AMD trace: no launch HTA counts, said so (exit $RC)"
+else
+	skip "bert-small MI300 trace not in $SHARED/traces"
+fi
+
 # --capture: the graph kernels get the ops that captured them; the times stay the replay's.
 V=$TL/inference/vllm_decode_full
 if [ -r "$V/graph_execution.json.gz" ] && [ -d "$V/capture_traces" ]; then

@@ -60,6 +60,12 @@ struct tl_launch_opts {
 	double launch_bound_us;		/**< short GPU event below this; 0 = TL_LAUNCH_BOUND_US */
 	double runtime_cutoff_us;	/**< 0 = TL_LAUNCH_RUNTIME_CUTOFF_US */
 	double delay_cutoff_us;		/**< 0 = TL_LAUNCH_DELAY_CUTOFF_US */
+	/** HTA's get_cuda_kernel_launch_stats: only the launches of
+	 *  cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync and
+	 *  cudaMemsetAsync (and MTIA's runFunction), times in whole us when the
+	 *  trace's are fractional, and with several ProfilerSteps only calls that
+	 *  start before the last one, as HTA's Trace keeps them. */
+	bool hta;
 };
 
 /** One launch. */

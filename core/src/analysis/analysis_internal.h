@@ -24,6 +24,21 @@ const char *tl_op_category_by_name(const char *name, const char *first_kernel);
 /* Op name as the summaries group it (sglang_profiler call counters dropped):
  * @name itself, or @buf filled. */
 const char *tl_op_norm_name(const char *name, char *buf, size_t n);
+
+/* hta_view.c: the trace as HTA's Trace holds it (--hta). */
+struct tl_hta_view {
+	/* fractional timestamps: HTA rounds them to whole us */
+	bool rounded;
+	/* only CPU events that start before this (the last ProfilerStep's
+	 * start, rounded as HTA does), else INFINITY */
+	double before_us;
+	/* that start as the trace has it (INFINITY: none) */
+	double last_step_us;
+};
+/* 0 or -ENOMEM. */
+int tl_hta_view_of(const struct tl_trace *tr, struct tl_hta_view *v);
+/* @e's start and duration as HTA has them (start up, end down, when rounded). */
+void tl_hta_times(const struct tl_hta_view *v, const struct tl_ev *e, double *ts, double *dur);
 /* An op's name as the report reading @tr sees it: tl_op_norm_name() under
  * TraceLens's inference view (tr->inference_view), else @name itself. */
 const char *tl_op_view_name(const struct tl_trace *tr, const char *name, char *buf, size_t n);

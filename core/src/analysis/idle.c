@@ -450,13 +450,7 @@ out:
 	return err;
 }
 
-/* "ProfilerStep#<digits>...", HTA's ProfilerStepGroupingPattern. */
-static bool is_step_name(const char *s)
-{
-	return !strncmp(s, "ProfilerStep#", 13) && s[13] >= '0' && s[13] <= '9';
-}
-
-/* opts.hta: the items as HTA's Trace has them. With several ProfilerStep
+/* opts.hta: the items as HTA's Trace has them (tl_hta_view_of). With several ProfilerStep
  * names, HTA keeps the GPU events whose CPU correlation starts before the
  * last step (the latest start of an event so named); with fractional
  * timestamps it rounds every start up and every end down; the launch of a
@@ -464,39 +458,26 @@ static bool is_step_name(const char *s)
  * re-counted per stream. */
 static int hta_items(const struct tl_trace *tr, item_vec *items, grp_vec *sg, struct tl_idle_set *set)
 {
-	uint8_t *seen = calloc(tr->strs.n + 1, 1);	/* 0 unknown, 1 step, 2 not */
-	size_t i, k = 0, nnames = 0;
-	double last = -INFINITY;
-	bool frac = false;
-	struct tl_kmap corr;	/* correlation -> its runtime or driver call */
+	struct tl_hta_view v;
+	size_t i, k = 0;
+	bool frac;
+	struct tl_kmap corr; /* correlation -> its runtime or driver call */
 
-	if (!seen || tl_kmap_init(&corr, 1024)) {
-		free(seen);
+	if (tl_hta_view_of(tr, &v))
 		return -ENOMEM;
-	}
+	if (tl_kmap_init(&corr, 1024))
+		return -ENOMEM;
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
 
 		if ((e->kind == TL_KIND_RUNTIME || e->kind == TL_KIND_DRIVER) && (e->flags & EV_HAS_CORR) &&
 		    tl_kmap_put(&corr, 0, e->corr, (uint32_t)i)) {
 			tl_kmap_free(&corr);
-			free(seen);
 			return -ENOMEM;
 		}
-		if (!(e->flags & EV_HAS_TS))
-			continue;
-		if (!frac && e->ts != floor(e->ts))
-			frac = true;
-		if (!seen[e->name]) {
-			seen[e->name] = is_step_name(tl_strtab_get(&tr->strs, e->name)) ? 1 : 2;
-			nnames += seen[e->name] == 1;
-		}
-		if (seen[e->name] == 1 && !tl_kind_is_gpu(e->kind) && e->ts > last)
-			last = e->ts;
 	}
-	free(seen);
-	if (nnames > 1)
-		set->hta_before_us = last;
+	frac = v.rounded;
+	set->hta_before_us = v.last_step_us;
 	set->hta_rounded = frac;
 	for (i = 0; i < sg->n; i++)
 		sg->v[i].n = 0;
@@ -512,7 +493,7 @@ static int hta_items(const struct tl_trace *tr, item_vec *items, grp_vec *sg, st
 			x.launch_end = tl_ev_end(&tr->ev[r]);
 		}
 		/* HTA compares rounded times; unlinked events go too (it joins) */
-		if (nnames > 1 && !(frac ? ceil(x.launch) < ceil(last) : x.launch < last))
+		if (isfinite(v.before_us) && !((frac ? ceil(x.launch) : x.launch) < v.before_us))
 			continue;
 		if (frac) {
 			x.s = ceil(x.s);

@@ -290,8 +290,22 @@ static void queue_times(const struct tl_trace *tr, struct tl_launch_set *s, cons
 }
 
 /* Collect the launches, their stream and device groups and name keys. */
-static int collect(struct tl_trace *tr, struct tl_launch_set *s, grp_vec *dg, grp_vec *sg,
-		   uint32_t **dof, uint32_t **sof, size_t *considered)
+/* Whether HTA's launch statistics count a launch by call @c. */
+static bool hta_launch_call(const struct tl_trace *tr, const struct tl_ev *c)
+{
+	static const char *const names[] = { "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync",
+					     "cudaMemsetAsync", "runFunction - job_prep_and_submit_for_execution" };
+	const char *n = tl_strtab_get(&tr->strs, c->name);
+	size_t i;
+
+	for (i = 0; i < TL_ARRAY_SIZE(names); i++)
+		if (!strcmp(n, names[i]))
+			return true;
+	return false;
+}
+
+static int collect(struct tl_trace *tr, const struct tl_hta_view *hta, struct tl_launch_set *s, grp_vec *dg,
+		   grp_vec *sg, uint32_t **dof, uint32_t **sof, size_t *considered)
 {
 	TL_VEC(uint32_t) dv = { 0 }, sv = { 0 };
 	launch_vec lv = { 0 };
@@ -310,6 +324,7 @@ static int collect(struct tl_trace *tr, struct tl_launch_set *s, grp_vec *dg, gr
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i], *c;
 		struct tl_launch l = { 0 };
+		double gts, gdur, cts, cdur;
 		uint32_t di, si;
 		int64_t op;
 
@@ -322,15 +337,22 @@ static int collect(struct tl_trace *tr, struct tl_launch_set *s, grp_vec *dg, gr
 		c = &tr->ev[tr->tree.parent[i]];
 		if (!(c->flags & EV_HAS_TS) || !(c->flags & EV_HAS_DUR))
 			continue;
+		gts = e->ts, gdur = e->dur, cts = c->ts, cdur = c->dur;
+		if (hta) {
+			tl_hta_times(hta, e, &gts, &gdur);
+			tl_hta_times(hta, c, &cts, &cdur);
+			if (!hta_launch_call(tr, c) || !(cts < hta->before_us))
+				continue;
+		}
 		op = tl_event_launcher(tr, i);
 		l.gpu_uid = i;
 		l.call_uid = (uint64_t)tr->tree.parent[i];
 		l.op_uid = op >= 0 ? (uint64_t)op : l.call_uid;
-		l.start_us = e->ts;
-		l.gpu_us = e->dur;
-		l.cpu_us = c->dur;
-		l.latency_us = e->ts - c->ts;
-		l.delay_us = l.latency_us - c->dur;	/* HTA: ts_y - ts_x - dur_x, in that order */
+		l.start_us = gts;
+		l.gpu_us = gdur;
+		l.cpu_us = cdur;
+		l.latency_us = gts - cts;
+		l.delay_us = l.latency_us - cdur; /* HTA: ts_y - ts_x - dur_x, in that order */
 		if (l.delay_us < 0)	/* HTA clips it */
 			l.delay_us = 0;
 		if (group_of(&dmap, dg, e->pid, 0, &di) || group_of(&smap, sg, e->pid, e->tid, &si))
@@ -383,6 +405,7 @@ static void restream(const struct tl_trace *tr, struct tl_launch_set *s, const g
 int tl_launch_stats(struct tl_trace *tr, const struct tl_launch_opts *opts, struct tl_launch_set **out)
 {
 	struct tl_launch_opts o = { 0 };
+	struct tl_hta_view hta;
 	struct tl_launch_set *s = NULL;
 	grp_vec dg = { 0 }, sg = { 0 };
 	uint32_t *dof = NULL, *sof = NULL, *order = NULL, *key = NULL;
@@ -404,8 +427,17 @@ int tl_launch_stats(struct tl_trace *tr, const struct tl_launch_opts *opts, stru
 	s->launch_bound_us = o.launch_bound_us > 0 ? o.launch_bound_us : TL_LAUNCH_BOUND_US;
 	s->runtime_cutoff_us = o.runtime_cutoff_us > 0 ? o.runtime_cutoff_us : TL_LAUNCH_RUNTIME_CUTOFF_US;
 	s->delay_cutoff_us = o.delay_cutoff_us > 0 ? o.delay_cutoff_us : TL_LAUNCH_DELAY_CUTOFF_US;
-	if (collect(tr, s, &dg, &sg, &dof, &sof, &considered))
+	if (o.hta && tl_hta_view_of(tr, &hta))
 		goto nomem;
+	if (collect(tr, o.hta ? &hta : NULL, s, &dg, &sg, &dof, &sof, &considered))
+		goto nomem;
+	if (!s->n && considered && o.hta) {
+		err = tl_err(-ENODATA,
+			     "%s: none of the %zu GPU events was launched by a call HTA counts (cudaLaunchKernel, "
+			     "cudaLaunchKernelExC, cudaMemcpyAsync, cudaMemsetAsync) before the last ProfilerStep",
+			     tr->path, considered);
+		goto out;
+	}
 	if (!s->n) {
 		err = considered ? tl_err(-ENODATA, "%s: none of the %zu GPU events is linked to a launch call",
 					  tr->path, considered)
