@@ -51,4 +51,19 @@ ok $? "4 PIECEWISE windows, 3 launches: not merged, and a warning says so (exit 
 TLREPLAY_LOG_LEVEL=warn "$TLREPLAY" ops -i "$TMP/t/replay.json" --capture "$TMP/t/cap" >/dev/null 2>"$TMP/err"
 grep -q "3 graph launches but 4 capture windows" "$TMP/err"
 ok $? "TLREPLAY_LOG_LEVEL=warn gives the counts"
+
+# check: graph kernels no op owns, an error above --max-unattributed (default 20 %)
+setup 4 WHOLE full
+run "$TLREPLAY" check -i "$TMP/t/replay.json"
+[ "$RC" -eq 1 ] && grep -q "^error   graph-kernels-without-op: 100.00% of GPU time (8 events) is graph kernels no op owns" "$TMP/out"
+ok $? "check: the unmerged replay's graph kernels are an error (exit $RC)"
+run "$TLREPLAY" check -i "$TMP/t/replay.json" --max-unattributed 100
+[ "$RC" -eq 0 ] && grep -q "^warning graph-kernels-without-op:" "$TMP/out"
+ok $? "--max-unattributed 100: a warning, exit 0"
+run "$TLREPLAY" check -i "$TMP/t/replay.json" --capture "$TMP/t/cap"
+[ "$RC" -eq 0 ] && ! grep -q "graph-kernels-without-op" "$TMP/out"
+ok $? "with the capture merged every kernel has its op: no finding"
+run "$TLREPLAY" check -i "$TMP/t/replay.json" --max-unattributed 120
+[ "$RC" -eq 1 ] && grep -q "bad --max-unattributed '120'" "$TMP/err"
+ok $? "a limit above 100 is refused by name"
 done_testing

@@ -256,8 +256,22 @@ struct tl_health {
 	size_t nerrors, nwarnings;
 };
 
-/** Trace health report (linking, flows, overlaps, shapes, clocks). */
+/** Default of tl_health_opts.max_unattributed_pct. */
+#define TL_HEALTH_MAX_UNATTRIBUTED_PCT 20.0
+
+struct tl_health_opts {
+	size_t sz;
+	/** The share of GPU time that may be graph kernels no op owns (under a
+	 *  bare cudaGraphLaunch/hipGraphLaunch) before that is an error; 0 =
+	 *  TL_HEALTH_MAX_UNATTRIBUTED_PCT. */
+	double max_unattributed_pct;
+};
+
+/** Trace health report (linking, flows, overlaps, shapes, clocks, graph
+ *  kernels no op owns) with the default options. */
 TL_API int tl_health_check(struct tl_trace *tr, struct tl_health **out);
+/** The same with @p opts (NULL = defaults). -EINVAL for a limit outside [0, 100]. */
+TL_API int tl_health_check_opts(struct tl_trace *tr, const struct tl_health_opts *opts, struct tl_health **out);
 TL_API void tl_health_free(struct tl_health *h);
 
 #ifdef __cplusplus

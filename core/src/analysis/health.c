@@ -429,12 +429,65 @@ static void check_tree(struct tl_trace *tr, struct health_ctx *c)
 		    (unsigned long long)bare);
 }
 
+/* Kernels of a replayed graph that no op owns: their launcher is the graph
+ * launch itself (no capture merged, no graph annotations, no op around the
+ * launch), so every op summary shows the launch, not the ops. */
+static void check_graph_owners(struct tl_trace *tr, struct health_ctx *c, double max_pct)
+{
+	double t_all = 0, t_bare = 0, share;
+	uint64_t n = 0;
+	int64_t ex = -1;
+	size_t i;
+
+	for (i = 0; i < tr->nev; i++) {
+		const struct tl_ev *e = &tr->ev[i];
+		const struct tl_ev *call;
+		int32_t p;
+
+		if (!tl_kind_is_gpu(e->kind) || !has_dur(e))
+			continue;
+		t_all += e->dur;
+		p = tr->tree.in_tree[i] == 2 ? tr->tree.parent[i] : -1;
+		if (p < 0)
+			continue;
+		call = &tr->ev[p];
+		if (call->name != tr->id_graph_cuda && call->name != tr->id_graph_hip)
+			continue;
+		if (tl_event_launcher(tr, i) != p)
+			continue;
+		t_bare += e->dur;
+		n++;
+		if (ex < 0)
+			ex = (int64_t)i;
+	}
+	if (!n)
+		return;
+	share = t_all > 0 ? 100 * t_bare / t_all : 0;
+	add(c, share > max_pct ? TL_SEV_ERROR : TL_SEV_WARN, "graph-kernels-without-op", n, ex,
+	    "%.2f%% of GPU time (%llu events) is graph kernels no op owns (under a bare graph launch): op "
+	    "summaries show the launch, not the ops; merge the capture traces (--capture DIR) or record "
+	    "with PyTorch's CUDA-graph annotations (an error above %g%%, --max-unattributed)",
+	    share, (unsigned long long)n, max_pct);
+}
+
 int tl_health_check(struct tl_trace *tr, struct tl_health **out)
 {
+	return tl_health_check_opts(tr, NULL, out);
+}
+
+int tl_health_check_opts(struct tl_trace *tr, const struct tl_health_opts *opts, struct tl_health **out)
+{
+	struct tl_health_opts o = { 0 };
 	struct health_ctx c = { 0 };
+	double max_pct;
 	int err;
 
 	*out = NULL;
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	max_pct = o.max_unattributed_pct > 0 ? o.max_unattributed_pct : TL_HEALTH_MAX_UNATTRIBUTED_PCT;
+	if (!(o.max_unattributed_pct >= 0 && o.max_unattributed_pct <= 100))
+		return tl_err(-EINVAL, "the unattributed GPU time limit must be a percentage in [0, 100]");
 	err = tl_tree_ensure(tr, tr->tree.built && tr->tree.with_python);
 	if (err)
 		return err;
@@ -447,6 +500,7 @@ int tl_health_check(struct tl_trace *tr, struct tl_health **out)
 	check_shapes(tr, &c);
 	check_clocks(tr, &c);
 	check_tree(tr, &c);
+	check_graph_owners(tr, &c, max_pct);
 	if (c.err) {
 		tl_health_free(c.h);
 		return tl_err(c.err, "out of memory checking the trace");
