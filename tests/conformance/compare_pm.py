@@ -70,6 +70,10 @@ def compare_sheet(pm_dump, trace, path):
     # the trace first; its rows name UIDs of the merged copies
     cap = os.path.join(os.path.dirname(trace), "capture_traces")
     extra = ["--capture", cap] if os.path.isdir(cap) else []
+    # an inference report's sheets (perf_csvs/) are read under its view of the
+    # trace: SGLang's op names without their counter, every annotated op
+    if os.path.basename(os.path.dirname(path)) == "perf_csvs":
+        extra = ["--inference"] + extra
     p = subprocess.run([pm_dump] + extra + [trace] + uids, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         return stem, len(rows), ["pm_dump failed (%d): %s" % (p.returncode, p.stderr.strip())]

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* pm_dump [--capture DIR] TRACE UID...: what the perf models say of each
+/* pm_dump [--inference] [--capture DIR] TRACE UID...: what the perf models say of each
  * UID's call, one JSON object a line, for tests/conformance/compare_pm.py to
  * hold against TraceLens's perf-model sheets (its rows name their first call:
  * UID_first). --capture merges the graph-capture traces of DIR first, as
  * TraceLens's inference report does (their ops get UIDs past the trace's
- * events). pm_dump --call NAME ARGS_JSON [KERNEL...] models a call built by
+ * events); --inference reads the trace as TraceLens's inference report does
+ * (tr->inference_view). pm_dump --call NAME ARGS_JSON [KERNEL...] models a call built by
  * hand (args as the trace records them, the kernels' names in launch order).
  * A test tool, not installed. */
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <tlreplay/tlreplay.h>
 
 #include "perfmodel/perfmodel_internal.h"
+#include "trace/trace_internal.h"
 
 static cJSON *num_or_null(double v)
 {
@@ -105,19 +107,27 @@ int main(int argc, char **argv)
 {
 	struct tl_trace *tr = NULL;
 	const char *capture = NULL;
+	bool inference = false;
 	int i, err, first = 1;
 
 	if (argc > 3 && !strcmp(argv[1], "--call"))
 		return dump_call(argc - 2, argv + 2);
-	if (argc > 2 && !strcmp(argv[1], "--capture")) {
-		capture = argv[2];
-		first = 3;
+	if (argc > 1 && !strcmp(argv[1], "--inference")) {
+		inference = true;
+		first = 2;
+	}
+	if (argc > first + 1 && !strcmp(argv[first], "--capture")) {
+		capture = argv[first + 1];
+		first += 2;
 	}
 	if (argc < first + 1) {
-		fprintf(stderr, "usage: pm_dump [--capture DIR] TRACE UID... | pm_dump --call NAME ARGS_JSON [KERNEL...]\n");
+		fprintf(stderr, "usage: pm_dump [--inference] [--capture DIR] TRACE UID... | "
+				"pm_dump --call NAME ARGS_JSON [KERNEL...]\n");
 		return 2;
 	}
 	err = tl_trace_open(argv[first], NULL, &tr);
+	if (!err)
+		tr->inference_view = inference;
 	if (!err && capture)
 		err = tl_trace_merge_capture(tr, capture, NULL);
 	if (!err)
