@@ -318,6 +318,23 @@ static int cli_link_rule(struct tl_trace *tr, const char *rule)
 	return 0;
 }
 
+/* PyTorch's CUDA-graph annotations, when the trace has them: graph kernels
+ * get the ops their capture named. 0, or 1 after printing why. */
+static int cli_graph_annotations(struct tl_trace *tr)
+{
+	size_t ops, kernels;
+	int err = tl_trace_apply_graph_annotations(tr, &ops, &kernels);
+
+	if (err)
+		return cli_lib_error(err);
+	if (ops)
+		fprintf(stderr,
+			"tlreplay: note: %s: %zu graph kernels belong to %zu ops named by PyTorch's CUDA-graph "
+			"annotations\n",
+			tl_trace_path(tr), kernels, ops);
+	return 0;
+}
+
 int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 {
 	const char *path = cli_trace_path(co->input);
@@ -325,7 +342,8 @@ int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 	*tr = NULL;
 	if (!path || cli_load(path, tr))
 		return 1;
-	if (cli_link_rule(*tr, co->link) || cli_merge_capture(*tr, co->capture) || cli_keep_step(*tr, co->step)) {
+	if (cli_link_rule(*tr, co->link) || cli_merge_capture(*tr, co->capture) ||
+	    (!co->capture && cli_graph_annotations(*tr)) || cli_keep_step(*tr, co->step)) {
 		tl_trace_close(*tr);
 		*tr = NULL;
 		return 1;

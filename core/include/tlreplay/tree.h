@@ -129,6 +129,22 @@ struct tl_capture_result {
 TL_API int tl_trace_add_pseudo_ops(struct tl_trace *tr, size_t *added);
 
 /**
+ * @brief Give the kernels of replayed CUDA graphs the ops their capture named,
+ *        from PyTorch's graph annotations (torch.cuda._graph_annotations,
+ *        PyTorch 2.12+: a kernel's args hold its "graph node id" and the
+ *        "name" its mark_kernels scope gave). Each run of kernels of one name
+ *        under a graph launch gets a cpu_op of that name, with a copy of the
+ *        launch as their launch call, so op summaries show the regions, not the
+ *        launch. Nothing to do after tl_trace_merge_capture() (it attributed
+ *        them already) or without annotations. Fixes the call tree, as pseudo
+ *        ops do.
+ * @param[out] ops how many ops were added; @param[out] kernels how many
+ *             kernels they own.
+ * @return 0, or -ENOMEM.
+ */
+TL_API int tl_trace_apply_graph_annotations(struct tl_trace *tr, size_t *ops, size_t *kernels);
+
+/**
  * @brief Attribute CUDA/HIP-graph kernels to the ops that launched them when the
  *        graph was captured (TraceLens's merge_capture_trace_into_graph).
  *

@@ -73,8 +73,9 @@ static int inject(struct tl_trace *tr, uint64_t k, const char *name, const cJSON
 	cJSON *args = NULL;
 	const cJSON *x;
 	char *json = NULL;
-	size_t me = tr->nev, i, len, off;
-	struct tl_ev *d;
+	struct trace_new_event ne;
+	uint64_t me;
+	size_t i;
 	int err = -ENOMEM;
 
 	if (launch < 0 || (above = tl_event_parent(tr, (uint64_t)launch)) < 0)
@@ -96,30 +97,16 @@ static int inject(struct tl_trace *tr, uint64_t k, const char *name, const cJSON
 	json = cJSON_PrintUnformatted(args);
 	if (!json)
 		goto out;
-	len = strlen(json);
-	off = tr->nextra;
-	if (tl_grow((void **)&tr->extra, &tr->extracap, tr->nextra + len + 1, 1) ||
-	    tl_grow((void **)&tr->ev, &tr->cap, me + 2, sizeof(*tr->ev)) || tl_tree_grow(tr, me + 1))
-		goto out;
-	memcpy(tr->extra + off, json, len);
-	tr->nextra += len;
-	d = &tr->ev[me];
-	memset(d, 0, sizeof(*d));
-	d->name = tl_strtab_intern(&tr->strs, name, strlen(name));
-	d->cat = tl_strtab_intern(&tr->strs, "cpu_op", 6);
-	if (d->name == UINT32_MAX || d->cat == UINT32_MAX)
-		goto out;
-	d->kind = TL_KIND_CPU_OP;
-	d->ph = 'X';
-	d->pid = tr->ev[above].pid;
-	d->tid = tr->ev[above].tid;
 	/* no time of its own; ts only for what orders ops by it */
-	d->ts = tr->ev[launch].ts;
-	d->dur = NAN;
-	d->args_off = TL_ARGS_EXTRA | off;
-	d->args_len = (uint32_t)len;
-	tr->nev = me + 1;
-	tr->tree.in_tree[me] = 1;
+	ne = (struct trace_new_event){ .name = name,
+				       .cat = "cpu_op",
+				       .kind = TL_KIND_CPU_OP,
+				       .like = &tr->ev[above],
+				       .ts = tr->ev[launch].ts,
+				       .dur = NAN,
+				       .args_json = json };
+	if (trace_append_event(tr, &ne, &me))
+		goto out;
 	tl_tree_remove_child(&tr->tree, (int32_t)above, (int32_t)launch);
 	tl_tree_add_child(&tr->tree, (int32_t)above, (int32_t)me);
 	tl_tree_add_child(&tr->tree, (int32_t)me, (int32_t)launch);

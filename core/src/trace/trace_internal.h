@@ -203,6 +203,21 @@ void tl_tree_clear_children(struct tl_tree *t, int32_t parent);
 /* Take @child out of @parent's children (no-op if it is not one). */
 void tl_tree_remove_child(struct tl_tree *t, int32_t parent, int32_t child);
 int tl_tree_grow(struct tl_trace *tr, size_t n);
+
+/* trace_append.c: an event the library adds (pseudo ops, graph-annotation
+ * ops). Borrowed strings; @like gives pid and tid (it may be an event of the
+ * trace: it is read before the events grow). */
+struct trace_new_event {
+	const char *name, *cat;
+	enum tl_kind kind;
+	const struct tl_ev *like;
+	double ts, dur;
+	uint16_t flags;	       /* EV_HAS_TS ...: 0 for an event with no time of its own */
+	const char *args_json; /* its args as JSON text, or NULL */
+};
+/* Append @n as the trace's last event, in the tree (in_tree 1) with no parent
+ * yet; *uid = its UID. 0 or -ENOMEM (the trace may have grown, unchanged). */
+int trace_append_event(struct tl_trace *tr, const struct trace_new_event *n, uint64_t *uid);
 void tl_tree_free(struct tl_tree *t);
 
 /* ============================================================= json_scan.c */
