@@ -29,9 +29,14 @@ def t(uid, node):
 assert len(edges) == summ['path_edges'], 'edge count'
 for a, b in zip(edges, edges[1:]):
     assert (a['to_uid'], a['to_node']) == (b['from_uid'], b['from_node']), ('not a chain', a, b)
+# HTA's weights: a dependency or sync edge, and the span of a blocking call, weigh 0
+blocking = {'cudaDeviceSynchronize', 'cudaStreamSynchronize', 'cudaEventQuery', 'cudaEventSynchronize', 'cudaMemcpy'}
 for e in edges:
     assert e['time_us'] >= 0
-    if e['edge'] != 'sync':   # sync weights are spans too, but clamped at 0
+    if e['edge'] in ('sync', 'dependency') or (e['edge'] == 'op' and e['to_node'] == 'end' and
+                                                ev[e['to_uid']].get('name') in blocking):
+        assert e['time_us'] == 0, e
+    else:
         assert abs(t(e['to_uid'], e['to_node']) - t(e['from_uid'], e['from_node']) - e['time_us']) < 1e-3, e
 tot = sum(e['time_us'] for e in edges)
 assert abs(tot - summ['length_us']) < 1e-3 * max(1, len(edges)), (tot, summ['length_us'])
@@ -46,11 +51,15 @@ PY
 #   fwd 1000-1100 [ aten::mm 1010-1030 [ launch 1012-1018 -> gemm 1020-1070 ]
 #                   aten::add 1035-1045 [ launch 1037-1042 -> add_kernel 1075-1085 (queued) ]
 #                   cudaDeviceSynchronize 1050-1090   optimizer 1095-1098 ]
+# Weights as HTA's (docs/analyses.md): sync and dependency edges and the span of a
+# blocking call (cudaDeviceSynchronize) weigh 0; add_kernel was queued behind gemm,
+# so it gets a stream-order edge and no launch edge.
 # Path: fwd.s -10-> mm.s -2-> launch.s -8 (launch)-> gemm.s -50-> gemm.e -5 (stream
-# order: add_kernel was queued)-> add_kernel.s -10-> .e -5 (sync: the call waited
-# for it)-> sync.e -5-> optimizer.s -3-> .e -2-> fwd.e = 100 us, 10 edges, 7 events:
-# cpu 10+2+5+3+2 = 22, kernel 60, gpu_gap 5, launch_delay 8, sync_wait 5.
-# Graph: 9 events = 18 nodes; op edges 13 on the CPU + 2 kernels, 2 launches,
+# order)-> add_kernel.s -10-> .e -0 (sync: the call waited for it)-> sync.e -5->
+# optimizer.s -3-> .e -2-> fwd.e = 95 us, 10 edges, 7 events:
+# cpu 10+2+5+3+2 = 22, kernel 60, gpu_gap 5, launch_delay 8, sync_wait 0.
+# (The CPU alone: 10+2+6+12+5+2+5+3+5+0+5+3+2 = 60.)
+# Graph: 9 events = 18 nodes; op edges 13 on the CPU + 2 kernels, 1 launch,
 # 1 stream-order edge, 1 sync edge (cudaDeviceSynchronize drains add_kernel).
 run tl critpath -i "$F" -j
 cp "$TMP/out" "$TMP/fx.jsonl"
@@ -58,35 +67,35 @@ cp "$TMP/out" "$TMP/fx.jsonl"
 import json, sys
 r = [json.loads(l) for l in open(sys.argv[1])]
 s = r[0]
-assert (s["length_us"], s["path_edges"], s["path_nodes"], s["path_events"]) == (100.0, 10, 11, 7), s
+assert (s["length_us"], s["path_edges"], s["path_nodes"], s["path_events"]) == (95.0, 10, 11, 7), s
 assert (s["graph_nodes"], s["graph_edges"], s["graph_op"], s["graph_launch_delay"], s["graph_kernel_gap"],
-        s["graph_sync"], s["graph_dependency"]) == (18, 19, 15, 2, 1, 1, 0), s
+        s["graph_sync"], s["graph_dependency"]) == (18, 18, 15, 1, 1, 1, 0), s
 c = {x["name"]: x["time_us"] for x in r if x["row"] == "category"}
-assert c == {"cpu": 22.0, "kernel": 60.0, "gpu_gap": 5.0, "launch_delay": 8.0, "sync_wait": 5.0}, c
+assert c == {"cpu": 22.0, "kernel": 60.0, "gpu_gap": 5.0, "launch_delay": 8.0, "sync_wait": 0.0}, c
 e = [(x["from_uid"], x["from_node"], x["to_uid"], x["to_node"], x["edge"], x["time_us"]) for x in r if x["row"] == "edge"]
 assert e == [(1, "start", 2, "start", "op", 10.0), (2, "start", 3, "start", "op", 2.0),
              (3, "start", 5, "start", "launch_delay", 8.0), (5, "start", 5, "end", "op", 50.0),
              (5, "end", 10, "start", "kernel_gap", 5.0), (10, "start", 10, "end", "op", 10.0),
-             (10, "end", 12, "end", "sync", 5.0), (12, "end", 13, "start", "op", 5.0),
+             (10, "end", 12, "end", "sync", 0.0), (12, "end", 13, "start", "op", 5.0),
              (13, "start", 13, "end", "op", 3.0), (13, "end", 1, "end", "op", 2.0)], e
 ' "$TMP/fx.jsonl"
-ok $? "fixture: the hand-computed path (100 us, 10 edges in order, categories, graph counts)"
+ok $? "fixture: the hand-computed path (95 us, 10 edges in order, categories, graph counts)"
 
 [ "$(check_path "$F" "$TMP/fx.jsonl")" = ok ]
 ok $? "fixture: the path re-checked from the trace (chain, spans, sums)"
 
 run tl critpath -i "$F" -x,
 [ "$RC" -eq 0 ] && [ "$(head -1 "$TMP/out")" = "row,name,kind,time us,percent,count,from uid,from node,to uid,to node,edge,attr uid" ] &&
-	grep -qx 'summary,path,,100.0,100.0,10,,,,,,' "$TMP/out" &&
-	grep -qx 'category,kernel,,60.0,60.0,2,,,,,,' "$TMP/out" &&
-	grep -qx 'edge,cudaDeviceSynchronize,sync_wait,5.0,5.0,1,10,end,12,end,sync,12' "$TMP/out" &&
+	grep -qx 'summary,path,,95.0,100.0,10,,,,,,' "$TMP/out" &&
+	grep -q '^category,kernel,,60.0,63.157' "$TMP/out" &&
+	grep -qx 'edge,cudaDeviceSynchronize,sync_wait,0.0,0.0,1,10,end,12,end,sync,12' "$TMP/out" &&
 	[ "$(grep -c '^edge,' "$TMP/out")" -eq 10 ]
 ok $? "fixture -x,: header, summary, category and edge rows"
 
 run tl critpath -i "$F"
-[ "$RC" -eq 0 ] && grep -q '^path: 0.100 ms, 10 edges, 11 nodes, 7 events$' "$TMP/out" &&
-	grep -Eq '^ +0\.050 +50\.00% +1  kernel +gemm$' "$TMP/out"
-ok $? "fixture human: summary line, gemm the top contributor (50%)"
+[ "$RC" -eq 0 ] && grep -q '^path: 0.095 ms, 10 edges, 11 nodes, 7 events$' "$TMP/out" &&
+	grep -Eq '^ +0\.050 +52\.63% +1  kernel +gemm$' "$TMP/out"
+ok $? "fixture human: summary line, gemm the top contributor (52.63%)"
 
 # A window that holds only aten::add and its kernel: add.s -2-> launch.s -38-> add_kernel.s
 # -10-> .e (the kernel's previous event is outside the window: no stream-order edge).
@@ -123,8 +132,8 @@ ok $? "--fold output loads in tlreplay and gives the same path"
 #  waited on (its _get_cuda_event_record_df has 3 rows), SYNC_DEPENDENCY edges exist;
 #  test_critical_path_inter_stream_sync (alexnet, annotation
 #  "[param|pytorch.model.alex_net|0|0|0|measure|forward]", instance 1): a non-empty
-#  path and SYNC_DEPENDENCY edges in the graph. HTA weighs those 0; here they
-#  weigh the span they cover (docs/analyses.md says why), so that is not mirrored.
+#  path and SYNC_DEPENDENCY edges in the graph. Both lengths are also held against
+#  HTA run on them (tests/conformance/hta-critpath/, scripts/make-hta-critpath.sh).
 MS=$H/cuda_event_sync_multi_stream/event_sync_trace.json.gz
 if [ -f "$MS" ]; then
 	run tl critpath -i "$MS" -j
@@ -139,10 +148,10 @@ print(len({e["args"].get("wait_on_cuda_event_record_corr_id") for e in ev if e.g
 import json, sys
 s = json.loads(open(sys.argv[1]).readline())
 assert s["event_records"] == 3 and s["graph_sync"] > 0, s
-# the whole trace: the path spans from the first event to the last (19930 us)
-assert s["length_us"] == 19930.0 and s["length_us"] == s["t1"] - s["t0"], s
+# the whole trace: the length HTA gives (tests/conformance/hta-critpath/event_sync_multi_stream.json)
+assert s["length_us"] == 1178.0, s
 ' "$TMP/ms.jsonl"
-	ok $? "HTA event_sync_multistream: 3 event records waited on, sync edges, path = span 19.930 ms"
+	ok $? "HTA event_sync_multistream: 3 event records waited on, sync edges, HTA's length 1.178 ms"
 	[ "$(check_path "$MS" "$TMP/ms.jsonl")" = ok ]
 	ok $? "HTA event_sync_multistream: the path re-checked from the trace"
 else
@@ -165,8 +174,10 @@ print("%r:%r" % (ts, ts + dur))
 import json, sys
 s = json.loads(open(sys.argv[1]).readline())
 assert s["path_edges"] > 0 and s["graph_sync"] > 0, s
+# HTA: 35834 us in whole microseconds (tests/conformance/hta-critpath/alexnet.json)
+assert abs(s["length_us"] - 35834.0) < 2, s
 ' "$TMP/ax.jsonl"
-	ok $? "HTA alexnet, measure forward instance 1: a path and sync edges in the graph"
+	ok $? "HTA alexnet, measure forward instance 1: sync edges, HTA's length 35.834 ms (within its rounding)"
 	[ "$(check_path "$AX" "$TMP/ax.jsonl")" = ok ]
 	ok $? "HTA alexnet: the path re-checked from the trace"
 	run tl critpath -i "$AX" --window "$win" --fold "$TMP/ax.json"

@@ -199,6 +199,29 @@ static int cmp_host(const void *a, const void *b, void *ctx)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
+/* HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US: a longer gap between two events of
+ * a stream is not the previous one holding the next back. */
+#define KERNEL_GAP_US 1500.0
+
+/* HTA's blocking calls, whose time is waiting for the GPU: their span weighs
+ * 0 (the GPU work reaches their end by a sync edge). Not cudaMemcpyAsync,
+ * which HTA also lists: its runtime-lock pass, which weighs a call's whole
+ * span, makes that edge for it. */
+static bool blocking(struct tl_trace *tr, const struct cev *c)
+{
+	static const char *const names[] = { "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
+					     "cudaEventSynchronize", "cudaMemcpy" };
+	struct tl_event_info ei;
+	size_t i;
+
+	if (c->kind != TL_KIND_RUNTIME || tl_trace_event(tr, c->uid, &ei))
+		return false;
+	for (i = 0; i < TL_ARRAY_SIZE(names); i++)
+		if (!strcmp(ei.name, names[i]))
+			return true;
+	return false;
+}
+
 /* op edges inside host events, dependency edges between top-level ones
  * (those whose parent is not in the window) of a thread, in time order. */
 static int host_edges(struct graph *g, struct tl_trace *tr)
@@ -228,10 +251,13 @@ static int host_edges(struct graph *g, struct tl_trace *tr)
 				goto out;
 			prev = j;
 		}
+		/* HTA: a blocking call's last stretch is waiting, not CPU work: its
+		 * GPU work reaches the call's end by a sync edge instead */
 		if (prev < 0)
-			err = add_edge(g, 2 * i, 2 * i + 1, c->e - c->s, c->uid, TL_CP_OP);
+			err = add_edge(g, 2 * i, 2 * i + 1, blocking(tr, c) ? 0 : c->e - c->s, c->uid, TL_CP_OP);
 		else
-			err = add_edge(g, 2 * (size_t)prev + 1, 2 * i + 1, c->e - g->ev[prev].e, c->uid, TL_CP_OP);
+			err = add_edge(g, 2 * (size_t)prev + 1, 2 * i + 1, blocking(tr, c) ? 0 : c->e - g->ev[prev].e,
+				       c->uid, TL_CP_OP);
 		if (err)
 			goto out;
 		if (gidx(g, tl_event_parent(tr, c->uid)) < 0)
@@ -243,7 +269,8 @@ static int host_edges(struct graph *g, struct tl_trace *tr)
 
 		if (strcmp(p->pid, c->pid) || strcmp(p->tid, c->tid) || p->e > c->s)
 			continue;
-		if ((err = add_edge(g, 2 * top[i - 1] + 1, 2 * top[i], c->s - p->e, c->uid, TL_CP_DEPENDENCY)))
+		/* HTA: a dependency carries no time */
+		if ((err = add_edge(g, 2 * top[i - 1] + 1, 2 * top[i], 0, c->uid, TL_CP_DEPENDENCY)))
 			goto out;
 	}
 	err = 0;
@@ -326,8 +353,7 @@ static int sync_edge(struct graph *g, int64_t gpu, int64_t rt)
 	/* the call waited for the GPU only if the work ended after it began;
 	 * otherwise the edge is HTA's, weight 0, and never beats the call */
 	bool waited = g->ev[gpu].e > g->ev[rt].s;
-	int err = add_edge(g, 2 * (size_t)gpu + 1, 2 * (size_t)rt + 1, waited ? g->ev[rt].e - g->ev[gpu].e : 0,
-			   g->ev[rt].uid, TL_CP_SYNC);
+	int err = add_edge(g, 2 * (size_t)gpu + 1, 2 * (size_t)rt + 1, 0, g->ev[rt].uid, TL_CP_SYNC);
 
 	if (!err)
 		set_pr(g, waited ? 5 : 0);
@@ -419,22 +445,28 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 		} else {
 			gs.st[gs.nst - 1].e = i + 1;
 		}
-		/* queued: launched before the stream's previous event ended, so the
-		 * GPU, not the launch, held it back */
-		bool queued = p && rt >= 0 && g->ev[rt].s < p->e;
+		/* HTA's rule (its queue lengths on an in-order stream): the launch
+		 * held the event back when nothing was queued on the stream, neither
+		 * at the launch (the previous event had ended) nor when it started
+		 * (the next launch came after); else the previous event did, when it
+		 * ended less than KERNEL_GAP_US before; else neither is known */
+		const struct cev *nx = i + 1 < gs.n ? &g->ev[gs.v[i + 1]] : NULL;
+		int64_t nrt = nx && !strcmp(nx->pid, c->pid) && !strcmp(nx->tid, c->tid)
+				      ? gidx(g, tl_event_parent(tr, nx->uid))
+				      : -1;
+		bool launch = rt >= 0 && (!p || p->e < g->ev[rt].s) && (nrt < 0 || g->ev[nrt].s > c->s);
 
 		if ((err = add_edge(g, 2 * gs.v[i], 2 * gs.v[i] + 1, c->e - c->s, c->uid, TL_CP_OP)))
 			goto out;
 		set_pr(g, 2);
-		if (rt >= 0) {
+		if (launch) {
 			if ((err = add_edge(g, 2 * (size_t)rt, 2 * gs.v[i], c->s - g->ev[rt].s, c->uid, TL_CP_LAUNCH)))
 				goto out;
-			set_pr(g, queued ? 0 : 4);
-		}
-		if (p) {
+			set_pr(g, 4);
+		} else if (p && c->s - p->e < KERNEL_GAP_US) {
 			if ((err = add_edge(g, 2 * gs.v[i - 1] + 1, 2 * gs.v[i], c->s - p->e, c->uid, TL_CP_KERNEL_GAP)))
 				goto out;
-			set_pr(g, queued || rt < 0 ? 4 : 0);
+			set_pr(g, 4);
 		}
 	}
 	/* cuda_sync events: their args say what they wait for */
@@ -499,8 +531,7 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 					 * the path's length stays one (HTA: weight 0) */
 					bool held = drt < 0 || g->ev[src].e > g->ev[drt].s;
 
-					err = add_edge(g, 2 * (size_t)src + 1, 2 * (size_t)dst,
-						       held ? d->s - g->ev[src].e : 0, d->uid, TL_CP_SYNC);
+					err = add_edge(g, 2 * (size_t)src + 1, 2 * (size_t)dst, 0, d->uid, TL_CP_SYNC);
 					if (!err)
 						set_pr(g, held ? 5 : 0);
 				}
