@@ -42,8 +42,10 @@ static const struct opt report_opts[] = {
 	OPT_BOOL(0, "recompute", struct report_ctx, recompute,
 		 "split by activation recompute (is_recompute columns), like\n"
 		 "TraceLens's --detect_recompute"),
-	OPT_BOOL(0, "by-module", struct report_ctx, by_module,
-		 "group ops by parent nn.Module, like TraceLens's inference report"),
+	OPT_BOOL(0, "inference", struct report_ctx, by_module,
+		 "TraceLens's inference report: pseudo ops, ops by parent nn.Module\n"
+		 "and number of kernels, call stacks, SGLang names without counters"),
+	OPT_BOOL(0, "by-module", struct report_ctx, by_module, "the same as --inference (its first name)"),
 	OPT_BOOL(0, "kernel-summary", struct report_ctx, kernel_summary,
 		 "add kernel_summary.csv (TraceLens's --kernel_summary)"),
 	OPT_BOOL(0, "include-unlinked", struct report_ctx, include_unlinked,
@@ -76,7 +78,7 @@ static const struct opt report_opts[] = {
 /* the usage text is laid out as it prints */
 /* clang-format off */
 TL_CMD(report, report_opts, "TraceLens's perf report as CSV sheets in a directory or an xlsx",
-	"usage: tlreplay report [-i TRACE] -o DIR|FILE.xlsx [--capture DIR] [--recompute | --by-module]\n"
+	"usage: tlreplay report [-i TRACE] -o DIR|FILE.xlsx [--capture DIR] [--recompute | --inference]\n"
 	"                       [--kernel-summary] [--short-kernels] [--no-perf-models] [--include-unlinked]\n"
 	"                       [--include-nccl] [--gpu-spec FILE.json] [--roofline FILE]\n"
 	"       tlreplay report [-i TRACE|DIR] --html FILE.html [--store FILE] [-o ...]\n"
@@ -222,7 +224,7 @@ static int cmd_report(int argc, char **argv)
 	if (!x.dir && !x.html)
 		return cli_error("report: -o DIR, -o FILE.xlsx or --html FILE.html is missing (where the report goes)");
 	if (x.recompute && x.by_module)
-		return cli_error("report: --recompute and --by-module are exclusive");
+		return cli_error("report: --recompute and --inference (--by-module) are exclusive");
 	if (x.roofline && x.no_perf_models)
 		return cli_error("report: --roofline draws the perf-model rows: not with --no-perf-models");
 	if (x.store && !x.html)
