@@ -45,7 +45,8 @@ trace_for() {
 }
 
 # A pm_dump for compare_pm.py: the UIDs of the trace (compare_pm.py passes
-# --capture DIR when capture traces sit beside it); a row whose UID does not
+# --inference for an inference report's sheets, --capture DIR when capture
+# traces sit beside it); a row whose UID does not
 # hold its op is modelled from the golden row's recorded args with pm_dump
 # --call (see the top).
 cat >"$TMP/bygold.py" <<'EOF'
@@ -53,11 +54,14 @@ import ast, csv, json, os, re, subprocess, sys
 
 pm_dump, rest = sys.argv[1], sys.argv[2:]
 cap = None
+inference = rest[0] == "--inference"
+if inference:
+    rest = rest[1:]
 if rest[0] == "--capture":
     cap, rest = rest[1], rest[2:]
 trace, uids = rest[0], rest[1:]
 rows = {r["UID_first"]: r for r in csv.DictReader(open(os.environ["BYGOLD_CSV"], newline="", encoding="utf-8"))}
-cmd = [pm_dump] + (["--capture", cap] if cap else []) + [trace] + uids
+cmd = [pm_dump] + (["--inference"] if inference else []) + (["--capture", cap] if cap else []) + [trace] + uids
 p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
 if p.returncode:
     sys.exit(p.returncode)
