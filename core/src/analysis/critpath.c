@@ -67,6 +67,9 @@ struct graph {
 	size_t ned, ed_cap;
 	int32_t *idx;		/* uid -> event index, -1; freed once the edges are made */
 	struct tl_critpath *cp;
+	/* HTA's backward-thread merge: host events of thread bwd_tid chain as
+	 * if on fwd_tid (both NULL when there is no such pair) */
+	const char *fwd_pid, *fwd_tid, *bwd_pid, *bwd_tid;
 };
 
 static int add_edge(struct graph *g, size_t from, size_t to, double w, uint64_t attr, int type)
@@ -184,19 +187,81 @@ static int64_t gidx(const struct graph *g, int64_t uid)
 
 /* Top-level host events sorted by (pid, tid, start). The graph comes through qsort_r's
  * context: a file-scope pointer raced when two threads ran tl_critpath on separate handles. */
+/* The thread an event's host edges chain on: the forward thread for the
+ * backward one (HTA's remapped_tids), else its own. */
+static void chain_thread(const struct graph *g, const struct cev *c, const char **pid, const char **tid)
+{
+	*pid = c->pid;
+	*tid = c->tid;
+	if (g->bwd_tid && !strcmp(c->pid, g->bwd_pid) && !strcmp(c->tid, g->bwd_tid)) {
+		*pid = g->fwd_pid;
+		*tid = g->fwd_tid;
+	}
+}
+
 static int cmp_host(const void *a, const void *b, void *ctx)
 {
 	const struct graph *g = ctx;
 	const struct cev *x = &g->ev[*(const size_t *)a], *y = &g->ev[*(const size_t *)b];
-	int c = strcmp(x->pid, y->pid);
+	const char *xp, *xt, *yp, *yt;
+	int c;
 
-	if (c)
+	chain_thread(g, x, &xp, &xt);
+	chain_thread(g, y, &yp, &yt);
+	if ((c = strcmp(xp, yp)))
 		return c;
-	if ((c = strcmp(x->tid, y->tid)))
+	if ((c = strcmp(xt, yt)))
 		return c;
 	if (x->s != y->s)
 		return x->s < y->s ? -1 : 1;
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* The one thread whose cpu_ops and user annotations of the window name
+ * @word, or NULL (none, or several): HTA's _get_tid_for_event. */
+static void thread_naming(const struct graph *g, struct tl_trace *tr, double t0, double t1, const char *word,
+			  const char **pid, const char **tid)
+{
+	uint64_t u, n = tl_trace_nevents(tr);
+
+	*pid = *tid = NULL;
+	for (u = 0; u < n; u++) {
+		struct tl_event_info e;
+		const char *ep, *et;
+
+		if (tl_trace_event(tr, u, &e) || (e.kind != TL_KIND_CPU_OP && e.kind != TL_KIND_USER_ANNOTATION) ||
+		    e.ts < t0 || e.ts > t1 || !strstr(e.name, word))
+			continue;
+		ep = tl_tok_display_c(tr, tr->ev[u].pid);
+		et = tl_tok_display_c(tr, tr->ev[u].tid);
+		if (!*tid) {
+			*pid = ep;
+			*tid = et;
+		} else if (strcmp(*pid, ep) || strcmp(*tid, et)) {
+			*pid = *tid = NULL; /* several threads */
+			return;
+		}
+	}
+	(void)g;
+}
+
+/* HTA merges the backward thread into the forward one when one thread has
+ * "forward" events and another "autograd" ones (critical_path_analysis's
+ * _construct_graph_from_call_stacks): the backward pass then follows the
+ * forward one on the path. */
+static void find_fwd_bwd(struct graph *g, struct tl_trace *tr)
+{
+	double t0 = INFINITY, t1 = -INFINITY;
+	size_t i;
+
+	for (i = 0; i < g->nev; i++) {
+		t0 = fmin(t0, g->ev[i].s);
+		t1 = fmax(t1, g->ev[i].e);
+	}
+	thread_naming(g, tr, t0, t1, "forward", &g->fwd_pid, &g->fwd_tid);
+	thread_naming(g, tr, t0, t1, "autograd", &g->bwd_pid, &g->bwd_tid);
+	if (!g->fwd_tid || !g->bwd_tid || (!strcmp(g->fwd_pid, g->bwd_pid) && !strcmp(g->fwd_tid, g->bwd_tid)))
+		g->fwd_pid = g->fwd_tid = g->bwd_pid = g->bwd_tid = NULL;
 }
 
 /* HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US: a longer gap between two events of
@@ -263,11 +328,15 @@ static int host_edges(struct graph *g, struct tl_trace *tr)
 		if (gidx(g, tl_event_parent(tr, c->uid)) < 0)
 			top[ntop++] = i;
 	}
+	find_fwd_bwd(g, tr);
 	tl_qsort_r(top, ntop, sizeof(*top), cmp_host, g);
 	for (i = 1; i < ntop; i++) {
 		const struct cev *p = &g->ev[top[i - 1]], *c = &g->ev[top[i]];
+		const char *pp, *pt, *cp, *ct;
 
-		if (strcmp(p->pid, c->pid) || strcmp(p->tid, c->tid) || p->e > c->s)
+		chain_thread(g, p, &pp, &pt);
+		chain_thread(g, c, &cp, &ct);
+		if (strcmp(pp, cp) || strcmp(pt, ct) || p->e > c->s)
 			continue;
 		/* HTA: a dependency carries no time */
 		if ((err = add_edge(g, 2 * top[i - 1] + 1, 2 * top[i], 0, c->uid, TL_CP_DEPENDENCY)))
