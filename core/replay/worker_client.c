@@ -408,6 +408,7 @@ int tl_worker_start(const struct tl_worker_opts *opts, struct tl_worker **out)
 {
 	struct tl_worker *w;
 	const char *py = NULL, *script = NULL;
+	char found[PATH_MAX], why[128];
 	int err;
 
 	*out = NULL;
@@ -415,13 +416,10 @@ int tl_worker_start(const struct tl_worker_opts *opts, struct tl_worker **out)
 		py = opts->python;
 		script = opts->script;
 	}
-	if (!py || !*py)
-		py = getenv("TLREPLAY_PYTHON");
-	if (!py || !*py)
-		py = TL_DEFAULT_PYTHON;
-	if (access(py, X_OK))
-		return tl_err(-ENOENT, "%s: no such Python interpreter (choose one with --python or TLREPLAY_PYTHON)",
-			      py);
+	err = tl_python_find(py, found, sizeof(found), why, sizeof(why));
+	if (err)
+		return err;
+	py = found;
 	if (!script)
 		script = tl_worker_script_path(NULL);
 	if (!script || !is_file(script))

@@ -126,7 +126,9 @@ const struct opt opts_replay[] = {
 	OPT_CALLBACK(0, "init-kwargs", "JSON", opt_kwargs, 0,
 		     "options for the initializers, e.g. '{\"moe_distribution\": \"zipf\"}'"),
 	OPT_STRING(0, "python", "PATH", struct replay_opts, python,
-		   "interpreter with torch (default $TLREPLAY_PYTHON, else\n" TL_DEFAULT_PYTHON ")"),
+		   "interpreter with torch (a bare name is looked up on PATH; default\n"
+		   "$TLREPLAY_PYTHON, else the first with torch of $VIRTUAL_ENV,\n"
+		   "$CONDA_PREFIX, the python3s on PATH, " TL_DEFAULT_PYTHON ")"),
 	OPT_STRING(0, "schemas", "FILE", struct replay_opts, schemas,
 		   "match op schemas against this snapshot instead of the\nworker's torch"),
 	OPT_CALLBACK(0, "timeout", "S", opt_seconds, 1, "give up on one op after S seconds (default 600)"),
@@ -187,7 +189,13 @@ static pid_t worker_pid_of(const void *w)
 
 int replay_worker_start(const struct tl_worker_opts *wo, struct tl_worker **w)
 {
-	int err = tl_worker_start(wo, w);
+	char py[PATH_MAX], why[128];
+	int err;
+
+	/* which Python, and why, where someone watches */
+	if (isatty(2) && !tl_python_find(wo ? wo->python : NULL, py, sizeof(py), why, sizeof(why)))
+		fprintf(stderr, "tlreplay: replaying with %s (%s)\n", py, why);
+	err = tl_worker_start(wo, w);
 
 	/* SIGINT/SIGTERM/SIGHUP of tlreplay reach the worker too (child-signals.h);
 	 * with the table full it still dies with us (PR_SET_PDEATHSIG), only

@@ -33,9 +33,19 @@ struct tl_worker;
 /** The Python used when none is given: Debian's, where apt installs torch. */
 #define TL_DEFAULT_PYTHON "/usr/bin/python3"
 
+/**
+ * @brief The Python that replays: @p given (--python; NULL: $TLREPLAY_PYTHON),
+ *        a bare name looked up on PATH; else the first that has torch of
+ *        $VIRTUAL_ENV/bin/python3, $CONDA_PREFIX/bin/python3, each python3 on
+ *        PATH, TL_DEFAULT_PYTHON.
+ * @param out its path; @param why why it was chosen (one line).
+ * @return 0; -ENOENT (tl_last_error() says what was tried).
+ */
+TL_API int tl_python_find(const char *given, char *out, size_t n, char *why, size_t whyn);
+
 struct tl_worker_opts {
 	size_t sz;
-	/** Interpreter: NULL = $TLREPLAY_PYTHON, else TL_DEFAULT_PYTHON. */
+	/** Interpreter: NULL = tl_python_find(NULL, ...). */
 	const char *python;
 	/** tlreplay_worker.py: NULL = tl_worker_script_path(NULL). */
 	const char *script;
