@@ -429,6 +429,8 @@ int tl_worker_start(const struct tl_worker_opts *opts, struct tl_worker **out)
 		return tl_err(-ENOMEM, "out of memory");
 	if (opts)
 		memcpy(&w->opts, opts, opts->sz < sizeof(w->opts) ? opts->sz : sizeof(w->opts));
+	/* borrowed: the handle keeps copies (w->python, w->script) */
+	w->opts.python = w->opts.script = NULL;
 	w->python = strdup(py);
 	w->script = strdup(script);
 	w->sock = w->err = -1;

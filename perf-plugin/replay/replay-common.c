@@ -189,13 +189,21 @@ static pid_t worker_pid_of(const void *w)
 
 int replay_worker_start(const struct tl_worker_opts *wo, struct tl_worker **w)
 {
+	struct tl_worker_opts o = { .sz = sizeof(o) };
 	char py[PATH_MAX], why[128];
 	int err;
 
-	/* which Python, and why, where someone watches */
-	if (isatty(2) && !tl_python_find(wo ? wo->python : NULL, py, sizeof(py), why, sizeof(why)))
+	/* found once here (probing interpreters forks Pythons) and passed on,
+	 * so that what is said is what runs; said where someone watches */
+	if (wo)
+		memcpy(&o, wo, wo->sz < sizeof(o) ? wo->sz : sizeof(o));
+	err = tl_python_find(o.python, py, sizeof(py), why, sizeof(why));
+	if (err)
+		return err;
+	if (isatty(2))
 		fprintf(stderr, "tlreplay: replaying with %s (%s)\n", py, why);
-	err = tl_worker_start(wo, w);
+	o.python = py;
+	err = tl_worker_start(&o, w);
 
 	/* SIGINT/SIGTERM/SIGHUP of tlreplay reach the worker too (child-signals.h);
 	 * with the table full it still dies with us (PR_SET_PDEATHSIG), only

@@ -219,8 +219,8 @@ static int cmp_host(const void *a, const void *b, void *ctx)
 
 /* The one thread whose cpu_ops and user annotations of the window name
  * @word, or NULL (none, or several): HTA's _get_tid_for_event. */
-static void thread_naming(const struct graph *g, struct tl_trace *tr, double t0, double t1, const char *word,
-			  const char **pid, const char **tid)
+static void thread_naming(struct tl_trace *tr, double t0, double t1, const char *word, const char **pid,
+			  const char **tid)
 {
 	uint64_t u, n = tl_trace_nevents(tr);
 
@@ -242,7 +242,6 @@ static void thread_naming(const struct graph *g, struct tl_trace *tr, double t0,
 			return;
 		}
 	}
-	(void)g;
 }
 
 /* HTA merges the backward thread into the forward one when one thread has
@@ -258,8 +257,8 @@ static void find_fwd_bwd(struct graph *g, struct tl_trace *tr)
 		t0 = fmin(t0, g->ev[i].s);
 		t1 = fmax(t1, g->ev[i].e);
 	}
-	thread_naming(g, tr, t0, t1, "forward", &g->fwd_pid, &g->fwd_tid);
-	thread_naming(g, tr, t0, t1, "autograd", &g->bwd_pid, &g->bwd_tid);
+	thread_naming(tr, t0, t1, "forward", &g->fwd_pid, &g->fwd_tid);
+	thread_naming(tr, t0, t1, "autograd", &g->bwd_pid, &g->bwd_tid);
 	if (!g->fwd_tid || !g->bwd_tid || (!strcmp(g->fwd_pid, g->bwd_pid) && !strcmp(g->fwd_tid, g->bwd_tid)))
 		g->fwd_pid = g->fwd_tid = g->bwd_pid = g->bwd_tid = NULL;
 }

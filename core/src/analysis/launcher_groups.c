@@ -181,14 +181,12 @@ int tl_launcher_groups(struct tl_trace *tr, const struct tl_launcher_group_opts 
 	if (!start || !pos || !set->pub.v)
 		goto nomem;
 	for (i = 0; i < ls->n; i++)
-		if (key_of[i])
-			start[key_of[i]]++;
+		start[key_of[i]]++;
 	for (i = 1; i <= ng + 1; i++)
 		start[i] += start[i - 1];	/* start[id] = end of group id-1's members */
 	memcpy(pos, start, (ng + 2) * sizeof(*pos));
 	for (i = 0; i < ls->n; i++)
-		if (key_of[i])
-			members[pos[key_of[i] - 1]++] = (uint32_t)i;
+		members[pos[key_of[i] - 1]++] = (uint32_t)i;
 	for (i = 1; i <= ng; i++) {
 		err = fill_group(set, &set->pub.v[i - 1], tl_strtab_get(&keys, (uint32_t)i),
 				 tl_strtab_len(&keys, (uint32_t)i), ls, members + start[i - 1],

@@ -2,6 +2,7 @@
 /* kernel summary (TraceLens's kernel_summary sheet) and the table of every
  * distinct kernel launch configuration. */
 #include <math.h>
+#include <stddef.h>
 
 #include "analysis/analysis_internal.h"
 #include "trace/trace_internal.h"
@@ -33,27 +34,8 @@ static int cmp_kkey(const void *a, const void *b)
  * equal sums as numpy's quicksort leaves them (tl_pandas_argsort_desc). */
 static int sort_rows(struct tl_kernel_row *v, size_t n)
 {
-	double *sum = malloc((n ? n : 1) * sizeof(*sum));
-	size_t *ord = malloc((n ? n : 1) * sizeof(*ord)), i;
-	struct tl_kernel_row *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	int err = 0;
-
-	if (!sum || !ord || !tmp) {
-		err = -ENOMEM;
-		goto out;
-	}
 	tl_qsort(v, n, sizeof(*v), cmp_kkey);
-	for (i = 0; i < n; i++)
-		sum[i] = v[i].sum_us;
-	tl_pandas_argsort_desc(sum, n, ord);
-	for (i = 0; i < n; i++)
-		tmp[i] = v[ord[i]];
-	memcpy(v, tmp, n * sizeof(*v));
-out:
-	free(sum);
-	free(ord);
-	free(tmp);
-	return err;
+	return tl_pandas_sort_desc(v, n, sizeof(*v), offsetof(struct tl_kernel_row, sum_us));
 }
 
 static bool same_str(const char *a, const char *b)

@@ -2,6 +2,7 @@
 /* ops summary (TraceLens get_df_kernel_launchers_summary): launchers grouped
  * by name (and is_recompute), summed direct and subtree GPU busy time,
  * count, the set of op categories, share of the total direct time. */
+#include <stddef.h>
 #include <stdio.h>
 
 #include "analysis/analysis_internal.h"
@@ -130,33 +131,6 @@ static int cmp_key(const void *a, const void *b)
 	return x->recompute - y->recompute;
 }
 
-static int sort_by_time(struct tl_op_table *t)
-{
-	size_t n = t->n ? t->n : 1, i;
-	double *time = malloc(n * sizeof(*time));
-	size_t *ord = malloc(n * sizeof(*ord));
-	struct tl_op_row *tmp = malloc(n * sizeof(*tmp));
-	int err = -ENOMEM;
-
-	if (!time || !ord || !tmp)
-		goto out;
-	err = 0;
-	if (!t->n)
-		goto out; /* t->v may be NULL */
-	for (i = 0; i < t->n; i++)
-		time[i] = t->v[i].direct_us;
-	tl_pandas_argsort_desc(time, t->n, ord);
-	for (i = 0; i < t->n; i++)
-		tmp[i] = t->v[ord[i]];
-	memcpy(t->v, tmp, t->n * sizeof(*tmp));
-	err = 0;
-out:
-	free(time);
-	free(ord);
-	free(tmp);
-	return err;
-}
-
 /* The table and the strings it made (normalised names, parent modules):
  * they live in the table, not in the trace's string table, so summarising
  * never changes the trace another thread may be reading. */
@@ -281,7 +255,7 @@ int tl_ops_summary(struct tl_trace *tr, const struct tl_ops_opts *opts, struct t
 	/* by direct time, descending, as pandas' sort_values orders the groups:
 	 * equal times as numpy's quicksort leaves them (tl_pandas_argsort_desc) */
 	tl_qsort(t->v, t->n, sizeof(*t->v), cmp_key);
-	if (sort_by_time(t))
+	if (tl_pandas_sort_desc(t->v, t->n, sizeof(*t->v), offsetof(struct tl_op_row, direct_us)))
 		goto nomem;
 	/* Percentages over the ms values, summed in row order like pandas. */
 	for (i = 0; i < t->n; i++)

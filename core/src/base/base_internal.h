@@ -191,6 +191,10 @@ void tl_sort_doubles(double *v, size_t n);
  * result, then puts the NaNs last in their order; equal values come out as
  * numpy's partitioning leaves them, which TraceLens's sheets print. */
 void tl_pandas_argsort_desc(const double *v, size_t n, size_t *order);
+/* Reorder @n rows of @size bytes by the double at @key_off of each, as
+ * tl_pandas_argsort_desc() orders them (rows of equal keys as pandas leaves
+ * them: sort the rows by their group key first). 0 or -ENOMEM (unchanged). */
+int tl_pandas_sort_desc(void *rows, size_t n, size_t size, size_t key_off);
 
 /* POSIX's way to turn dlsym()'s void * into a function pointer: stores the
  * symbol @name of @dl through @fnp; false if it is missing. */

@@ -154,6 +154,34 @@ out:
 	free(at);
 }
 
+int tl_pandas_sort_desc(void *rows, size_t n, size_t size, size_t key_off)
+{
+	double *key = NULL;
+	size_t *ord = NULL, i;
+	char *tmp = NULL, *v = rows;
+	int err = -ENOMEM;
+
+	if (n < 2)
+		return 0;
+	key = malloc(n * sizeof(*key));
+	ord = malloc(n * sizeof(*ord));
+	tmp = malloc(n * size);
+	if (!key || !ord || !tmp)
+		goto out;
+	for (i = 0; i < n; i++)
+		memcpy(&key[i], v + i * size + key_off, sizeof(*key));
+	tl_pandas_argsort_desc(key, n, ord);
+	for (i = 0; i < n; i++)
+		memcpy(tmp + i * size, v + ord[i] * size, size);
+	memcpy(v, tmp, n * size);
+	err = 0;
+out:
+	free(key);
+	free(ord);
+	free(tmp);
+	return err;
+}
+
 /* The public summary of replay timings (tlreplay/replay.h): the aggregate
  * above, with std 0 for one value. */
 void tl_stats_compute(const double *v, size_t n, struct tl_stats *s)

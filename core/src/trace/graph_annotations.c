@@ -179,6 +179,25 @@ out:
 	return err;
 }
 
+/* Whether some GPU event's args text holds a graph node id and a name: a
+ * look at the raw text, so that a trace without annotations (most, and
+ * every graph replay before PyTorch 2.12) builds no tree here. */
+static bool may_have_annotations(const struct tl_trace *tr)
+{
+	size_t i, len;
+
+	for (i = 0; i < tr->nev; i++) {
+		const struct tl_ev *e = &tr->ev[i];
+		const char *a;
+
+		if (!tl_kind_is_gpu(e->kind) || !(a = tl_ev_args(tr, e, &len)))
+			continue;
+		if (memmem(a, len, "\"graph node id\"", 15) && memmem(a, len, "\"name\"", 6))
+			return true;
+	}
+	return false;
+}
+
 int tl_trace_apply_graph_annotations(struct tl_trace *tr, size_t *ops, size_t *kernels)
 {
 	size_t i, n;
@@ -186,7 +205,8 @@ int tl_trace_apply_graph_annotations(struct tl_trace *tr, size_t *ops, size_t *k
 
 	*ops = *kernels = 0;
 	/* a merged capture already gave the graph kernels their ops */
-	if (tr->merged || (tr->id_graph_cuda == UINT32_MAX && tr->id_graph_hip == UINT32_MAX))
+	if (tr->merged || (tr->id_graph_cuda == UINT32_MAX && tr->id_graph_hip == UINT32_MAX) ||
+	    !may_have_annotations(tr))
 		return 0;
 	/* with python functions, as a merged tree is: the tree is fixed after */
 	err = tl_tree_ensure(tr, true);
