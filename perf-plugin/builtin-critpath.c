@@ -26,6 +26,12 @@ static const struct opt critpath_opts[] = {
 	OPT_STRING(0, "window", "T0:T1", struct cp_args, window,
 		   "the events that start in [T0, T1] (trace us; launch time for GPU events)"),
 	OPT_U64(0, "top", "N", struct cp_args, top, "human output: the N largest contributors (default 10)"),
+	OPT_BOOL(0, "hta", struct cp_args, cp.hta,
+		 "HTA's numbers to the microsecond: its whole-us timestamps and, with several\n"
+		 "ProfilerSteps, none of the events from the last one on"),
+	OPT_BOOL(0, "sync-calls", struct cp_args, cp.sync_calls,
+		 "traces without cuda_sync events: synchronize calls wait for their\n"
+		 "streams' queued work (HTA's path never waits for the GPU there)"),
 	OPT_STRING(0, "fold", "OUT.json", struct cp_args, fold,
 		   "write a copy of the trace with the path marked: args.critical=1 on\n"
 		   "its events, flow events (ph s/f) along its edges"),
@@ -36,7 +42,7 @@ static const struct opt critpath_opts[] = {
 /* clang-format off */
 TL_CMD(critpath, critpath_opts, "critical path of an iteration (HTA's lightweight critical path)",
 	"usage: tlreplay critpath [-i TRACE] [-x SEP | -j] [-o FILE] [--step N | --window T0:T1]\n"
-	"                         [--top N] [--fold OUT.json]\n"
+	"                         [--top N] [--fold OUT.json] [--hta] [--sync-calls]\n"
 	"\n"
 	"The longest path through a graph of the iteration's events (a start and an end node\n"
 	"each): CPU op nesting, runtime call -> GPU event launches, stream order, cudaEventRecord\n"

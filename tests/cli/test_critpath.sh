@@ -53,7 +53,28 @@ PY
 #                   cudaDeviceSynchronize 1050-1090   optimizer 1095-1098 ]
 # Weights as HTA's (docs/analyses.md): sync and dependency edges and the span of a
 # blocking call (cudaDeviceSynchronize) weigh 0; add_kernel was queued behind gemm,
-# so it gets a stream-order edge and no launch edge.
+# so it gets a stream-order edge and no launch edge. The trace has no cuda_sync
+# events, so by HTA's definition nothing says the synchronize call waited for
+# add_kernel: the path ends at add_kernel's end, fwd.s -10-> mm.s -2-> launch.s
+# -8 (launch)-> gemm.s -50-> gemm.e -5-> add_kernel.s -10-> .e = 85 us, 6 edges,
+# 5 events (cpu 12, kernel 60, gpu_gap 5, launch_delay 8); the graph has no sync
+# edge (17 edges: the launches' spans come from HTA's runtime-lock pass).
+run tl critpath -i "$F" -j
+[ "$RC" -eq 0 ] && "$PYTHON" -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+s = r[0]
+assert (s["length_us"], s["path_edges"], s["path_events"]) == (85.0, 6, 5), s
+assert (s["graph_edges"], s["graph_op"], s["graph_sync"]) == (17, 15, 0), s
+c = {x["name"]: x["time_us"] for x in r if x["row"] == "category"}
+assert c == {"cpu": 12.0, "kernel": 60.0, "gpu_gap": 5.0, "launch_delay": 8.0, "sync_wait": 0.0}, c
+e = [(x["from_uid"], x["to_uid"], x["edge"], x["time_us"]) for x in r if x["row"] == "edge"]
+assert e == [(1, 2, "op", 10.0), (2, 3, "op", 2.0), (3, 5, "launch_delay", 8.0), (5, 5, "op", 50.0),
+             (5, 10, "kernel_gap", 5.0), (10, 10, "op", 10.0)], e
+' "$TMP/out"
+ok $? "fixture: HTA's path without cuda_sync events (85 us, 6 edges, no sync edge)"
+
+# With --sync-calls the synchronize call waits for the work on its streams.
 # Path: fwd.s -10-> mm.s -2-> launch.s -8 (launch)-> gemm.s -50-> gemm.e -5 (stream
 # order)-> add_kernel.s -10-> .e -0 (sync: the call waited for it)-> sync.e -5->
 # optimizer.s -3-> .e -2-> fwd.e = 95 us, 10 edges, 7 events:
@@ -61,7 +82,7 @@ PY
 # (The CPU alone: 10+2+6+12+5+2+5+3+5+0+5+3+2 = 60.)
 # Graph: 9 events = 18 nodes; op edges 13 on the CPU + 2 kernels, 1 launch,
 # 1 stream-order edge, 1 sync edge (cudaDeviceSynchronize drains add_kernel).
-run tl critpath -i "$F" -j
+run tl critpath -i "$F" -j --sync-calls
 cp "$TMP/out" "$TMP/fx.jsonl"
 [ "$RC" -eq 0 ] && "$PYTHON" -c '
 import json, sys
@@ -79,12 +100,12 @@ assert e == [(1, "start", 2, "start", "op", 10.0), (2, "start", 3, "start", "op"
              (10, "end", 12, "end", "sync", 0.0), (12, "end", 13, "start", "op", 5.0),
              (13, "start", 13, "end", "op", 3.0), (13, "end", 1, "end", "op", 2.0)], e
 ' "$TMP/fx.jsonl"
-ok $? "fixture: the hand-computed path (95 us, 10 edges in order, categories, graph counts)"
+ok $? "fixture --sync-calls: the hand-computed path (95 us, 10 edges in order, categories, graph counts)"
 
 [ "$(check_path "$F" "$TMP/fx.jsonl")" = ok ]
 ok $? "fixture: the path re-checked from the trace (chain, spans, sums)"
 
-run tl critpath -i "$F" -x,
+run tl critpath -i "$F" -x, --sync-calls
 [ "$RC" -eq 0 ] && [ "$(head -1 "$TMP/out")" = "row,name,kind,time us,percent,count,from uid,from node,to uid,to node,edge,attr uid" ] &&
 	grep -qx 'summary,path,,95.0,100.0,10,,,,,,' "$TMP/out" &&
 	grep -q '^category,kernel,,60.0,63.157' "$TMP/out" &&
@@ -92,7 +113,7 @@ run tl critpath -i "$F" -x,
 	[ "$(grep -c '^edge,' "$TMP/out")" -eq 10 ]
 ok $? "fixture -x,: header, summary, category and edge rows"
 
-run tl critpath -i "$F"
+run tl critpath -i "$F" --sync-calls
 [ "$RC" -eq 0 ] && grep -q '^path: 0.095 ms, 10 edges, 11 nodes, 7 events$' "$TMP/out" &&
 	grep -Eq '^ +0\.050 +52\.63% +1  kernel +gemm$' "$TMP/out"
 ok $? "fixture human: summary line, gemm the top contributor (52.63%)"
@@ -110,7 +131,7 @@ ok $? "--window 1034:1046: aten::add, its launch and kernel only (50 us, 3 edges
 # --fold: a copy with args.critical=1 on exactly the path's events and an s/f
 # flow pair per edge between two events; the input is untouched.
 sum0=$(cksum <"$F")
-run tl critpath -i "$F" --fold "$TMP/fold.json"
+run tl critpath -i "$F" --sync-calls --fold "$TMP/fold.json"
 [ "$RC" -eq 0 ] && [ "$(cksum <"$F")" = "$sum0" ] && "$PYTHON" -c '
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
@@ -123,7 +144,7 @@ assert len(ev) == 14 + 14
 ' "$TMP/fold.json" && ls "$TMP" | grep -vq 'fold.json.tmp'
 ok $? "--fold: critical=1 on the 7 path events, 7 s/f flow pairs, input unchanged"
 
-run tl critpath -i "$TMP/fold.json" -j
+run tl critpath -i "$TMP/fold.json" -j --sync-calls
 [ "$RC" -eq 0 ] && cmp -s "$TMP/out" "$TMP/fx.jsonl"
 ok $? "--fold output loads in tlreplay and gives the same path"
 
@@ -242,5 +263,39 @@ ok $? "--fold into a missing directory: error"
 run tl critpath -i "$F" extra
 [ "$RC" -ne 0 ]
 ok $? "a stray argument: error"
+
+# HTA's backward-thread merge: one thread has a "forward" op, another an
+# "autograd" one, so the second's events go on the first's call stack, where
+# an end pops whatever is on top. forward 10-110 (tid 1) and the backward op
+# 30-200 (tid 2) overlap: the backward op nests under forward, and the path
+# fwd.s -20-> bwd.s -170-> bwd.e is 190 us (forward's end, 90 us earlier than
+# the backward op's, is a step back in time the path leaves off). Without
+# the merge (no "autograd" name) the longest is the backward op alone, 170 us.
+mk_merge() { # NAME-OF-THE-BACKWARD-OP
+	printf '{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":300},
+{"ph":"X","cat":"cpu_op","name":"forward","pid":1,"tid":1,"ts":10,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"%s","pid":1,"tid":2,"ts":30,"dur":170}]}\n' "$1" >"$TMP/merge.json"
+}
+mk_merge "autograd::engine::evaluate_function: AddBackward0"
+run tl critpath -i "$TMP/merge.json" --step 1 -j
+[ "$RC" -eq 0 ] && "$PYTHON" -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+e = [(x["from_uid"], x["from_node"], x["to_uid"], x["to_node"], x["time_us"]) for x in r if x["row"] == "edge"]
+assert (r[0]["length_us"], e) == (190.0, [(1, "start", 2, "start", 20.0), (2, "start", 2, "end", 170.0)]), (r[0], e)
+' "$TMP/out"
+ok $? "backward thread merged into the forward one: overlapping ops nest as on HTA's stack (190 us)"
+mk_merge "AddBackward0"
+run tl critpath -i "$TMP/merge.json" --step 1 -j
+[ "$RC" -eq 0 ] && [ "$(head -1 "$TMP/out" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["length_us"])')" = 170.0 ]
+ok $? "no autograd thread, no merge: the longest thread alone (170 us)"
+
+# --hta: HTA's whole microseconds, starts rounded up and ends down
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10.4,"dur":5.2}]}\n' >"$TMP/frac.json"
+a=$("$TLREPLAY" critpath -i "$TMP/frac.json" -j | head -1 | "$PYTHON" -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["length_us"])')
+b=$("$TLREPLAY" critpath -i "$TMP/frac.json" -j --hta | head -1 | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["length_us"])')
+[ "$a" = 5.2 ] && [ "$b" = 4.0 ]
+ok $? "--hta: 10.4+5.2 us is 11..15 as HTA has it (4 us; 5.2 without --hta; got $a, $b)"
 
 done_testing

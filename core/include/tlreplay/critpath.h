@@ -80,6 +80,21 @@ struct tl_critpath_opts {
 	double t0, t1;
 	/** >= 0: the window is the ProfilerStep#step annotation (overrides t0, t1). */
 	int64_t step;
+	/**
+	 * HTA's numbers to the microsecond: its timestamps (whole microseconds,
+	 * starts rounded up and ends down, when the trace has fractions) and its
+	 * events (with several ProfilerSteps, none launched from the last one on).
+	 * The graph is HTA's either way.
+	 */
+	bool hta;
+	/**
+	 * On traces without cuda_sync events (older PyTorch), take the
+	 * synchronize calls by name (cudaDeviceSynchronize, cudaStreamSynchronize,
+	 * cudaEventSynchronize and HIP's) as waiting for the work queued on their
+	 * streams: a sync edge from that work to the call's end. HTA makes no
+	 * sync edge there, so its path never waits for the GPU on such traces.
+	 */
+	bool sync_calls;
 };
 
 /** One edge of the path. */

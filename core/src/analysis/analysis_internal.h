@@ -6,7 +6,8 @@
  * (launchers.c, launcher_groups.c), activation recompute (recompute.c), the
  * vLLM/SGLang iteration around an op (batch_context.c), the health check
  * (health.c), launch statistics (launch_stats.c), iterations (steps.c) and
- * user annotations on the GPU (annotations.c). It depends on trace and base. */
+ * user annotations on the GPU (annotations.c), the critical path
+ * (critpath*.c). It depends on trace and base. */
 #ifndef TL_ANALYSIS_INTERNAL_H
 #define TL_ANALYSIS_INTERNAL_H
 
@@ -184,5 +185,85 @@ int td_realign_leftovers(struct tl_trace_diff *d, struct td_vec c[2], struct td_
  * (@considered: how many there were before the linked-only filter):
  * -ENODATA, with a message naming the trace and --include-unlinked. */
 int tl_err_no_linked_gpu(const struct tl_trace *tr, size_t considered);
+
+/* ============================================ critpath*.c: the critical path */
+
+/* The graph of tl_critpath() (critpath.c builds it and finds its longest
+ * path; critpath_graph.c adds its edges; critpath_host.c makes the host
+ * threads' edges as HTA's call stacks do). */
+#include <tlreplay/critpath.h>
+
+/* An event of the graph: its nodes are 2*i (start) and 2*i+1 (end). The
+ * graph of a whole trace has most of its events and two edges per event:
+ * events and edges are kept to 48 and 24 bytes (UIDs fit in 32 bits: the
+ * loader takes at most 2^30 events), and what is read once (the name and
+ * stream of a synchronize call) is read from the trace. */
+struct cp_ev {
+	double s, e;
+	int64_t corr;
+	const char *pid, *tid;
+	uint32_t uid;
+	uint8_t kind;
+};
+
+struct cp_gedge {
+	uint32_t from, to; /* nodes */
+	double w;
+	uint32_t attr; /* a UID */
+	uint8_t type;
+	uint8_t pr; /* which wins a tie (critpath.c's prio()) */
+};
+
+/* What the longest path reads of an event: once the edges are made, the
+ * events (struct cp_ev) give way to these (24 bytes). */
+struct cp_node {
+	double s, e;
+	uint32_t uid;
+	uint8_t kind;
+};
+
+struct cp_graph {
+	struct cp_ev *ev;
+	struct cp_node *node; /* ev, once the edges are made */
+	size_t nev, cev_cap;
+	struct cp_gedge *ed;
+	size_t ned, ed_cap;
+	int32_t *idx; /* uid -> event index, -1; freed once the edges are made */
+	struct tl_critpath *cp;
+	/* the window: events that start in [t0, t1], or all of them */
+	double t0, t1;
+	bool all;
+	/* HTA's numbers (tl_critpath_opts.hta): its timestamps, its events */
+	bool hta;
+	struct tl_hta_view hv;
+	bool sync_calls; /* tl_critpath_opts.sync_calls */
+};
+
+/* Event @uid's start and end as the graph takes them: HTA's whole
+ * microseconds with hta, else the trace's. */
+static inline void tl_cp_times(const struct cp_graph *g, const struct tl_trace *tr, uint64_t uid, double *s, double *e)
+{
+	const struct tl_ev *x = &tr->ev[uid];
+	double ts = x->ts, dur = x->dur;
+
+	if (g->hta)
+		tl_hta_times(&g->hv, x, &ts, &dur);
+	*s = ts;
+	*e = ts + dur;
+}
+
+/* Adds an edge of weight @w (negative allowed: HTA's call-stack edges can
+ * run back in time) attributed to UID @attr. 0 or -ENOMEM. */
+int tl_cp_add_edge(struct cp_graph *g, size_t from, size_t to, double w, uint64_t attr, int type);
+/* Sets the tie priority of the edge just added. */
+void tl_cp_set_pr(struct cp_graph *g, int pr);
+/* The graph index of event @uid, or -1 (not in the graph, or @uid < 0). */
+int64_t tl_cp_gidx(const struct cp_graph *g, int64_t uid);
+/* Whether events of kind @k are host nodes of the graph (ops and calls). */
+bool tl_cp_is_host(enum tl_kind k);
+/* The op and dependency edges of the host threads and the CUDA runtime
+ * lock's edges, as HTA's call stacks make them (critpath_host.c). 0 or
+ * -ENOMEM. */
+int tl_cp_host_edges(struct cp_graph *g, struct tl_trace *tr);
 
 #endif

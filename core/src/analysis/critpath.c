@@ -30,85 +30,8 @@ const char *tl_cp_cat_name(enum tl_cp_cat c)
 	return (unsigned)c < TL_CP_NCATS ? n[c] : "?";
 }
 
-/* An event of the graph: its nodes are 2*i (start) and 2*i+1 (end). The
- * graph of a whole trace has most of its events and two edges per event:
- * events and edges are kept to 48 and 24 bytes (UIDs fit in 32 bits: the
- * loader takes at most 2^30 events), and what is read once (the name and
- * stream of a synchronize call) is read from the trace. */
-struct cev {
-	double s, e;
-	int64_t corr;
-	const char *pid, *tid;
-	uint32_t uid;
-	uint8_t kind;
-};
-
-struct edge {
-	uint32_t from, to;	/* nodes */
-	double w;
-	uint32_t attr;		/* a UID */
-	uint8_t type;
-	uint8_t pr;		/* which wins a tie (prio()) */
-};
-
-/* What the longest path reads of an event: once the edges are made, the
- * events (struct cev) give way to these (24 bytes). */
-struct cnode {
-	double s, e;
-	uint32_t uid;
-	uint8_t kind;
-};
-
-struct graph {
-	struct cev *ev;
-	struct cnode *node;	/* ev, once the edges are made */
-	size_t nev, cev_cap;
-	struct edge *ed;
-	size_t ned, ed_cap;
-	int32_t *idx;		/* uid -> event index, -1; freed once the edges are made */
-	struct tl_critpath *cp;
-	/* HTA's backward-thread merge: host events of thread bwd_tid chain as
-	 * if on fwd_tid (both NULL when there is no such pair) */
-	const char *fwd_pid, *fwd_tid, *bwd_pid, *bwd_tid;
-};
-
-static int add_edge(struct graph *g, size_t from, size_t to, double w, uint64_t attr, int type)
-{
-	struct edge *e;
-
-	if (g->ned == g->ed_cap) {
-		size_t cap = g->ed_cap ? g->ed_cap * 2 : 1024;
-		void *p = realloc(g->ed, cap * sizeof(*g->ed));
-
-		if (!p)
-			return -ENOMEM;
-		g->ed = p;
-		g->ed_cap = cap;
-	}
-	e = &g->ed[g->ned++];
-	e->from = (uint32_t)from;
-	e->to = (uint32_t)to;
-	e->w = w > 0 ? w : 0;
-	e->attr = (uint32_t)attr;
-	e->type = (uint8_t)type;
-	e->pr = type == TL_CP_DEPENDENCY ? 1 : 0;
-	g->cp->ntype[type]++;
-	return 0;
-}
-
-/* The priority of the edge just added (see prio()). */
-static void set_pr(struct graph *g, int pr)
-{
-	g->ed[g->ned - 1].pr = (uint8_t)pr;
-}
-
-static bool is_host(enum tl_kind k)
-{
-	return k == TL_KIND_CPU_OP || k == TL_KIND_RUNTIME || k == TL_KIND_DRIVER;
-}
-
 /* The window of ProfilerStep#step. */
-static int find_step(struct tl_trace *tr, int64_t step, double *t0, double *t1)
+static int find_step(struct tl_trace *tr, const struct cp_graph *g, int64_t step, double *t0, double *t1)
 {
 	char want[48];
 	uint64_t u, n = tl_trace_nevents(tr);
@@ -118,16 +41,15 @@ static int find_step(struct tl_trace *tr, int64_t step, double *t0, double *t1)
 	for (u = 0; u < n; u++) {
 		if (tl_trace_event(tr, u, &ei) || ei.ph != 'X' || strcmp(ei.name, want))
 			continue;
-		*t0 = ei.ts;
-		*t1 = ei.ts + ei.dur;
+		tl_cp_times(g, tr, u, t0, t1);
 		return 0;
 	}
 	return tl_err(-ENOENT, "%s: no step %lld (no %s event)", tl_trace_path(tr), (long long)step, want);
 }
 
-/* Events of the window: host events starting in it, GPU events whose launch
- * call starts in it (or, unlinked, that start in it). */
-static int collect(struct graph *g, struct tl_trace *tr, double t0, double t1, bool all)
+/* Events of the window: host events with a span starting in it, GPU events
+ * whose launch call starts in it. */
+static int collect(struct cp_graph *g, struct tl_trace *tr, double t0, double t1, bool all)
 {
 	uint64_t u, n = tl_trace_nevents(tr);
 	struct tl_event_info ei;
@@ -137,26 +59,31 @@ static int collect(struct graph *g, struct tl_trace *tr, double t0, double t1, b
 		return -ENOMEM;
 	for (u = 0; u < n; u++) {
 		double at;
-		struct cev *c;
+		struct cp_ev *c;
+
+		double s, e;
 
 		g->idx[u] = -1;
 		if (tl_trace_event(tr, u, &ei) || ei.ph != 'X' || !ei.has_dur)
 			continue;
-		if (is_host(ei.kind)) {
-			if (!tl_event_in_tree(tr, u))
+		tl_cp_times(g, tr, u, &s, &e);
+		if (tl_cp_is_host(ei.kind)) {
+			/* HTA drops host events without a span */
+			if (!(e > s))
 				continue;
-			at = ei.ts;
+			at = s;
 		} else if (tl_kind_is_gpu(ei.kind)) {
 			int64_t p = tl_event_parent(tr, u);
-			struct tl_event_info pi;
+			double pe;
 
-			at = ei.ts;
-			if (p >= 0 && !tl_trace_event(tr, (uint64_t)p, &pi))
-				at = pi.ts;
+			/* HTA leaves out GPU work no call in the trace launched */
+			if (p < 0)
+				continue;
+			tl_cp_times(g, tr, (uint64_t)p, &at, &pe);
 		} else {
 			continue;
 		}
-		if (!all && (at < t0 || at > t1))
+		if ((!all && (at < t0 || at > t1)) || (g->hta && at >= g->hv.before_us))
 			continue;
 		if (g->nev == g->cev_cap) {
 			size_t cap = g->cev_cap ? g->cev_cap * 2 : 1024;
@@ -169,8 +96,8 @@ static int collect(struct graph *g, struct tl_trace *tr, double t0, double t1, b
 		}
 		c = &g->ev[g->nev];
 		c->uid = (uint32_t)u;
-		c->s = ei.ts;
-		c->e = ei.ts + ei.dur;
+		c->s = s;
+		c->e = e;
 		c->corr = ei.correlation;
 		c->pid = ei.pid;
 		c->tid = ei.tid;
@@ -180,178 +107,15 @@ static int collect(struct graph *g, struct tl_trace *tr, double t0, double t1, b
 	return 0;
 }
 
-static int64_t gidx(const struct graph *g, int64_t uid)
-{
-	return uid < 0 ? -1 : g->idx[uid];
-}
-
-/* Top-level host events sorted by (pid, tid, start). The graph comes through qsort_r's
- * context: a file-scope pointer raced when two threads ran tl_critpath on separate handles. */
-/* The thread an event's host edges chain on: the forward thread for the
- * backward one (HTA's remapped_tids), else its own. */
-static void chain_thread(const struct graph *g, const struct cev *c, const char **pid, const char **tid)
-{
-	*pid = c->pid;
-	*tid = c->tid;
-	if (g->bwd_tid && !strcmp(c->pid, g->bwd_pid) && !strcmp(c->tid, g->bwd_tid)) {
-		*pid = g->fwd_pid;
-		*tid = g->fwd_tid;
-	}
-}
-
-static int cmp_host(const void *a, const void *b, void *ctx)
-{
-	const struct graph *g = ctx;
-	const struct cev *x = &g->ev[*(const size_t *)a], *y = &g->ev[*(const size_t *)b];
-	const char *xp, *xt, *yp, *yt;
-	int c;
-
-	chain_thread(g, x, &xp, &xt);
-	chain_thread(g, y, &yp, &yt);
-	if ((c = strcmp(xp, yp)))
-		return c;
-	if ((c = strcmp(xt, yt)))
-		return c;
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	return x->uid < y->uid ? -1 : x->uid > y->uid;
-}
-
-/* The one thread whose cpu_ops and user annotations of the window name
- * @word, or NULL (none, or several): HTA's _get_tid_for_event. */
-static void thread_naming(struct tl_trace *tr, double t0, double t1, const char *word, const char **pid,
-			  const char **tid)
-{
-	uint64_t u, n = tl_trace_nevents(tr);
-
-	*pid = *tid = NULL;
-	for (u = 0; u < n; u++) {
-		struct tl_event_info e;
-		const char *ep, *et;
-
-		if (tl_trace_event(tr, u, &e) || (e.kind != TL_KIND_CPU_OP && e.kind != TL_KIND_USER_ANNOTATION) ||
-		    e.ts < t0 || e.ts > t1 || !strstr(e.name, word))
-			continue;
-		ep = tl_tok_display_c(tr, tr->ev[u].pid);
-		et = tl_tok_display_c(tr, tr->ev[u].tid);
-		if (!*tid) {
-			*pid = ep;
-			*tid = et;
-		} else if (strcmp(*pid, ep) || strcmp(*tid, et)) {
-			*pid = *tid = NULL; /* several threads */
-			return;
-		}
-	}
-}
-
-/* HTA merges the backward thread into the forward one when one thread has
- * "forward" events and another "autograd" ones (critical_path_analysis's
- * _construct_graph_from_call_stacks): the backward pass then follows the
- * forward one on the path. */
-static void find_fwd_bwd(struct graph *g, struct tl_trace *tr)
-{
-	double t0 = INFINITY, t1 = -INFINITY;
-	size_t i;
-
-	for (i = 0; i < g->nev; i++) {
-		t0 = fmin(t0, g->ev[i].s);
-		t1 = fmax(t1, g->ev[i].e);
-	}
-	thread_naming(tr, t0, t1, "forward", &g->fwd_pid, &g->fwd_tid);
-	thread_naming(tr, t0, t1, "autograd", &g->bwd_pid, &g->bwd_tid);
-	if (!g->fwd_tid || !g->bwd_tid || (!strcmp(g->fwd_pid, g->bwd_pid) && !strcmp(g->fwd_tid, g->bwd_tid)))
-		g->fwd_pid = g->fwd_tid = g->bwd_pid = g->bwd_tid = NULL;
-}
-
 /* HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US: a longer gap between two events of
  * a stream is not the previous one holding the next back. */
 #define KERNEL_GAP_US 1500.0
 
-/* HTA's blocking calls, whose time is waiting for the GPU: their span weighs
- * 0 (the GPU work reaches their end by a sync edge). Not cudaMemcpyAsync,
- * which HTA also lists: its runtime-lock pass, which weighs a call's whole
- * span, makes that edge for it. */
-static bool blocking(struct tl_trace *tr, const struct cev *c)
-{
-	static const char *const names[] = { "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
-					     "cudaEventSynchronize", "cudaMemcpy" };
-	struct tl_event_info ei;
-	size_t i;
-
-	if (c->kind != TL_KIND_RUNTIME || tl_trace_event(tr, c->uid, &ei))
-		return false;
-	for (i = 0; i < TL_ARRAY_SIZE(names); i++)
-		if (!strcmp(ei.name, names[i]))
-			return true;
-	return false;
-}
-
-/* op edges inside host events, dependency edges between top-level ones
- * (those whose parent is not in the window) of a thread, in time order. */
-static int host_edges(struct graph *g, struct tl_trace *tr)
-{
-	size_t i, ntop = 0, *top = malloc((g->nev + 1) * sizeof(*top));
-	int err = -ENOMEM;
-
-	if (!top)
-		goto out;
-	for (i = 0; i < g->nev; i++) {
-		struct cev *c = &g->ev[i];
-		int64_t ch, prev = -1;
-
-		if (!is_host(c->kind))
-			continue;
-		for (ch = tl_event_first_child(tr, c->uid); ch >= 0; ch = tl_event_next_sibling(tr, (uint64_t)ch)) {
-			int64_t j = gidx(g, ch);
-
-			if (j < 0 || !is_host(g->ev[j].kind))
-				continue;
-			if (prev < 0)
-				err = add_edge(g, 2 * i, 2 * (size_t)j, g->ev[j].s - c->s, c->uid, TL_CP_OP);
-			else
-				err = add_edge(g, 2 * (size_t)prev + 1, 2 * (size_t)j, g->ev[j].s - g->ev[prev].e,
-					       c->uid, TL_CP_OP);
-			if (err)
-				goto out;
-			prev = j;
-		}
-		/* HTA: a blocking call's last stretch is waiting, not CPU work: its
-		 * GPU work reaches the call's end by a sync edge instead */
-		if (prev < 0)
-			err = add_edge(g, 2 * i, 2 * i + 1, blocking(tr, c) ? 0 : c->e - c->s, c->uid, TL_CP_OP);
-		else
-			err = add_edge(g, 2 * (size_t)prev + 1, 2 * i + 1, blocking(tr, c) ? 0 : c->e - g->ev[prev].e,
-				       c->uid, TL_CP_OP);
-		if (err)
-			goto out;
-		if (gidx(g, tl_event_parent(tr, c->uid)) < 0)
-			top[ntop++] = i;
-	}
-	find_fwd_bwd(g, tr);
-	tl_qsort_r(top, ntop, sizeof(*top), cmp_host, g);
-	for (i = 1; i < ntop; i++) {
-		const struct cev *p = &g->ev[top[i - 1]], *c = &g->ev[top[i]];
-		const char *pp, *pt, *cp, *ct;
-
-		chain_thread(g, p, &pp, &pt);
-		chain_thread(g, c, &cp, &ct);
-		if (strcmp(pp, cp) || strcmp(pt, ct) || p->e > c->s)
-			continue;
-		/* HTA: a dependency carries no time */
-		if ((err = add_edge(g, 2 * top[i - 1] + 1, 2 * top[i], 0, c->uid, TL_CP_DEPENDENCY)))
-			goto out;
-	}
-	err = 0;
-out:
-	free(top);
-	return err;
-}
-
 /* GPU events sorted by (pid, stream, start); the graph is qsort_r's context. */
 static int cmp_gpu(const void *a, const void *b, void *ctx)
 {
-	const struct graph *g = ctx;
-	const struct cev *x = &g->ev[*(const size_t *)a], *y = &g->ev[*(const size_t *)b];
+	const struct cp_graph *g = ctx;
+	const struct cp_ev *x = &g->ev[*(const size_t *)a], *y = &g->ev[*(const size_t *)b];
 	int c = strcmp(x->pid, y->pid);
 
 	if (c)
@@ -371,11 +135,11 @@ struct gpu_sorted {
 };
 
 /* The stream of device @pid (NULL: any) named @tid, from @from on, else nst. */
-static size_t find_stream(const struct graph *g, const struct gpu_sorted *gs, const char *pid,
-			  const char *tid, size_t from)
+static size_t find_stream(const struct cp_graph *g, const struct gpu_sorted *gs, const char *pid, const char *tid,
+			  size_t from)
 {
 	for (; from < gs->nst; from++) {
-		const struct cev *c = &g->ev[gs->v[gs->st[from].b]];
+		const struct cp_ev *c = &g->ev[gs->v[gs->st[from].b]];
 
 		if ((!pid || !strcmp(c->pid, pid)) && (!tid || !strcmp(c->tid, tid)))
 			break;
@@ -385,14 +149,13 @@ static size_t find_stream(const struct graph *g, const struct gpu_sorted *gs, co
 
 /* The last GPU event of stream @s that ends by @t (or, with @corr >= 0, that
  * was launched before correlation @corr), else -1. */
-static int64_t last_before(const struct graph *g, const struct gpu_sorted *gs, size_t s, double t,
-			   int64_t corr)
+static int64_t last_before(const struct cp_graph *g, const struct gpu_sorted *gs, size_t s, double t, int64_t corr)
 {
 	size_t lo = gs->st[s].b, hi = gs->st[s].e, i;
 
 	if (corr >= 0) {
 		for (i = hi; i > lo; i--) {
-			const struct cev *c = &g->ev[gs->v[i - 1]];
+			const struct cp_ev *c = &g->ev[gs->v[i - 1]];
 
 			if (c->corr != TL_NOID && c->corr < corr)
 				return (int64_t)gs->v[i - 1];
@@ -414,22 +177,22 @@ static int64_t last_before(const struct graph *g, const struct gpu_sorted *gs, s
 	return -1;
 }
 
-static int sync_edge(struct graph *g, int64_t gpu, int64_t rt)
+static int sync_edge(struct cp_graph *g, int64_t gpu, int64_t rt)
 {
 	if (gpu < 0 || rt < 0)
 		return 0;
 	/* the call waited for the GPU only if the work ended after it began;
 	 * otherwise the edge is HTA's, weight 0, and never beats the call */
 	bool waited = g->ev[gpu].e > g->ev[rt].s;
-	int err = add_edge(g, 2 * (size_t)gpu + 1, 2 * (size_t)rt + 1, 0, g->ev[rt].uid, TL_CP_SYNC);
+	int err = tl_cp_add_edge(g, 2 * (size_t)gpu + 1, 2 * (size_t)rt + 1, 0, g->ev[rt].uid, TL_CP_SYNC);
 
 	if (!err)
-		set_pr(g, waited ? 5 : 0);
+		tl_cp_set_pr(g, waited ? 5 : 0);
 	return err;
 }
 
 /* A sync call @rt drains every stream (tid NULL) or stream @tid. */
-static int drain(struct graph *g, const struct gpu_sorted *gs, const char *tid, int64_t rt)
+static int drain(struct cp_graph *g, const struct gpu_sorted *gs, const char *tid, int64_t rt)
 {
 	size_t s;
 	int err;
@@ -451,7 +214,7 @@ static int64_t arg_int(const cJSON *a, const char *k)
 
 /* The runtime call of correlation @corr: a binary search in @rts (graph
  * events of runtime/driver calls, by correlation). */
-static int64_t rt_of(const struct graph *g, const size_t *rts, size_t n, int64_t corr)
+static int64_t rt_of(const struct cp_graph *g, const size_t *rts, size_t n, int64_t corr)
 {
 	size_t lo = 0, hi = n;
 
@@ -471,18 +234,18 @@ static int64_t rt_of(const struct graph *g, const size_t *rts, size_t n, int64_t
 
 static int cmp_corr(const void *a, const void *b, void *ctx)
 {
-	const struct graph *g = ctx;
+	const struct cp_graph *g = ctx;
 	int64_t x = g->ev[*(const size_t *)a].corr, y = g->ev[*(const size_t *)b].corr;
 
 	return x < y ? -1 : x > y;
 }
 
 /* launch and kernel_gap edges, then the sync edges. */
-static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
+static int gpu_edges(struct cp_graph *g, struct tl_trace *tr, bool all)
 {
 	struct gpu_sorted gs = { 0 };
 	uint64_t u, n = tl_trace_nevents(tr), nsync = 0;
-	int64_t *recs = NULL;
+	int64_t *recs = NULL, *wait_src = NULL; /* by graph index: the event a stream waits for, -1 */
 	size_t *rts = NULL, nrts = 0, i, nrecs = 0;
 	int err = -ENOMEM;
 
@@ -490,7 +253,8 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 	gs.st = malloc((g->nev + 1) * sizeof(*gs.st));
 	rts = malloc((g->nev + 1) * sizeof(*rts));
 	recs = malloc((g->nev + 1) * sizeof(*recs));
-	if (!gs.v || !gs.st || !rts || !recs)
+	wait_src = malloc((g->nev + 1) * sizeof(*wait_src));
+	if (!gs.v || !gs.st || !rts || !recs || !wait_src)
 		goto out;
 	for (i = 0; i < g->nev; i++) {
 		if (tl_kind_is_gpu(g->ev[i].kind))
@@ -502,39 +266,15 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 	tl_qsort_r(gs.v, gs.n, sizeof(*gs.v), cmp_gpu, g);
 	tl_qsort_r(rts, nrts, sizeof(*rts), cmp_corr, g);
 	for (i = 0; i < gs.n; i++) {
-		const struct cev *c = &g->ev[gs.v[i]];
-		const struct cev *p = i ? &g->ev[gs.v[i - 1]] : NULL;
-		int64_t rt = gidx(g, tl_event_parent(tr, c->uid));
+		const struct cp_ev *c = &g->ev[gs.v[i]];
+		const struct cp_ev *p = i ? &g->ev[gs.v[i - 1]] : NULL;
 
+		wait_src[gs.v[i]] = -1;
 		if (!p || strcmp(p->pid, c->pid) || strcmp(p->tid, c->tid)) {
 			gs.st[gs.nst].b = i;
 			gs.st[gs.nst++].e = i + 1;
-			p = NULL;
 		} else {
 			gs.st[gs.nst - 1].e = i + 1;
-		}
-		/* HTA's rule (its queue lengths on an in-order stream): the launch
-		 * held the event back when nothing was queued on the stream, neither
-		 * at the launch (the previous event had ended) nor when it started
-		 * (the next launch came after); else the previous event did, when it
-		 * ended less than KERNEL_GAP_US before; else neither is known */
-		const struct cev *nx = i + 1 < gs.n ? &g->ev[gs.v[i + 1]] : NULL;
-		int64_t nrt = nx && !strcmp(nx->pid, c->pid) && !strcmp(nx->tid, c->tid)
-				      ? gidx(g, tl_event_parent(tr, nx->uid))
-				      : -1;
-		bool launch = rt >= 0 && (!p || p->e < g->ev[rt].s) && (nrt < 0 || g->ev[nrt].s > c->s);
-
-		if ((err = add_edge(g, 2 * gs.v[i], 2 * gs.v[i] + 1, c->e - c->s, c->uid, TL_CP_OP)))
-			goto out;
-		set_pr(g, 2);
-		if (launch) {
-			if ((err = add_edge(g, 2 * (size_t)rt, 2 * gs.v[i], c->s - g->ev[rt].s, c->uid, TL_CP_LAUNCH)))
-				goto out;
-			set_pr(g, 4);
-		} else if (p && c->s - p->e < KERNEL_GAP_US) {
-			if ((err = add_edge(g, 2 * gs.v[i - 1] + 1, 2 * gs.v[i], c->s - p->e, c->uid, TL_CP_KERNEL_GAP)))
-				goto out;
-			set_pr(g, 4);
 		}
 	}
 	/* cuda_sync events: their args say what they wait for */
@@ -585,31 +325,34 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 
 				s = find_stream(g, &gs, g->ev[src].pid, sbuf, 0);
 				for (k = s < gs.nst ? gs.st[s].b : 0; s < gs.nst && k < gs.st[s].e; k++) {
-					const struct cev *c = &g->ev[gs.v[k]];
+					const struct cp_ev *c = &g->ev[gs.v[k]];
 
 					if (c->corr != TL_NOID && c->corr > ei.correlation &&
 					    (dst < 0 || c->corr < g->ev[dst].corr))
 						dst = (int64_t)gs.v[k];
 				}
 				if (dst >= 0) {
-					const struct cev *d = &g->ev[dst];
-					int64_t drt = gidx(g, tl_event_parent(tr, d->uid));
+					const struct cp_ev *d = &g->ev[dst];
+					int64_t drt = tl_cp_gidx(g, tl_event_parent(tr, d->uid));
 
 					/* the time the waiting event was held back: a span, so
 					 * the path's length stays one (HTA: weight 0) */
 					bool held = drt < 0 || g->ev[src].e > g->ev[drt].s;
 
-					err = add_edge(g, 2 * (size_t)src + 1, 2 * (size_t)dst, 0, d->uid, TL_CP_SYNC);
+					err = tl_cp_add_edge(g, 2 * (size_t)src + 1, 2 * (size_t)dst, 0, d->uid,
+							     TL_CP_SYNC);
 					if (!err)
-						set_pr(g, held ? 5 : 0);
+						tl_cp_set_pr(g, held ? 5 : 0);
+					wait_src[dst] = src;
 				}
 			}
 		}
 		if (err)
 			goto out;
 	}
-	/* traces without cuda_sync events: the synchronize calls by name */
-	for (i = 0; !nsync && i < g->nev; i++) {
+	/* traces without cuda_sync events, when asked: the synchronize calls by
+	 * name (HTA makes no sync edge there) */
+	for (i = 0; g->sync_calls && !nsync && i < g->nev; i++) {
 		struct tl_event_info c;
 		char sbuf[32];
 
@@ -629,6 +372,44 @@ static int gpu_edges(struct graph *g, struct tl_trace *tr, bool all)
 		if (err)
 			goto out;
 	}
+	/* each event's op edge, and the launch or the previous event that held it */
+	for (i = 0; i < gs.n; i++) {
+		const struct cp_ev *c = &g->ev[gs.v[i]];
+		const struct cp_ev *p = i ? &g->ev[gs.v[i - 1]] : NULL;
+		int64_t rt = tl_cp_gidx(g, tl_event_parent(tr, c->uid)), ws = wait_src[gs.v[i]];
+
+		if (p && (strcmp(p->pid, c->pid) || strcmp(p->tid, c->tid)))
+			p = NULL;
+		/* HTA's rule (its queue lengths on an in-order stream): the launch
+		 * held the event back when nothing was queued on the stream, neither
+		 * at the launch (the previous event had ended) nor when it started
+		 * (the next launch came after); else the previous event did, when it
+		 * ended less than KERNEL_GAP_US before; else neither is known. An
+		 * event held by another stream's (cudaStreamWaitEvent) was held by
+		 * neither unless that one ended before the launch, or before the
+		 * previous event ended */
+		const struct cp_ev *nx = i + 1 < gs.n ? &g->ev[gs.v[i + 1]] : NULL;
+		int64_t nrt = nx && !strcmp(nx->pid, c->pid) && !strcmp(nx->tid, c->tid)
+				      ? tl_cp_gidx(g, tl_event_parent(tr, nx->uid))
+				      : -1;
+		bool launch = rt >= 0 && (!p || p->e < g->ev[rt].s) && (nrt < 0 || g->ev[nrt].s > c->s) &&
+			      (ws < 0 || g->ev[ws].e < g->ev[rt].s);
+
+		if ((err = tl_cp_add_edge(g, 2 * gs.v[i], 2 * gs.v[i] + 1, c->e - c->s, c->uid, TL_CP_OP)))
+			goto out;
+		tl_cp_set_pr(g, 2);
+		if (launch) {
+			if ((err = tl_cp_add_edge(g, 2 * (size_t)rt, 2 * gs.v[i], fmax(0, c->s - g->ev[rt].s), c->uid,
+						  TL_CP_LAUNCH)))
+				goto out;
+			tl_cp_set_pr(g, 4);
+		} else if (p && c->s - p->e < KERNEL_GAP_US && (ws < 0 || g->ev[ws].e < p->e)) {
+			if ((err = tl_cp_add_edge(g, 2 * gs.v[i - 1] + 1, 2 * gs.v[i], fmax(0, c->s - p->e), c->uid,
+						  TL_CP_KERNEL_GAP)))
+				goto out;
+			tl_cp_set_pr(g, 4);
+		}
+	}
 	g->cp->nevent_records = nrecs;
 	err = 0;
 out:
@@ -636,10 +417,11 @@ out:
 	free(gs.st);
 	free(rts);
 	free(recs);
+	free(wait_src);
 	return err;
 }
 
-static int cat_of(const struct graph *g, const struct edge *e)
+static int cat_of(const struct cp_graph *g, const struct cp_gedge *e)
 {
 	switch (e->type) {
 	case TL_CP_LAUNCH: return TL_CP_CAT_LAUNCH;
@@ -651,7 +433,7 @@ static int cat_of(const struct graph *g, const struct edge *e)
 }
 
 /* The events give way to what the longest path reads of them. */
-static int keep_nodes(struct graph *g)
+static int keep_nodes(struct cp_graph *g)
 {
 	size_t i;
 
@@ -659,7 +441,7 @@ static int keep_nodes(struct graph *g)
 	if (!g->node)
 		return -ENOMEM;
 	for (i = 0; i < g->nev; i++)
-		g->node[i] = (struct cnode){ g->ev[i].s, g->ev[i].e, g->ev[i].uid, g->ev[i].kind };
+		g->node[i] = (struct cp_node){ g->ev[i].s, g->ev[i].e, g->ev[i].uid, g->ev[i].kind };
 	free(g->ev);
 	g->ev = NULL;
 	return 0;
@@ -671,7 +453,7 @@ static int keep_nodes(struct graph *g)
  * call, stream order over the launch when the event was queued, the launch
  * when the GPU waited for it; CPU nesting last. */
 #define TIE_US 1e-6
-static int prio(const struct graph *g, const struct edge *e)
+static int prio(const struct cp_graph *g, const struct cp_gedge *e)
 {
 	TL_UNUSED(g);
 	return e->pr;
@@ -681,12 +463,12 @@ static int prio(const struct graph *g, const struct edge *e)
  * node. 24 bytes per node and 4 per edge: edge indexes are 32-bit (as the
  * nodes are), NO_EDGE for none. */
 #define NO_EDGE UINT32_MAX
-static int longest(struct graph *g)
+static int longest(struct cp_graph *g)
 {
 	size_t nn = 2 * g->nev, i, head = 0, tail = 0, k;
 	uint32_t *indeg = NULL, *off = NULL, *adj = NULL, *q = NULL, *via = NULL;
 	uint64_t *on = NULL;	/* graph events on the path */
-	struct edge *pe = NULL;	/* the path's edges, in order */
+	struct cp_gedge *pe = NULL; /* the path's edges, in order */
 	double *dist = NULL;
 	struct tl_critpath *cp = g->cp;
 	int64_t best = -1, e;
@@ -725,7 +507,7 @@ static int longest(struct graph *g)
 		if (best < 0 || dist[v] > dist[best])
 			best = v;
 		for (k = off[v]; k < off[v + 1]; k++) {
-			const struct edge *ed = &g->ed[adj[k]];
+			const struct cp_gedge *ed = &g->ed[adj[k]];
 
 			double d = dist[v] + ed->w;
 
@@ -770,9 +552,9 @@ static int longest(struct graph *g)
 		goto out;
 	/* in the order the walk back took (the sums are the same to the bit) */
 	for (k = cp->npath; k-- > 0;) {
-		const struct edge *ed = &pe[k];
+		const struct cp_gedge *ed = &pe[k];
 		struct tl_cp_edge *p = &cp->path[k];
-		const struct cnode *a = &g->node[ed->from / 2], *b = &g->node[ed->to / 2];
+		const struct cp_node *a = &g->node[ed->from / 2], *b = &g->node[ed->to / 2];
 
 		p->from_uid = a->uid;
 		p->to_uid = b->uid;
@@ -814,12 +596,17 @@ out:
 
 int tl_critpath(struct tl_trace *tr, const struct tl_critpath_opts *opts, struct tl_critpath **out)
 {
-	struct graph g = { 0 };
+	struct cp_graph g = { 0 };
 	struct tl_link_opts lo = { .sz = sizeof(lo) };
-	double t0 = opts ? opts->t0 : 0, t1 = opts ? opts->t1 : 0;
+	struct tl_critpath_opts o = { .sz = sizeof(o), .step = -1 };
+	double t0, t1;
 	bool all;
 	int err;
 
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	t0 = o.t0;
+	t1 = o.t1;
 	g.cp = calloc(1, sizeof(*g.cp));
 	if (!g.cp) {
 		err = -ENOMEM;
@@ -827,7 +614,11 @@ int tl_critpath(struct tl_trace *tr, const struct tl_critpath_opts *opts, struct
 	}
 	if ((err = tl_trace_link(tr, &lo)))
 		goto out;
-	if (opts && opts->step >= 0 && (err = find_step(tr, opts->step, &t0, &t1)))
+	g.hta = o.hta;
+	g.sync_calls = o.sync_calls;
+	if (g.hta && (err = tl_hta_view_of(tr, &g.hv)))
+		goto out;
+	if (o.step >= 0 && (err = find_step(tr, &g, o.step, &t0, &t1)))
 		goto out;
 	if (isnan(t0) || isnan(t1)) {
 		err = tl_err(-EINVAL, "critpath: bad window");
@@ -842,7 +633,10 @@ int tl_critpath(struct tl_trace *tr, const struct tl_critpath_opts *opts, struct
 				   tl_trace_path(tr), t0, t1);
 		goto out;
 	}
-	if ((err = host_edges(&g, tr)) || (err = gpu_edges(&g, tr, all)))
+	g.t0 = t0;
+	g.t1 = t1;
+	g.all = all;
+	if ((err = tl_cp_host_edges(&g, tr)) || (err = gpu_edges(&g, tr, all)))
 		goto out;
 	free(g.idx);
 	g.idx = NULL;
