@@ -26,16 +26,8 @@ struct hev {
 	uint32_t uid;
 	uint32_t pid, tid;		   /* tid: the chain's (the forward one for the backward thread) */
 	int32_t gi;			   /* graph index, -1: no node */
-	int32_t parent, first, last, next; /* the stack's tree, hev indexes, -1 */
+	int32_t parent, first, next;	   /* the stack's tree, hev indexes, -1 */
 	bool lock, blocking;
-};
-
-/* A start or end of a stack event, as HTA's compare_events orders them. */
-struct sev {
-	double t, dur;
-	uint32_t idx; /* the hev */
-	uint32_t uid;
-	int8_t type; /* 1 start, -1 end */
 };
 
 struct host {
@@ -178,7 +170,7 @@ static int collect_host(struct tl_trace *tr, const struct cp_graph *g, struct ho
 		}
 		gi = tl_cp_is_host(e->kind) ? tl_cp_gidx(g, (int64_t)u) : -1;
 		x->gi = (int32_t)gi;
-		x->parent = x->first = x->last = x->next = -1;
+		x->parent = x->first = x->next = -1;
 		if (gi >= 0) {
 			const char *name = tl_ev_name(tr, e);
 
@@ -189,36 +181,44 @@ static int collect_host(struct tl_trace *tr, const struct cp_graph *g, struct ho
 	return 0;
 }
 
+/* A start or end of a stack event: its hev index << 1, | 1 for the end
+ * (4 bytes each while the stacks are built). */
+#define SEV_IDX(v) ((v) >> 1)
+#define SEV_END(v) ((v)&1u)
+
 /* HTA's compare_events, within one thread (the stack's events have spans). */
 static int cmp_sev(const void *a, const void *b, void *ctx)
 {
 	const struct host *h = ctx;
-	const struct sev *x = a, *y = b;
-	const struct hev *hx = &h->h[x->idx], *hy = &h->h[y->idx];
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct hev *hx = &h->h[SEV_IDX(x)], *hy = &h->h[SEV_IDX(y)];
+	double tx = SEV_END(x) ? hx->e : hx->s, ty = SEV_END(y) ? hy->e : hy->s;
+	double dx = hx->e - hx->s, dy = hy->e - hy->s;
+	bool start = !SEV_END(x);
 
 	if (hx->pid != hy->pid)
 		return hx->pid < hy->pid ? -1 : 1;
 	if (hx->tid != hy->tid)
 		return hx->tid < hy->tid ? -1 : 1;
-	if (x->idx == y->idx)
-		return x->type > y->type ? -1 : x->type < y->type;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
+	if (hx == hy)
+		return start ? -1 : 1;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
 	/* an end before a start at the same time */
-	if (x->type != y->type)
-		return x->type > 0 ? 1 : -1;
+	if (SEV_END(x) != SEV_END(y))
+		return start ? 1 : -1;
 	/* starts: the longer first; ends: the shorter first */
-	if (x->dur != y->dur)
-		return (x->type > 0) == (x->dur > y->dur) ? -1 : 1;
+	if (dx != dy)
+		return start == (dx > dy) ? -1 : 1;
 	/* starts: the lower index first; ends: the higher */
-	return (x->type > 0) == (x->uid < y->uid) ? -1 : 1;
+	return start == (hx->uid < hy->uid) ? -1 : 1;
 }
 
 /* The call stacks: each start goes under what is on top; each end pops the
  * top, whichever event that is (HTA's _construct_call_stack_graph). */
 static int build_stacks(struct host *h)
 {
-	struct sev *s = malloc((2 * h->n + 1) * sizeof(*s));
+	uint32_t *s = malloc((2 * h->n + 1) * sizeof(*s));
 	int32_t *st = malloc((h->n + 1) * sizeof(*st));
 	size_t i, ns = 0, top = 0;
 	int err = -ENOMEM;
@@ -227,36 +227,37 @@ static int build_stacks(struct host *h)
 	if (!s || !st || !h->roots)
 		goto out;
 	for (i = 0; i < h->n; i++) {
-		double d = h->h[i].e - h->h[i].s;
-
-		s[ns++] = (struct sev){ h->h[i].s, d, (uint32_t)i, h->h[i].uid, 1 };
-		s[ns++] = (struct sev){ h->h[i].e, d, (uint32_t)i, h->h[i].uid, -1 };
+		s[ns++] = (uint32_t)i << 1;
+		s[ns++] = (uint32_t)i << 1 | 1u;
 	}
 	tl_qsort_r(s, ns, sizeof(*s), cmp_sev, h);
 	for (i = 0; i < ns; i++) {
-		struct hev *x = &h->h[s[i].idx];
+		int32_t xi = (int32_t)SEV_IDX(s[i]);
+		struct hev *x = &h->h[xi];
+		const struct hev *prev = i ? &h->h[SEV_IDX(s[i - 1])] : NULL;
 
 		/* a new thread starts a new stack */
-		if (i && (h->h[s[i - 1].idx].pid != x->pid || h->h[s[i - 1].idx].tid != x->tid))
+		if (prev && (prev->pid != x->pid || prev->tid != x->tid))
 			top = 0;
-		if (s[i].type < 0) {
+		if (SEV_END(s[i])) {
 			if (top)
 				top--;
 			continue;
 		}
-		if (top) {
-			struct hev *p = &h->h[st[top - 1]];
-
+		if (top)
 			x->parent = st[top - 1];
-			if (p->last >= 0)
-				h->h[p->last].next = (int32_t)s[i].idx;
-			else
-				p->first = (int32_t)s[i].idx;
-			p->last = (int32_t)s[i].idx;
-		} else {
-			h->roots[h->nroots++] = (int32_t)s[i].idx;
-		}
-		st[top++] = (int32_t)s[i].idx;
+		else
+			h->roots[h->nroots++] = xi;
+		st[top++] = xi;
+	}
+	/* each parent's children in start order: put at the head, last first */
+	for (i = ns; i-- > 0;) {
+		struct hev *x = &h->h[SEV_IDX(s[i])];
+
+		if (SEV_END(s[i]) || x->parent < 0)
+			continue;
+		x->next = h->h[x->parent].first;
+		h->h[x->parent].first = (int32_t)SEV_IDX(s[i]);
 	}
 	err = 0;
 out:
