@@ -696,6 +696,30 @@ class TestTensors(unittest.TestCase):
                                               tl_init={"kind": "randint", "low": 5, "high": 5})]))
         self.assertTrue(any("empty tl_init randint" in w for w in reply["warnings"]), reply)
 
+    def test_cpu_scalar_full(self):
+        # a 0-d tensor the op wrapped from a Python number (ir: the kernel's BUnaryFunctor):
+        # built on the CPU whatever the replay's device, filled with its value
+        warns = []
+        spec = tensors.TensorSpec({"shape": [], "dtype": "long int", "strides": [], "init": "zeros"},
+                                  {"kind": "full", "value": 7, "device": "cpu"}, "other")
+        t = tensors.build_tensor(spec, torch.device("meta"), warns.append)
+        self.assertEqual((t.device.type, int(t), warns), ("cpu", 7, []))
+        t = tensors.build_tensor(tensors.TensorSpec(T([3]), None, "self"), torch.device("meta"), warns.append)
+        self.assertEqual(t.device.type, "meta")
+        reply, p = probed(E("aten::add", [A("self", "Tensor", T([2, 3])),
+                                          A("other", "Tensor", {"shape": [], "dtype": "float", "strides": [],
+                                                                "init": "zeros"},
+                                            tl_init={"kind": "full", "value": 2.5, "device": "cpu"})],
+                            [A("alpha", "Scalar", 1)], overload="Tensor"))
+        self.assertEqual(reply["status"], "ok", reply)
+        self.assertEqual((p["args"][1]["device"], p["args"][1]["first"]), ("cpu", [2.5]))
+        reply, _ = probed(E("aten::clone", [A("self", "Tensor", T([4]), tl_init={"kind": "full", "value": "x"})]))
+        self.assertTrue(any("tl_init full needs a number" in w for w in reply["warnings"]), reply)
+        reply = replay(E("aten::clone", [A("self", "Tensor", T([4]), tl_init={"kind": "full", "value": 1,
+                                                                             "device": "cuda:1"})]))
+        self.assertEqual((reply["status"], reply["kind"]), ("failed", "args"), reply)
+        self.assertIn("tl_init device", reply["error"])
+
     def test_unknown_init_warns(self):
         reply, p = probed(E("aten::clone", [A("self", "Tensor", T([8], init="ones"))]))
         self.assertEqual(reply["status"], "ok")

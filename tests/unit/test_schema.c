@@ -608,6 +608,64 @@ static void test_lists(void)
 	tl_trace_close(tr);
 }
 
+/* What the kernels say: a multi-tensor kernel's functor gives its TensorList's
+ * element dtype (over the earlier op's float tensor of the same shape), and
+ * says so in tl_dtype_from; kernels of two dtypes say nothing; a BUnaryFunctor
+ * kernel makes the 0-d tensor operand a CPU scalar, built non-zero. */
+#define MTA(T)                                                                                           \
+	"void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "      \
+	"namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarFunctor<" T \
+	", 1, 1, 0>, std::multiplies<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<1>)"
+#define FOREACH_MUL(ts) \
+	OP("aten::_foreach_mul_", ts, 20, "'TensorList','Scalar'", "[[1024],[4,4]],[]", "[[1],[4,1]],[]", "'','0.5'")
+
+static void test_kernel_hints(void)
+{
+	struct tl_trace *tr =
+		LOAD(OP("aten::neg", 0, 1, "'float'", "[1024]", "[1]", "''"), FOREACH_MUL(10), RT(12, 5), FS(5, 12),
+		     KN(MTA("c10::BFloat16"), 40, 6, 5), FF(5, 40), FOREACH_MUL(60),
+		     OP("aten::div", 100, 5, "'float','long int'", "[16,8],[]", "[8,1],[]", "'',''"), RT(102, 9),
+		     FS(9, 102),
+		     KN("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::"
+			"BUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> > >"
+			"(at::TensorIteratorBase&)",
+			110, 3, 9),
+		     FF(9, 110), FOREACH_MUL(200), RT(202, 11), FS(11, 202), KN(MTA("c10::BFloat16"), 210, 2, 11),
+		     FF(11, 210), RT(203, 12), FS(12, 203), KN(MTA("float"), 213, 2, 12), FF(12, 213));
+	const cJSON *a, *v;
+	cJSON *e;
+	int err;
+
+	e = entry_of(tr, 1, db, false, &err);
+	a = arg_of(e, "self");
+	v = cJSON_GetObjectItemCaseSensitive(a, "value");
+	ok(e && cJSON_GetArraySize(v) == 2 && !strcmp(key(cJSON_GetArrayItem(v, 0), "dtype"), "\"c10::BFloat16\"") &&
+		   !strcmp(key(cJSON_GetArrayItem(v, 1), "dtype"), "\"c10::BFloat16\"") &&
+		   !strcmp(key(a, "tl_dtype_from"), "\"kernel: BinaryOpScalarFunctor<c10::BFloat16, 1, 1, 0>\""),
+	   "_foreach_mul_: the list's dtype from its kernel's functor, said in tl_dtype_from (%s)",
+	   key(a, "tl_dtype_from"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 6, db, false, &err);
+	a = arg_of(e, "self");
+	v = cJSON_GetObjectItemCaseSensitive(a, "value");
+	ok(e && !strcmp(key(cJSON_GetArrayItem(v, 0), "dtype"), "\"float\"") &&
+		   !strcmp(key(a, "tl_dtype_from"), "\"an earlier op's tensor of the same shape\""),
+	   "no kernel: the earlier op's dtype, and tl_dtype_from says so (%s)", key(a, "tl_dtype_from"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 7, db, false, &err);
+	ok(e && !strcmp(key(arg_of(e, "other"), "tl_init"), "{\"kind\":\"full\",\"value\":2,\"device\":\"cpu\"}") &&
+		   !cJSON_GetObjectItemCaseSensitive(arg_of(e, "self"), "tl_init"),
+	   "div by a wrapped number (BUnaryFunctor): the 0-d operand on the CPU, non-zero (%s)",
+	   key(arg_of(e, "other"), "tl_init"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 12, db, false, &err);
+	a = arg_of(e, "self");
+	ok(e && !strncmp(key(a, "tl_dtype_from"), "\"an earlier", 11),
+	   "kernels of two element types: no dtype from them (%s)", key(a, "tl_dtype_from"));
+	cJSON_Delete(e);
+	tl_trace_close(tr);
+}
+
 static void test_index_inits(void)
 {
 	struct tl_trace *tr = LOAD(
@@ -906,6 +964,7 @@ int main(void)
 	test_str_and_enums();
 	test_lists();
 	test_index_inits();
+	test_kernel_hints();
 	test_custom_db();
 	test_batch_context();
 	test_old_profiler();

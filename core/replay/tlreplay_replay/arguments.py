@@ -108,7 +108,7 @@ def check_memory(collected, device):
     count = 0
     for _w, _l, _t, _v, spec in collected:
         for s in (spec if isinstance(spec, list) else [spec]):
-            if s is not None:
+            if s is not None and (s.device is None or device.type == "cpu"):
                 need += s.nbytes
                 count += 1
     avail, where = device_memory_available(device)

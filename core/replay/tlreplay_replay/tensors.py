@@ -152,7 +152,7 @@ def is_tensor_value(value):
 class TensorSpec:
     """A tensor value of the IR, checked; built later (after the memory check)."""
 
-    __slots__ = ("shape", "strides", "dtype", "init", "tl_init", "label", "nelem_storage", "nbytes")
+    __slots__ = ("shape", "strides", "dtype", "init", "tl_init", "label", "nelem_storage", "nbytes", "device")
 
     def __init__(self, value, tl_init, label):
         self.label = label
@@ -173,6 +173,11 @@ class TensorSpec:
         if tl_init is not None and not isinstance(tl_init, dict):
             raise ArgsError("%s: tl_init must be an object" % label)
         self.tl_init = tl_init
+        # tl_init "device": "cpu": a CPU scalar the op took from Python (a 0-d tensor it
+        # wrapped), built on the CPU whatever the replay's device
+        self.device = tl_init.get("device") if tl_init else None
+        if self.device not in (None, "cpu"):
+            raise ArgsError("%s: tl_init device must be \"cpu\", not %r" % (label, self.device))
         self.nelem_storage = storage_elements(self.shape, self.strides)
         self.nbytes = self.nelem_storage * _itemsize(self.dtype)
 
@@ -180,7 +185,7 @@ class TensorSpec:
         """(kind, note) where kind is normal, zeros, randint, arange or none."""
         if self.tl_init is not None:
             kind = self.tl_init.get("kind")
-            if kind in ("randint", "arange", "zeros"):
+            if kind in ("randint", "arange", "zeros", "full"):
                 return kind, None
             return self._default_kind(), "unknown tl_init kind %r ignored" % (kind,)
         init = self.init
@@ -268,6 +273,18 @@ def fill_tensor(t, spec, warn):
                 warn("%s: no random integers for %s (%s); zero-filled" % (
                     spec.label, dtype_name(t.dtype), one_line(exc)))
                 _zero_storage(flat)
+    elif kind == "full":
+        value = spec.tl_init.get("value")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            warn("%s: tl_init full needs a number value; zero-filled" % spec.label)
+            _zero_storage(flat)
+            return
+        try:
+            flat.fill_(value)
+        except Exception as exc:
+            warn("%s: cannot fill %s with %r (%s); zero-filled" % (spec.label, dtype_name(t.dtype), value,
+                                                                   one_line(exc)))
+            _zero_storage(flat)
     elif kind == "arange":
         try:
             t.copy_(torch.arange(t.numel(), device=t.device).view(t.shape))
@@ -282,6 +299,8 @@ def fill_tensor(t, spec, warn):
 def build_tensor(spec, device, warn):
     """The tensor of spec on device, filled (tests/replay/fake_torch_cuda.py builds on the CPU
     instead, by patching this)."""
+    if spec.device == "cpu":
+        device = torch.device("cpu")
     t = torch.empty_strided(tuple(spec.shape), tuple(spec.strides), dtype=spec.dtype, device=device)
     fill_tensor(t, spec, warn)
     return t

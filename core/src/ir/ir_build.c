@@ -141,6 +141,10 @@ struct ir_ctx {
 	struct parg *pa;
 	size_t np;
 	cJSON *unrecorded;	/* names of args whose value the profile lacks (guessed) */
+	struct tl_kernel_hints kh; /* what the op's kernels say of its args */
+	/* where the last TensorList's element dtype came from (its argument's
+	 * tl_dtype_from), "" once said */
+	char list_from[160];
 };
 
 static const cJSON *item_at(const cJSON *arr, size_t i)
@@ -523,8 +527,8 @@ static bool same_shape(const cJSON *a, const cJSON *b)
  * elements were made just before, on the same thread: take the dtype of the
  * latest earlier op that had a tensor of one of those shapes, else of the
  * latest earlier op with a floating tensor. Index lists (Tensor?[]) are int64. */
-static void list_dtype(const struct ir_ctx *c, const struct tl_schema_arg *a, const struct parg *p,
-		       const char **dtype, char *buf, size_t bl)
+static void list_dtype(struct ir_ctx *c, const struct tl_schema_arg *a, const struct parg *p, const char **dtype,
+		       char *buf, size_t bl)
 {
 	const struct tl_ev *me = &c->tr->ev[c->uid];
 	double best_shape = -INFINITY, best_float = -INFINITY;
@@ -536,9 +540,16 @@ static void list_dtype(const struct ir_ctx *c, const struct tl_schema_arg *a, co
 		*dtype = "long int";
 		return;
 	}
+	/* the kernel's functor names the element type: the best evidence */
+	if (c->kh.list_dtype[0]) {
+		*dtype = c->kh.list_dtype;
+		snprintf(c->list_from, sizeof(c->list_from), "kernel: %s", c->kh.list_from);
+		return;
+	}
 	for (i = 0; i < c->np; i++)
 		if (c->pa[i].kind == P_TENSOR) {
 			*dtype = c->pa[i].type;
+			snprintf(c->list_from, sizeof(c->list_from), "the op's tensor argument %zu", i);
 			return;
 		}
 	buf[0] = 0;
@@ -578,14 +589,15 @@ static void list_dtype(const struct ir_ctx *c, const struct tl_schema_arg *a, co
 	}
 	if (best_shape == -INFINITY && buf[0])
 		*dtype = buf;
-	tl_log(TL_LOG_DEBUG, "uid %llu %s: TensorList dtype taken as %s (%s)",
-	       (unsigned long long)c->uid, c->op, *dtype,
-	       best_shape > -INFINITY ? "an earlier op's tensor of the same shape" :
-	       buf[0] ? "the latest earlier floating tensor" : "default");
+	snprintf(c->list_from, sizeof(c->list_from), "%s",
+		 best_shape > -INFINITY ? "an earlier op's tensor of the same shape"
+		 : buf[0]		? "the latest earlier floating tensor"
+					: "default (nothing in the trace says)");
+	tl_log(TL_LOG_DEBUG, "uid %llu %s: TensorList dtype taken as %s (%s)", (unsigned long long)c->uid, c->op,
+	       *dtype, c->list_from);
 }
 
-static cJSON *tensor_list_value(const struct ir_ctx *c, const struct tl_schema_arg *a,
-				const struct parg *p)
+static cJSON *tensor_list_value(struct ir_ctx *c, const struct tl_schema_arg *a, const struct parg *p)
 {
 	const cJSON *d, *s;
 	cJSON *arr = cJSON_CreateArray(), *v;
@@ -684,7 +696,7 @@ static cJSON *unrecorded_value(const struct ir_ctx *c, const struct tl_schema_ar
 }
 
 /* The value of argument @a recorded as @p (which matched it). */
-static cJSON *arg_value(const struct ir_ctx *c, const struct tl_schema_arg *a, const struct parg *p)
+static cJSON *arg_value(struct ir_ctx *c, const struct tl_schema_arg *a, const struct parg *p)
 {
 	bool exact = true, nomem = false;
 	cJSON *v;
@@ -919,6 +931,61 @@ static int guess_normalized_shape(struct ir_ctx *c, const struct tl_schema *s, c
 	return 0;
 }
 
+/* A TensorList's element dtype is not in the profile: its argument says where
+ * it came from (tl_dtype_from), once per list. */
+static int note_list_dtype(struct ir_ctx *c, cJSON *argobj)
+{
+	int err = 0;
+
+	if (c->list_from[0] && !cJSON_AddStringToObject(argobj, "tl_dtype_from", c->list_from))
+		err = -ENOMEM;
+	c->list_from[0] = 0;
+	return err;
+}
+
+/* A 0-d tensor argument that a kernel ran as a CPU scalar (AUnaryFunctor:
+ * the first tensor operand, BUnaryFunctor: the second) was a Python number
+ * the op wrapped: built on the device, it would make the op launch another
+ * kernel (a tensor-tensor functor), and zeros would divide by zero. It is
+ * built on the CPU, filled with its recorded value when it is a non-zero
+ * number, else with 2. */
+static int mark_cpu_scalars(struct ir_ctx *c, const struct tl_schema *s, cJSON *const *vals, cJSON *const *objs)
+{
+	size_t i, k = 0;
+
+	if (!c->kh.cpu_scalar_a && !c->kh.cpu_scalar_b)
+		return 0;
+	for (i = 0; i < c->np; i++) {
+		const struct tl_schema_arg *a = &s->args[i];
+		const cJSON *shape = cJSON_GetObjectItemCaseSensitive(vals[i], "shape");
+		struct tl_literal l = { 0 };
+		cJSON *ti;
+		double v = 2;
+
+		if (a->kwarg_only || !cJSON_IsObject(vals[i]) || !cJSON_IsArray(shape))
+			continue;
+		/* the k-th tensor operand */
+		if (!((k == 0 && c->kh.cpu_scalar_a) || (k == 1 && c->kh.cpu_scalar_b)) || cJSON_GetArraySize(shape) ||
+		    a->is_mutable) {
+			k++;
+			continue;
+		}
+		k++;
+		if (c->pa[i].conc)
+			tl_literal_parse(c->pa[i].conc, strlen(c->pa[i].conc), &l);
+		if ((l.kind == TL_LIT_INT || l.kind == TL_LIT_FLOAT || l.kind == TL_LIT_BOOL) && l.d != 0 &&
+		    isfinite(l.d))
+			v = l.d;
+		ti = cJSON_AddObjectToObject(objs[i], "tl_init");
+		if (!ti || !cJSON_AddStringToObject(ti, "kind", "full") || !cJSON_AddNumberToObject(ti, "value", v) ||
+		    !cJSON_AddStringToObject(ti, "device", "cpu"))
+			return -ENOMEM;
+		tl_log(TL_LOG_DEBUG, "uid %llu %s: argument '%s' is a CPU scalar (the kernel's %s)",
+		       (unsigned long long)c->uid, c->op, a->name, k == 1 ? "AUnaryFunctor" : "BUnaryFunctor");
+	}
+	return 0;
+}
+
 static int build_replay_ir(struct ir_ctx *c, const struct tl_schema *s, cJSON *ir)
 {
 	cJSON *pos = cJSON_AddArrayToObject(ir, "list_pos_args");
@@ -946,12 +1013,14 @@ static int build_replay_ir(struct ir_ctx *c, const struct tl_schema *s, cJSON *i
 		if (!objs[i])
 			goto out;
 		cJSON_AddItemToArray(a->kwarg_only ? kw : pos, objs[i]);
-		if (note_concrete(objs[i], &c->pa[i]))
+		if (note_concrete(objs[i], &c->pa[i]) || note_list_dtype(c, objs[i]))
 			goto out;
 	}
 	err = guess_normalized_shape(c, s, vals, objs);
 	if (!err)
 		err = add_index_inits(c->op, s, c->np, vals, objs);
+	if (!err)
+		err = mark_cpu_scalars(c, s, vals, objs);
 out:
 	free(vals);
 	free(objs);
@@ -1029,7 +1098,7 @@ static int build_schemaless_ir(struct ir_ctx *c, cJSON *ir)
 		if (!o)
 			return tl_err(-ENOMEM, "out of memory building an IR entry");
 		cJSON_AddItemToArray(pos, o);
-		if (note_concrete(o, p))
+		if (note_concrete(o, p) || note_list_dtype(c, o))
 			return tl_err(-ENOMEM, "out of memory building an IR entry");
 	}
 	return 0;
@@ -1146,6 +1215,12 @@ int tl_ir_entry(struct tl_trace *tr, uint64_t uid, const struct tl_ir_opts *opts
 	if (err)
 		return err;
 	err = read_profile(&c, &info);
+	if (err)
+		goto out;
+	/* keep whatever mode the tree was built in (python functions or not) */
+	err = tl_tree_ensure(tr, tr->tree.built ? tr->tree.with_python : false);
+	if (!err)
+		err = tl_ir_kernel_hints(tr, uid, &c.kh);
 	if (err)
 		goto out;
 	/* autograd nodes (CompiledFunction, torch::autograd::CppNode<...>) are

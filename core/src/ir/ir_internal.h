@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* ir: ops as replay recipes. Operator schemas, the schema database and
  * Python-literal values (schema.c); the replay IR of an event, built from its
- * recorded args and its schema (ir_build.c), with the profiler's dtypes
+ * recorded args and its schema (ir_build.c) and what its kernels' names say
+ * of them (ir_kernel_hints.c), with the profiler's dtypes
  * (ir_dtype.c, also read by the FLOPs counter); and the FLOPs and bytes of an
  * IR entry (ir_flops.c: the entry, ir_flops_args.c: the argument model,
  * ir_flops_mm.c and ir_flops_elem.c: the rules). It depends on analysis (the
@@ -32,6 +33,24 @@ struct tl_dtype {
 
 /* The entry of @name; NULL for NULL or a name not in the table. */
 const struct tl_dtype *tl_dtype_find(const char *name);
+
+/* ======================================================= ir_kernel_hints.c */
+
+/* What the kernels an op launched say about its arguments. */
+struct tl_kernel_hints {
+	/* the element dtype of its TensorLists, from a multi-tensor kernel's
+	 * functor (the profiler's spelling), "" when none says or they differ */
+	char list_dtype[32];
+	/* the functor it was read from ("BinaryOpScalarFunctor<float, 1, 1, 0>") */
+	char list_from[96];
+	/* a kernel ran with the first (AUnaryFunctor) or the second
+	 * (BUnaryFunctor) operand a CPU scalar */
+	bool cpu_scalar_a, cpu_scalar_b;
+};
+
+/* Fill @h from the GPU kernels op @uid launched itself. 0 or -ENOMEM. */
+struct tl_trace;
+int tl_ir_kernel_hints(struct tl_trace *tr, uint64_t uid, struct tl_kernel_hints *h);
 
 /* ================================================================ schema.c */
 
