@@ -110,6 +110,12 @@ def pair(x):
     return x.clone(), x.sum()
 _def("pair(Tensor x) -> (Tensor, Tensor)", pair)
 
+def kwonly(x, n, *, scale=None):
+    if scale != 0.5:
+        raise RuntimeError("scale=%r" % (scale,))
+    return x + n
+_def("kwonly(Tensor x, int n, *, float? scale=None) -> Tensor", kwonly)
+
 BUMPS = []  # the sum of x seen by each call of bump_ (it adds 1 to x)
 def bump_(x):
     BUMPS.append(float(x.sum()))
@@ -902,6 +908,23 @@ class TestReplay(unittest.TestCase):
         reply = replay(E("aten::relu", [A("self", "Tensor", T([8]))]), iters=3, min_time_s=0.2)
         self.assertGreater(len(reply["times_us"]), 3)
         self.assertGreaterEqual(time.time() - t0, 0.2)
+
+    def test_profile_typed_keyword_only_arguments(self):
+        # a schemaless entry (typed from the profile) records keyword-only inputs in order:
+        # the worker passes the ones past the live schema's positional arguments by keyword
+        pos = [A("arg0", "Tensor", T([3])), A("arg1", "int", 2), A("arg2", "float", 0.5)]
+        reply = replay(E("tltest::kwonly", pos, schemaless=True))
+        self.assertEqual(reply["status"], "ok", reply)
+        self.assertTrue(any("passed as keyword: scale" in w for w in reply["warnings"]), reply)
+        self.assertIn("scale=0.5", reply["args"], reply)
+        # with a schema the entry is bound already: nothing moves, torch says what is wrong
+        schema = "tltest::kwonly(Tensor x, int n, *, float? scale=None) -> Tensor"
+        reply = replay(E("tltest::kwonly", pos, schema=schema))
+        self.assertEqual(reply["status"], "failed", reply)
+        # more than the schema holds: left to torch's error
+        reply = replay(E("tltest::kwonly", pos + [A("arg3", "int", 1)], schemaless=True))
+        self.assertEqual(reply["status"], "failed", reply)
+        self.assertIn("tltest::kwonly()", reply["error"])
 
     def test_str_defaults(self):
         x = [A("x", "Tensor", T([2]))]

@@ -228,3 +228,53 @@ def build(collected, op, entry, device, warn):
             out.kwargs[label] = built
             out.kw_marks[label] = mark
     return out
+
+
+# ------------------------------------------------------------------ fitting the live schema
+
+def _live_schemas(op):
+    """The torch schemas op may be called with: an overload's own, else each of a packet's."""
+    if hasattr(op, "_schema"):
+        return [op._schema]
+    out = []
+    if hasattr(op, "overloads"):
+        try:
+            out = [getattr(op, ov)._schema for ov in op.overloads()]
+        except Exception:
+            out = []
+    return out
+
+
+def fit_live_schema(op, built, entry, warn):
+    """Move the trailing positional arguments of a profile-typed entry to the keywords they are.
+
+    The profiler records every input in order, keyword-only ones included; an entry typed from
+    the profile (no schema matched when it was built, `schemaless`) so passes them positionally,
+    and torch refuses more positional arguments than its schema has (aten::_cudnn_attention_backward
+    has 15 and a keyword-only `scale`). The first live schema whose positional and keyword-only
+    arguments hold the recorded ones takes them: the excess goes to its keyword-only arguments
+    in order."""
+    if not entry.get("schemaless") and entry.get("schema"):
+        return
+    n = len(built.args)
+    for schema in _live_schemas(op):
+        args = list(getattr(schema, "arguments", []))
+        pos = [a for a in args if not getattr(a, "kwarg_only", False)]
+        kwo = [a for a in args if getattr(a, "kwarg_only", False) and a.name not in built.kwargs]
+        if n <= len(pos) or n - len(pos) > len(kwo):
+            continue
+        moved = []
+        for a, v in zip(kwo, built.args[len(pos):]):
+            built.kwargs[a.name] = v
+            moved.append(a.name)
+        del built.args[len(pos):]
+        del built.names[len(pos):]
+        del built.types[len(pos):]
+        for a, mark in zip(kwo, built.pos_marks[len(pos):]):
+            built.kw_marks[a.name] = mark
+        del built.pos_marks[len(pos):]
+        warn("%d recorded argument%s past the %d positional ones of %s passed as keyword%s: %s" % (
+            len(moved), "" if len(moved) == 1 else "s", len(pos), schema.name, "" if len(moved) == 1 else "s",
+            ", ".join(moved)))
+        return
+

@@ -223,6 +223,7 @@ class Session:
             warnings.simplefilter("always")
             with _device_context(device):
                 built = arguments.build(collected, op, entry, device, warn)
+                arguments.fit_live_schema(op, built, entry, warn)
                 init_msgs = initializers.run(inits, entry, {entry.get("op_name"), base_name, op_desc}, built,
                                              device, rng, options, warn, verbose, self.log)
                 state["init"] = init_msgs
