@@ -40,6 +40,10 @@ struct cand {
 	uint64_t uid;		/* the first op (by ts) */
 	double ts;
 	double gpu_us;		/* busy time of the GPU events below it (group: summed) */
+	/* busy time of every GPU event below it, what a replay of it runs (group:
+	 * summed): with --launchers gpu_us is TraceLens's, of the ones it
+	 * launched itself, and orders the groups; this is group_gpu_time_us */
+	double tree_us;
 	char *key;		/* name + recorded args, for --unique */
 	uint64_t *members;	/* --unique: every op of the group, by ts */
 	size_t nmembers;
@@ -204,10 +208,11 @@ static int group_unique(struct cands *c)
 			return -ENOMEM;
 		}
 		g.nmembers = j - i;
-		g.gpu_us = 0;
+		g.gpu_us = g.tree_us = 0;
 		for (size_t k = i; k < j; k++) {
 			g.members[k - i] = c->v[k].uid;
 			g.gpu_us += c->v[k].gpu_us;
+			g.tree_us += c->v[k].tree_us;
 			if (k > i)
 				free(c->v[k].key);
 		}
@@ -301,8 +306,9 @@ static int collect(struct tl_trace *tr, const struct ir_select *sel, const char 
 	for (i = 0; i < c->n; i++) {
 		struct tl_event_info ev;
 
+		c->v[i].tree_us = gpu_busy(tr, c->v[i].uid);
 		if (!sel->launchers)
-			c->v[i].gpu_us = gpu_busy(tr, c->v[i].uid);
+			c->v[i].gpu_us = c->v[i].tree_us;
 		if (sel->unique) {
 			tl_trace_event(tr, c->v[i].uid, &ev);
 			c->v[i].key = args_key(tr, c->v[i].uid, ev.name);
@@ -473,7 +479,7 @@ int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct
 			size_t k;
 
 			cJSON_AddNumberToObject(e, "count", (double)c.v[i].nmembers);
-			cJSON_AddNumberToObject(e, "group_gpu_time_us", c.v[i].gpu_us);
+			cJSON_AddNumberToObject(e, "group_gpu_time_us", c.v[i].tree_us);
 			for (k = 0; m && k < c.v[i].nmembers; k++)
 				cJSON_AddItemToArray(m, cJSON_CreateNumber((double)c.v[i].members[k]));
 			if (!m)

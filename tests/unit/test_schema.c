@@ -621,17 +621,20 @@ static void test_lists(void)
 
 static void test_kernel_hints(void)
 {
-	struct tl_trace *tr =
-		LOAD(OP("aten::neg", 0, 1, "'float'", "[1024]", "[1]", "''"), FOREACH_MUL(10), RT(12, 5), FS(5, 12),
-		     KN(MTA("c10::BFloat16"), 40, 6, 5), FF(5, 40), FOREACH_MUL(60),
-		     OP("aten::div", 100, 5, "'float','long int'", "[16,8],[]", "[8,1],[]", "'',''"), RT(102, 9),
-		     FS(9, 102),
-		     KN("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::"
-			"BUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> > >"
-			"(at::TensorIteratorBase&)",
-			110, 3, 9),
-		     FF(9, 110), FOREACH_MUL(200), RT(202, 11), FS(11, 202), KN(MTA("c10::BFloat16"), 210, 2, 11),
-		     FF(11, 210), RT(203, 12), FS(12, 203), KN(MTA("float"), 213, 2, 12), FF(12, 213));
+	struct tl_trace *tr = LOAD(
+		OP("aten::neg", 0, 1, "'float'", "[1024]", "[1]", "''"), FOREACH_MUL(10), RT(12, 5), FS(5, 12),
+		KN(MTA("c10::BFloat16"), 40, 6, 5), FF(5, 40), FOREACH_MUL(60),
+		OP("aten::div", 100, 5, "'float','long int'", "[16,8],[]", "[8,1],[]", "'',''"), RT(102, 9), FS(9, 102),
+		KN("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::"
+		   "BUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> > >"
+		   "(at::TensorIteratorBase&)",
+		   110, 3, 9),
+		FF(9, 110), FOREACH_MUL(200), RT(202, 11), FS(11, 202), KN(MTA("c10::BFloat16"), 210, 2, 11),
+		FF(11, 210), RT(203, 12), FS(12, 203), KN(MTA("float"), 213, 2, 12), FF(12, 213),
+		OP("aten::neg", 300, 50, "'float'", "[4]", "[1]", "''"),
+		OP("aten::copy_", 305, 10, "'float','float','Scalar'", "[4],[4],[]", "[1],[1],[]", "'','','False'"),
+		RT(306, 20), FS(20, 306), KN("copy_kernel", 400, 4, 20), FF(20, 400), RT(320, 21), FS(21, 320),
+		KN("neg_kernel", 410, 3, 21), FF(21, 410));
 	const cJSON *a, *v;
 	cJSON *e;
 	int err;
@@ -662,6 +665,14 @@ static void test_kernel_hints(void)
 	a = arg_of(e, "self");
 	ok(e && !strncmp(key(a, "tl_dtype_from"), "\"an earlier", 11),
 	   "kernels of two element types: no dtype from them (%s)", key(a, "tl_dtype_from"));
+	cJSON_Delete(e);
+	e = entry_of(tr, 21, db, false, &err);
+	a = cJSON_GetObjectItemCaseSensitive(e, "kernels");
+	ok(e && cJSON_GetArraySize(a) == 2 && !strcmp(key(cJSON_GetArrayItem(a, 0), "via"), "\"aten::copy_\"") &&
+		   !strcmp(key(cJSON_GetArrayItem(a, 0), "via_uid"), "22") &&
+		   !cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(a, 1), "via") &&
+		   !strcmp(key(e, "gpu_time_us"), "7"),
+	   "kernels: the op's own and its child op's (via), gpu_time_us over both (%s)", js(a));
 	cJSON_Delete(e);
 	tl_trace_close(tr);
 }

@@ -1115,13 +1115,15 @@ static int cmp_uid_ts(const void *a, const void *b, void *ctx)
 	return (x > y) - (x < y);
 }
 
-/* kernels and gpu_time_us: the GPU events @uid launched itself. */
+/* kernels and gpu_time_us: the GPU events below @uid, those it launched and
+ * those the ops it called launched (a child aten::copy_ of native_batch_norm):
+ * what a replay of it runs. One an op below launched says which ("via"). */
 static int add_kernels(struct tl_trace *tr, uint64_t uid, cJSON *entry)
 {
 	uint64_t *g = NULL;
 	struct tl_iv *iv = NULL;
 	cJSON *ks = NULL, *args = NULL;
-	int64_t n, i;
+	int64_t n, i, via;
 	size_t m = 0;
 	int err;
 
@@ -1135,8 +1137,7 @@ static int add_kernels(struct tl_trace *tr, uint64_t uid, cJSON *entry)
 	for (i = 0; i < n; i++) {
 		const struct tl_ev *e = &tr->ev[g[i]];
 
-		if ((e->flags & (EV_HAS_TS | EV_HAS_DUR)) == (EV_HAS_TS | EV_HAS_DUR) &&
-		    tl_event_launcher(tr, g[i]) == (int64_t)uid)
+		if ((e->flags & (EV_HAS_TS | EV_HAS_DUR)) == (EV_HAS_TS | EV_HAS_DUR))
 			g[m++] = g[i];
 	}
 	if (m > 1)
@@ -1159,6 +1160,11 @@ static int add_kernels(struct tl_trace *tr, uint64_t uid, cJSON *entry)
 		cJSON_AddItemToArray(ks, k);
 		if (!cJSON_AddStringToObject(k, "name", tl_ev_name(tr, e)) ||
 		    !cJSON_AddNumberToObject(k, "dur", e->dur))
+			goto out;
+		via = tl_event_launcher(tr, g[i]);
+		if (via >= 0 && via != (int64_t)uid &&
+		    (!cJSON_AddStringToObject(k, "via", tl_ev_name(tr, &tr->ev[via])) ||
+		     !cJSON_AddNumberToObject(k, "via_uid", (double)via)))
 			goto out;
 		if (tl_trace_event_args(tr, g[i], &args) == -ENOMEM)
 			goto out;

@@ -220,10 +220,9 @@ static int find_kernels(struct tl_trace *tr, struct fold_op *op)
 	n = tl_event_gpu_events(tr, op->uid, &op->kernels);
 	if (n < 0)
 		return (int)n;
-	/* the GPU events it launched itself, as the IR's kernels/gpu_time_us */
-	for (i = 0; i < n; i++)
-		if (tl_event_launcher(tr, op->kernels[i]) == (int64_t)op->uid)
-			op->kernels[m++] = op->kernels[i];
+	/* the GPU events below it, as the IR's kernels/gpu_time_us: what a
+	 * replay of it runs */
+	m = (size_t)n;
 	op->nk = m;
 	iv = calloc(m + 1, sizeof(*iv));
 	if (!iv)
