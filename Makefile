@@ -255,6 +255,8 @@ unit-tests: $(UNIT_BINS) $(TOOL_BINS) $(KDRV_BINS)
 $(O)/tests/test_nvinfo: core/record/rec_nvinfo.c core/record/rec_image.c core/record/rec.h
 # test_zip_writer includes pack's zip writer
 $(O)/tests/test_zip_writer: perf-plugin/util/zip-writer.c perf-plugin/util/zip-writer.h
+# test_kernel_verdict includes the replay's kernel verdicts
+$(O)/tests/test_kernel_verdict: perf-plugin/replay/kernel-verdict.c perf-plugin/replay/replay-common.h
 
 # the tests that load them (test_gpu skips itself without GPU_LIB)
 $(O)/tests/test_energy: $(O)/tests/libfake_nvml.so

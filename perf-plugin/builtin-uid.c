@@ -28,7 +28,8 @@ TL_CMD(uid, uid_opts, "replay one op of the trace alone and time it",
 	"Replay one op of the trace alone: rebuild its arguments with the recorded shapes,\n"
 	"strides and dtypes, run it --warmup times, then time -r calls (CPU clock on the CPU,\n"
 	"CUDA events on a GPU) and print median, mean, std, min and max. On a GPU, the kernels\n"
-	"the replay launched are compared with the trace's (MATCH, SUBSET or MISMATCH).\n"
+	"the replay launched are compared with the trace's kernels of the op (MATCH, FAMILY,\n"
+	"LIBRARY, SUBSET or MISMATCH: docs/ir.md).\n"
 	"Exit status 1 when the op cannot be replayed.\n"
 	"\n");
 /* clang-format on */

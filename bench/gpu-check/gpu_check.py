@@ -60,7 +60,11 @@ GEMM_CONV = re.compile(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm|a
 CORE_NAMESPACES = ("aten", "prims")
 GRAPH_BELOW_US = 10.0   # --cuda-graph pass: groups with less trace GPU time per call than this
 WITHIN = 0.10           # "within 10%"
-TARGETS = {"ok_share": 0.95, "kernels_share": 0.95, "gemm_within_share": 0.80}
+# issue 26's targets for a trace made on the machine (a self trace); on other traces they are
+# what is measured, not a verdict on the replay
+TARGETS = {"ok_share": 0.99, "match_share": 0.97, "match_family_share": 1.0, "gemm_kernel_within": 0.95,
+           "all_kernel_within": 0.85, "gemm_flush_event_within": 0.85, "small_graph_ratio": 1.5}
+VERDICTS = ("MATCH", "FAMILY", "LIBRARY", "SUBSET", "MISMATCH")
 
 # the metrics compared with ncu: a time, a count of instructions (exact for a deterministic
 # kernel), bytes from DRAM (with a cold L2 on both sides) and a throughput ratio
@@ -124,7 +128,9 @@ def trace_time_us(entry):
 
 def kernel_verdict(entry, result):
     """MATCH (the same set of kernel names), SUBSET (the replay ran only kernels the trace has),
-    MISMATCH, or None when either side has no kernel names. As tlreplay's own verdict."""
+    MISMATCH, or None when either side has no kernel names: for a record without tlreplay's own
+    verdict (`kernels_vs_trace`, which also says FAMILY and LIBRARY: perf-plugin/replay/
+    kernel-verdict.c)."""
     tk = [k.get("name") for k in entry.get("kernels") or [] if isinstance(k, dict)]
     rk = [k for k in result.get("kernels") or [] if isinstance(k, str)]
     if not tk or not rk:
@@ -139,9 +145,9 @@ def summarize_pass(entries, results):
     the `tlreplay replay -j` object of that entry (missing: not attempted)."""
     counts = {"groups": len(entries), "attempted": 0, "ok": 0, "failed": 0, "unavailable": 0}
     core = {"groups": 0, "ok": 0}
-    verdicts = {"MATCH": 0, "SUBSET": 0, "MISMATCH": 0, "none": 0}
+    verdicts = dict.fromkeys(VERDICTS + ("none",), 0)
     core_verdicts = dict(verdicts)
-    ev, kt, ev_gc, kt_gc = [], [], [], []
+    ev, kt, ev_gc, kt_gc, ev_small = [], [], [], [], []
     for i, e in enumerate(entries):
         op = e.get("op_name", "")
         r = results.get(i)
@@ -157,6 +163,7 @@ def summarize_pass(entries, results):
         if is_core(op):
             core["ok"] += 1
         v = r.get("kernels_vs_trace") or kernel_verdict(e, r) or "none"
+        v = v if v in verdicts else "none"
         verdicts[v] += 1
         if is_core(op):
             core_verdicts[v] += 1
@@ -167,17 +174,22 @@ def summarize_pass(entries, results):
                 ev.append(r["median_us"] / t)
                 if gc:
                     ev_gc.append(r["median_us"] / t)
+                if t < GRAPH_BELOW_US:
+                    ev_small.append(r["median_us"] / t)
             if isinstance(r.get("kernel_us"), (int, float)) and r["kernel_us"] > 0:
                 kt.append(r["kernel_us"] / t)
                 if gc:
                     kt_gc.append(r["kernel_us"] / t)
     return {"counts": counts, "core": core, "kernels": verdicts, "core_kernels": core_verdicts,
             "event_ratio": ratio_stats(ev), "kernel_ratio": ratio_stats(kt),
-            "gemm_conv_event_ratio": ratio_stats(ev_gc), "gemm_conv_kernel_ratio": ratio_stats(kt_gc)}
+            "gemm_conv_event_ratio": ratio_stats(ev_gc), "gemm_conv_kernel_ratio": ratio_stats(kt_gc),
+            "small_event_ratio": ratio_stats(ev_small)}
 
 
-def judge(summary):
-    """The issue's targets against the plain pass: [(name, measured share, target, passed)]."""
+def judge(summary, flush=None, graph=None):
+    """Issue 26's targets: [(name, measured, target, passed)] from the plain pass's summary, the
+    --flush-l2 pass's and the --cuda-graph pass's (each None when it did not run). A ratio
+    target (the graph's) is passed when the measured median is at most the target."""
     out = []
     core = summary["core"]
     if core["groups"]:
@@ -185,15 +197,29 @@ def judge(summary):
         out.append(("non-custom groups that replay ok", share, TARGETS["ok_share"],
                     share >= TARGETS["ok_share"]))
     kv = summary["core_kernels"]
-    judged = kv["MATCH"] + kv["SUBSET"] + kv["MISMATCH"]
+    judged = sum(kv[v] for v in VERDICTS)
     if judged:
-        share = (kv["MATCH"] + kv["SUBSET"]) / judged
-        out.append(("kernel names MATCH or SUBSET (non-custom, ok, with names)", share,
-                    TARGETS["kernels_share"], share >= TARGETS["kernels_share"]))
-    g = summary["gemm_conv_event_ratio"]
+        share = kv["MATCH"] / judged
+        out.append(("kernel names MATCH (non-custom, ok, with names)", share, TARGETS["match_share"],
+                    share >= TARGETS["match_share"]))
+        share = (kv["MATCH"] + kv["FAMILY"]) / judged
+        out.append(("kernel names MATCH or FAMILY", share, TARGETS["match_family_share"],
+                    share >= TARGETS["match_family_share"] - 1e-12))
+    for key, name, target in (("gemm_conv_kernel_ratio", "GEMM/conv kernel time within 10% of the trace's",
+                               "gemm_kernel_within"),
+                              ("kernel_ratio", "kernel time within 10% of the trace's (all groups)",
+                               "all_kernel_within")):
+        g = summary[key]
+        if g.get("n"):
+            out.append((name, g["within_10pct"], TARGETS[target], g["within_10pct"] >= TARGETS[target]))
+    g = (flush or {}).get("gemm_conv_event_ratio") or {}
     if g.get("n"):
-        out.append(("GEMM/conv replay time within 10% of the trace's", g["within_10pct"],
-                    TARGETS["gemm_within_share"], g["within_10pct"] >= TARGETS["gemm_within_share"]))
+        out.append(("GEMM/conv event time with --flush-l2 within 10%", g["within_10pct"],
+                    TARGETS["gemm_flush_event_within"], g["within_10pct"] >= TARGETS["gemm_flush_event_within"]))
+    g = (graph or {}).get("small_event_ratio") or {}
+    if g.get("n"):
+        out.append(("ops under 10 us with --cuda-graph: median event time / trace (at most)", g["median"],
+                    TARGETS["small_graph_ratio"], g["median"] <= TARGETS["small_graph_ratio"]))
     return out
 
 
@@ -565,13 +591,22 @@ class Check:
         if not got:
             raise CheckError("no result: %s" % (first_line(err) or "exit %s" % rc))
 
+    def _targets(self):
+        """The targets, judged again as each replay pass ends (a later pass may be cut off)."""
+        ph = self.report["phases"]
+        plain = (ph.get("replay") or {}).get("summary")
+        if plain:
+            ph["replay"]["targets"] = [{"name": n, "measured": m, "target": t, "passed": p}
+                                       for n, m, t, p in judge(plain, (ph.get("flush") or {}).get("summary"),
+                                                               (ph.get("graph") or {}).get("summary"))]
+
     def p_replay(self, rec):
         self._replay(rec, "plain", [])
-        rec["targets"] = [{"name": n, "measured": m, "target": t, "passed": p}
-                          for n, m, t, p in judge(rec["summary"])]
+        self._targets()
 
     def p_flush(self, rec):
         self._replay(rec, "flush", ["--flush-l2"])
+        self._targets()
 
     def p_graph(self, rec):
         plain = self.results.get("plain", {})
@@ -585,6 +620,7 @@ class Check:
         # the same groups without a graph, for the comparison
         rec["same_groups_plain"] = summarize_pass([self.entries[i] for i in idx],
                                                   {k: plain[i] for k, i in enumerate(idx) if i in plain})
+        self._targets()
 
     # -- counters against ncu
     def _pick_ops(self):
@@ -980,18 +1016,26 @@ def render_markdown(rep):
             verdict = "PASS" if t["passed"] else "FAIL"
             if rep["mode"] == "stand-ins":
                 verdict = "n/a (stand-ins)"
-            w("| %s | %s | >= %s | %s |\n" % (t["name"], _pct(t["measured"]), _pct(t["target"]), verdict))
+            if "median" in t["name"]:
+                w("| %s | %s | <= %s | %s |\n" % (t["name"], _num(t["measured"], "%.2f"),
+                                                  _num(t["target"], "%.2f"), verdict))
+            else:
+                w("| %s | %s | >= %s | %s |\n" % (t["name"], _pct(t["measured"]), _pct(t["target"]), verdict))
         w("\n### Outcomes and kernel names\n\n")
-        w("| pass | groups | ok | failed | unavailable | non-custom ok | MATCH | SUBSET | MISMATCH | no names |\n")
-        w("|---|---|---|---|---|---|---|---|---|---|\n")
+        w("MATCH: the same kernel names; FAMILY: the same kernels once vector widths, tile sizes, "
+          "anonymous namespaces and the elementwise loop are normalised; LIBRARY: the same kind of "
+          "library kernel (cuBLAS/nvjet/CUTLASS GEMMs, cuDNN convolutions, attention, collectives).\n\n")
+        w("| pass | groups | ok | failed | unavailable | non-custom ok | MATCH | FAMILY | LIBRARY | SUBSET "
+          "| MISMATCH | no names |\n")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for key in ("replay", "flush", "graph"):
             s = ph.get(key, {}).get("summary")
             if not s:
                 continue
             c, k, core = s["counts"], s["kernels"], s["core"]
-            w("| %s | %d | %d | %d | %d | %d/%d | %d | %d | %d | %d |\n" % (
+            w("| %s | %d | %d | %d | %d | %d/%d | %s | %d |\n" % (
                 key, c["attempted"], c["ok"], c["failed"], c["unavailable"], core["ok"], core["groups"],
-                k["MATCH"], k["SUBSET"], k["MISMATCH"], k["none"]))
+                " | ".join(str(k.get(v, 0)) for v in VERDICTS), k["none"]))
         w("\n### Replay time / trace time\n\n")
         w("Trace time: the group's mean GPU time per call in the trace (the sum of its kernels). "
           "Event time: the median of the CUDA-event-timed calls (what `tlreplay uid` reports). "

@@ -415,38 +415,6 @@ void reply_stats(const cJSON *reply, struct tl_stats *s)
 	free(v);
 }
 
-const char *kernel_verdict(const cJSON *entry, const cJSON *reply)
-{
-	const cJSON *tk = cJSON_GetObjectItemCaseSensitive(entry, "kernels");
-	const cJSON *rk = cJSON_GetObjectItemCaseSensitive(reply, "kernels"), *a, *b;
-	bool all_in = true, all_back = true;
-
-	if (!cJSON_IsArray(rk) || !cJSON_GetArraySize(rk) || !cJSON_IsArray(tk) ||
-	    !cJSON_GetArraySize(tk))
-		return NULL;
-	cJSON_ArrayForEach(a, rk) {
-		bool found = false;
-
-		cJSON_ArrayForEach(b, tk) {
-			const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "name");
-
-			if (cJSON_IsString(a) && cJSON_IsString(n) && !strcmp(a->valuestring, n->valuestring))
-				found = true;
-		}
-		all_in = all_in && found;
-	}
-	cJSON_ArrayForEach(b, tk) {
-		const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "name");
-		bool found = false;
-
-		cJSON_ArrayForEach(a, rk)
-			if (cJSON_IsString(a) && cJSON_IsString(n) && !strcmp(a->valuestring, n->valuestring))
-				found = true;
-		all_back = all_back && found;
-	}
-	return all_in && all_back ? "MATCH" : all_in ? "SUBSET" : "MISMATCH";
-}
-
 cJSON *replay_read_ir(const char *path)
 {
 	size_t len;

@@ -90,8 +90,21 @@ const char *reply_status(const cJSON *reply);
 /* Per-iteration times of an ok reply into @s. */
 void reply_stats(const cJSON *reply, struct tl_stats *s);
 
-/* Kernel-name comparison of a GPU replay with the trace: "MATCH", "SUBSET"
- * (replay ran only trace kernels), "MISMATCH", or NULL when not applicable. */
+/* kernel-verdict.c: the kernels of a GPU replay (the reply's "kernels", names)
+ * against the trace's (the entry's "kernels", objects with a name): "MATCH"
+ * (the same set of names), "FAMILY" (the same kernels by kernel_family),
+ * "LIBRARY" (the same kinds by kernel_library, the others by family),
+ * "SUBSET" (the replay ran only kernels the trace has), "MISMATCH", or NULL
+ * when either side has none. A static string. */
 const char *kernel_verdict(const cJSON *entry, const cJSON *reply);
+/* @name's family into @out (@cap bytes, truncated): its function's name (any
+ * elementwise loop as elementwise_kernel) and the sorted words of its
+ * template arguments that say what it computes (functors, the functions
+ * whose lambdas it runs, element types); numbers and namespaces go. A name
+ * without a template: itself with each run of digits as '#'. */
+void kernel_family(const char *name, char *out, size_t cap);
+/* The library kind of kernel @name is ("gemm", "convolution", "attention",
+ * "collective"), by the words vendors' kernels carry; NULL for none. */
+const char *kernel_library(const char *name);
 
 #endif

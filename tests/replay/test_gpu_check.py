@@ -84,7 +84,8 @@ class Passes(unittest.TestCase):
         s = G.summarize_pass(entries, results)
         self.assertEqual(s["counts"], {"groups": 6, "attempted": 5, "ok": 3, "failed": 1, "unavailable": 1})
         self.assertEqual(s["core"], {"groups": 5, "ok": 3})
-        self.assertEqual(s["kernels"], {"MATCH": 1, "SUBSET": 0, "MISMATCH": 1, "none": 1})
+        self.assertEqual(s["kernels"], {"MATCH": 1, "FAMILY": 0, "LIBRARY": 0, "SUBSET": 0, "MISMATCH": 1,
+                                        "none": 1})
         self.assertEqual(s["event_ratio"]["n"], 3)
         self.assertEqual(s["event_ratio"]["median"], 1.4)  # 1.05, 1.4, 2.0
         self.assertEqual(s["gemm_conv_event_ratio"]["n"], 2)
@@ -92,12 +93,28 @@ class Passes(unittest.TestCase):
         self.assertEqual(s["kernel_ratio"]["n"], 1)
         t = {name: (round(m, 4), passed) for name, m, _t, passed in G.judge(s)}
         self.assertEqual(t["non-custom groups that replay ok"], (0.6, False))
-        self.assertEqual(t["kernel names MATCH or SUBSET (non-custom, ok, with names)"], (0.5, False))
-        self.assertEqual(t["GEMM/conv replay time within 10% of the trace's"], (0.5, False))
+        self.assertEqual(t["kernel names MATCH (non-custom, ok, with names)"], (0.5, False))
+        self.assertEqual(t["kernel names MATCH or FAMILY"], (0.5, False))
+        self.assertEqual(t["GEMM/conv kernel time within 10% of the trace's"], (1.0, True))
+        self.assertEqual(t["kernel time within 10% of the trace's (all groups)"], (1.0, True))
+        self.assertEqual(s["small_event_ratio"]["n"], 1)  # aten::add, 4 us in the trace
+        # the flush and graph passes' targets, from their summaries
+        t = {name: (round(m, 4), passed) for name, m, _t, passed in G.judge(s, flush=s, graph=s)}
+        self.assertEqual(t["GEMM/conv event time with --flush-l2 within 10%"], (0.5, False))
+        self.assertEqual(t["ops under 10 us with --cuda-graph: median event time / trace (at most)"], (2.0, False))
+
+    def test_family_and_library_verdicts_count(self):
+        entries = [entry("aten::add", [ADD_K], gpu_us=4.0, uid=i) for i in range(4)]
+        results = {i: {"status": "ok", "median_us": 4.0, "kernels": [ADD_K], "kernels_vs_trace": v}
+                   for i, v in enumerate(["MATCH", "FAMILY", "LIBRARY", "MATCH"])}
+        s = G.summarize_pass(entries, results)
+        self.assertEqual((s["kernels"]["MATCH"], s["kernels"]["FAMILY"], s["kernels"]["LIBRARY"]), (2, 1, 1))
+        t = {name: (round(m, 4), passed) for name, m, _t, passed in G.judge(s)}
+        self.assertEqual(t["kernel names MATCH or FAMILY"], (0.75, False))
 
     def test_targets_pass(self):
         entries = [entry("aten::mm", [GEMM_K], gpu_us=10.0, uid=i) for i in range(20)]
-        results = {i: {"status": "ok", "median_us": 10.5, "kernels": [GEMM_K]} for i in range(20)}
+        results = {i: {"status": "ok", "median_us": 10.5, "kernel_us": 10.2, "kernels": [GEMM_K]} for i in range(20)}
         self.assertTrue(all(p for _n, _m, _t, p in G.judge(G.summarize_pass(entries, results))))
 
 
