@@ -50,6 +50,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -392,6 +393,58 @@ def _text(b):
     return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
 
 
+class PowerSampler:
+    """nvidia-smi's power draw every PERIOD_MS while it runs (its -lms loop, read on a thread), and
+    the energy over a span of those samples: trapezoids, the span's ends interpolated."""
+
+    PERIOD_MS = 50
+
+    def __init__(self, env):
+        self.samples = []  # (time.monotonic() when read, watts)
+        try:
+            self.p = subprocess.Popen(["nvidia-smi", "--query-gpu=power.draw", "--format=csv,noheader,nounits",
+                                       "-i", "0", "-lms", str(self.PERIOD_MS)], env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+        except OSError:
+            self.p = None
+            return
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        for ln in self.p.stdout:
+            try:
+                self.samples.append((time.monotonic(), float(ln.strip().split(",")[0])))
+            except ValueError:
+                continue
+
+    def stop(self):
+        if self.p is not None:
+            _kill(self.p)
+            self.t.join(2)
+
+    def energy_j(self, t0, t1):
+        """Joules over [t0, t1] (time.monotonic()), None without a sample on each side of it."""
+        return integrate_power(self.samples, t0, t1)
+
+
+def integrate_power(samples, t0, t1):
+    """The energy (J) of (time s, watts) samples over [t0, t1]: the power at t0 and t1 interpolated
+    between the samples around them, trapezoids between; None unless samples span [t0, t1]."""
+    pts = sorted(samples)
+    if t1 <= t0 or len(pts) < 2 or pts[0][0] > t0 or pts[-1][0] < t1:
+        return None
+
+    def at(t):
+        for (ta, wa), (tb, wb) in zip(pts, pts[1:]):
+            if ta <= t <= tb:
+                return wa if tb == ta else wa + (wb - wa) * (t - ta) / (tb - ta)
+        return None
+
+    inner = [(t0, at(t0))] + [x for x in pts if t0 < x[0] < t1] + [(t1, at(t1))]
+    return sum((tb - ta) * (wa + wb) / 2 for (ta, wa), (tb, wb) in zip(inner, inner[1:]))
+
+
 def _kill(p):
     try:
         os.killpg(p.pid, signal.SIGKILL)
@@ -703,6 +756,8 @@ class Check:
 
     # -- energy against nvidia-smi
     def _smi_energy_mj(self):
+        """nvidia-smi's energy counter in mJ; None where its nvidia-smi has none (the H200's driver
+        580 said `Field "total_energy_consumption" is not a valid field to query`)."""
         try:
             p = subprocess.run(["nvidia-smi", "--query-gpu=total_energy_consumption", "--format=csv,noheader,nounits",
                                 "-i", "0"], env=self.env, capture_output=True, text=True, timeout=10)
@@ -723,6 +778,14 @@ class Check:
             raise CheckError("no GEMM group replayed ok")
         e = self.entries[best]
         trace_name, trace_path = self.sources[best]
+        # nvidia-smi's side: its energy counter at the region's ends, else its power draw
+        # sampled all along and integrated over the region
+        sampler = None
+        if self._smi_energy_mj() is None:
+            sampler = PowerSampler(self.env)
+            rec["nvidia_smi_method"] = "power.draw sampled every %d ms, integrated" % PowerSampler.PERIOD_MS
+        else:
+            rec["nvidia_smi_method"] = "total_energy_consumption at the region's ends"
         ctl_r, ctl_w = os.pipe()
         ack_r, ack_w = os.pipe()
         argv = self.tl("stat", "-j", "-e", "nvml/energy-gpu0/", "--device", "cuda", "--min-time", "3",
@@ -749,7 +812,7 @@ class Check:
                 while b"\n" in buf:
                     cmd, buf = buf.split(b"\n", 1)
                     cmd = cmd.strip(b"\0 ").decode()
-                    readings.append((cmd, self._smi_energy_mj(), time.monotonic()))
+                    readings.append((cmd, None if sampler else self._smi_energy_mj(), time.monotonic()))
                     os.write(ack_w, b"ack\n")
             try:
                 out, err = p.communicate(timeout=max(5, min(60, self.run.left())))
@@ -759,6 +822,8 @@ class Check:
         finally:
             os.close(ctl_r)
             os.close(ack_w)
+            if sampler:
+                sampler.stop()
         out, err = _text(out), _text(err)
         self.run._log("energy", argv, p.returncode, out, err, time.monotonic() - t0)
         rec.update(op=e["op_name"], uid=e["uid"], trace=trace_name)
@@ -777,7 +842,13 @@ class Check:
         rec["tlreplay_j"] = val
         en = [x for x in readings if x[0] == "enable"]
         dis = [x for x in readings if x[0] == "disable"]
-        if en and dis and en[0][1] is not None and dis[-1][1] is not None:
+        if en and dis and sampler:
+            rec["region_s"] = dis[-1][2] - en[0][2]
+            rec["nvidia_smi_j"] = sampler.energy_j(en[0][2], dis[-1][2])
+            rec["nvidia_smi_samples"] = len(sampler.samples)
+            if rec["nvidia_smi_j"] is None:
+                rec["nvidia_smi_why"] = "too few power samples in the region (%d in all)" % len(sampler.samples)
+        elif en and dis and en[0][1] is not None and dis[-1][1] is not None:
             rec["nvidia_smi_j"] = (dis[-1][1] - en[0][1]) / 1000.0
             rec["region_s"] = dis[-1][2] - en[0][2]
         else:
@@ -1097,6 +1168,9 @@ def render_markdown(rep):
             en["op"], en["uid"], _num(en.get("tlreplay_j"), "%.3f"), _num(en.get("nvidia_smi_j"), "%.3f"),
             _num(en.get("region_s"), "%.2f"), _pct(en.get("diff")) if en.get("diff") is not None else "-",
             " (%s)" % en["tlreplay_why"] if en.get("tlreplay_why") else ""))
+        if en.get("nvidia_smi_method"):
+            w("nvidia-smi's side: %s%s.\n\n" % (en["nvidia_smi_method"],
+                                                " (%s)" % en["nvidia_smi_why"] if en.get("nvidia_smi_why") else ""))
 
     gd = ph.get("gdb", {})
     w("## gdb\n\n")

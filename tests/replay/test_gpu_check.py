@@ -118,6 +118,16 @@ class Passes(unittest.TestCase):
         self.assertTrue(all(p for _n, _m, _t, p in G.judge(G.summarize_pass(entries, results))))
 
 
+class Energy(unittest.TestCase):
+    def test_integrate_power(self):
+        # 100 W for a second, then a ramp to 200 W: [0.5, 1.5] holds 50 J and 62.5 J
+        self.assertAlmostEqual(G.integrate_power([(0, 100), (1, 100), (2, 200)], 0.5, 1.5), 112.5)
+        self.assertAlmostEqual(G.integrate_power([(2, 200), (0, 100), (1, 100)], 0, 2), 250.0)
+        self.assertIsNone(G.integrate_power([(0, 100), (1, 100)], 0.5, 1.5))   # no sample after the end
+        self.assertIsNone(G.integrate_power([(0, 100)], 0, 0.5))
+        self.assertIsNone(G.integrate_power([(0, 100), (1, 100)], 1, 1))
+
+
 NCU_CSV = '''==PROF== Connected to process 5150 (/opt/torch/.venv/bin/python3.12)
 some output of the program, "quoted" too
 ==PROF== Profiling "distribution_elementwise_grid..." - 0: 0%....50%....100% - 9 passes
