@@ -274,17 +274,54 @@ def _base_kernel(name):
     return "".join(out).strip()
 
 
+# words of a kernel's template arguments that say what it computes (as perf-plugin/replay/
+# kernel-verdict.c's kernel_family): functors, functions whose lambdas it runs, element types
+_FAMILY_TYPES = {"float", "double", "BFloat16", "Half", "bool", "Float8_e4m3fn", "Float8_e5m2", "complex"}
+
+
+def kernel_family(name):
+    """A kernel's family, as tlreplay's FAMILY verdict has it: its function's name (any elementwise
+    loop as elementwise_kernel) and the sorted telling words of its template arguments; numbers and
+    namespaces go. So ncu's `void unnamed>::vectorized_layer_norm_kernel<BFloat16, float, 0>` and
+    CUPTI's `void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16,
+    float>` are one. A name without a template: itself with each run of digits as '#'."""
+    s = (name or "").replace("(anonymous namespace)::", "")
+    s = re.sub(r"^void\s+", "", s.strip())
+    cut = min([i for i in (s.find("<"), s.find("(")) if i >= 0] or [len(s)])
+    if cut == len(s) or s[cut] != "<":
+        return re.sub(r"\d+", "#", s[:cut])
+    base = re.search(r"[A-Za-z0-9_]*$", s[:cut]).group(0)
+    if base.endswith("elementwise_kernel"):
+        base = "elementwise_kernel"
+    depth, i, words = 1, cut + 1, set()
+    args = []
+    while i < len(s) and depth > 0:
+        depth += {"<": 1, ">": -1}.get(s[i], 0)
+        args.append(s[i])
+        i += 1
+    text = "".join(args)
+    for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        w, nxt = m.group(0), text[m.end():m.end() + 1]
+        if "Functor" in w or w in _FAMILY_TYPES or (
+                nxt == "(" and w not in ("operator", "lambda") and not w.startswith("gpu_kernel_impl")):
+            words.add(w)
+    return "%s<%s>" % (base, ",".join(sorted(words)))
+
+
 def ncu_per_call(rows, op_kernels, metric):
     """The value of one call of the op from ncu's per-kernel rows: the rows of the op's kernels
-    (by full name, else by function name: ncu and CUPTI print templates differently), summed per
-    call for .sum counters, averaged for ratios. None when no row of the op's kernels is there.
-    Returns (value, kernel instances used, calls seen)."""
-    full = {_norm_kernel(k) for k in op_kernels}
-    base = {_base_kernel(k) for k in op_kernels}
+    (by full name, else by function name, else by family: ncu and CUPTI print templates and
+    namespaces differently), summed per call for .sum counters, else weighted by each kernel's
+    time (gpu__time_duration.sum of the same ncu ID; a plain mean without it), as tlreplay reports
+    them. None when no row of the op's kernels is there. Returns (value, kernel instances used,
+    calls seen)."""
     mine = [r for r in rows if r["metric"] == metric and r["value"] is not None]
-    picked = [r for r in mine if _norm_kernel(r["kernel"]) in full]
-    if not picked:
-        picked = [r for r in mine if _base_kernel(r["kernel"]) in base]
+    picked = []
+    for key in (_norm_kernel, _base_kernel, kernel_family):
+        want = {key(k) for k in op_kernels}
+        picked = [r for r in mine if key(r["kernel"]) in want]
+        if picked:
+            break
     if not picked:
         return None, 0, 0
     k = max(len(op_kernels), 1)
@@ -292,6 +329,10 @@ def ncu_per_call(rows, op_kernels, metric):
     total = sum(r["value"] for r in picked)
     if metric.endswith(".sum"):
         return total / calls, len(picked), calls
+    times = {r["id"]: r["value"] for r in rows if r["metric"] == "gpu__time_duration.sum" and r["value"]}
+    w = [times.get(r["id"]) for r in picked]
+    if all(w):
+        return sum(r["value"] * t for r, t in zip(picked, w)) / sum(w), len(picked), calls
     return total / len(picked), len(picked), calls
 
 
@@ -735,7 +776,8 @@ class Check:
             for m in NCU_METRICS:
                 t = mine.get(m, {})
                 cell = {"metric": m}
-                v = t.get("counter-value")
+                # per call: the counter-value is the total over the pass's calls
+                v = t.get("per-call", t.get("counter-value"))
                 try:
                     cell["tlreplay"] = float(v)
                 except (TypeError, ValueError):

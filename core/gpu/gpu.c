@@ -151,16 +151,27 @@ int tlg_open(int device, const char *const *names, int n, struct tlg **out)
 	if (!g)
 		return tlg_fail(-ENOMEM, "out of memory");
 	g->device = device;
-	g->n = n;
-	g->m = calloc((size_t)n, sizeof(*g->m));
-	g->active = calloc((size_t)n, sizeof(*g->active));
-	g->active_idx = calloc((size_t)n, sizeof(*g->active_idx));
-	if (!g->m || !g->active || !g->active_idx) {
+	g->n = g->n_user = n;
+	g->weight = -1;
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], WEIGHT_METRIC))
+			g->weight = i;
+	/* each kernel's time weighs its ratios: counted when not asked for */
+	if (g->weight < 0)
+		g->weight = g->n++;
+	g->m = calloc((size_t)g->n, sizeof(*g->m));
+	g->active = calloc((size_t)g->n, sizeof(*g->active));
+	g->active_idx = calloc((size_t)g->n, sizeof(*g->active_idx));
+	g->agg_sum = calloc((size_t)g->n, sizeof(*g->agg_sum));
+	g->agg_wsum = calloc((size_t)g->n, sizeof(*g->agg_wsum));
+	g->agg_max = calloc((size_t)g->n, sizeof(*g->agg_max));
+	g->agg_min = calloc((size_t)g->n, sizeof(*g->agg_min));
+	if (!g->m || !g->active || !g->active_idx || !g->agg_sum || !g->agg_wsum || !g->agg_max || !g->agg_min) {
 		err = tlg_fail(-ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		g->m[i].name = strdup(names[i]);
+	for (i = 0; i < g->n; i++) {
+		g->m[i].name = strdup(i < n ? names[i] : WEIGHT_METRIC);
 		g->m[i].kind = TLG_KIND_UNKNOWN;
 		g->m[i].value = NAN;
 		if (!g->m[i].name) {
@@ -231,24 +242,24 @@ const char *tlg_backend(const struct tlg *g)
 
 int tlg_metric_status(const struct tlg *g, int i)
 {
-	if (!g || i < 0 || i >= g->n)
+	if (!g || i < 0 || i >= g->n_user)
 		return tlg_fail(-EINVAL, "no metric %d", i);
 	return g->m[i].status;
 }
 
 const char *tlg_metric_why(const struct tlg *g, int i)
 {
-	return g && i >= 0 && i < g->n ? g->m[i].why : "";
+	return g && i >= 0 && i < g->n_user ? g->m[i].why : "";
 }
 
 const char *tlg_metric_unit(const struct tlg *g, int i)
 {
-	return g && i >= 0 && i < g->n ? g->m[i].unit : "";
+	return g && i >= 0 && i < g->n_user ? g->m[i].unit : "";
 }
 
 int tlg_metric_kind(const struct tlg *g, int i)
 {
-	return g && i >= 0 && i < g->n ? g->m[i].kind : TLG_KIND_UNKNOWN;
+	return g && i >= 0 && i < g->n_user ? g->m[i].kind : TLG_KIND_UNKNOWN;
 }
 
 /* A CUPTI that keeps asking for passes past its own plan would make the
@@ -335,7 +346,7 @@ int tlg_values(struct tlg *g, double *out)
 	}
 	if (g->state != TLG_DECODED)
 		return tlg_fail(-EINVAL, "tlg_values: CUPTI has not had all its passes yet");
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < g->n_user; i++)
 		out[i] = g->m[i].status ? NAN : g->m[i].value;
 	return 0;
 }
@@ -362,6 +373,10 @@ void tlg_close(struct tlg *g)
 	free(g->m);
 	free(g->active);
 	free(g->active_idx);
+	free(g->agg_sum);
+	free(g->agg_wsum);
+	free(g->agg_max);
+	free(g->agg_min);
 	free(g->avail);
 	free(g->config);
 	free(g->data);

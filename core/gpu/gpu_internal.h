@@ -16,6 +16,7 @@
 #include <cupti_target.h>
 #include <nvperf_cuda_host.h>
 #include <nvperf_host.h>
+#include <nvperf_target.h>
 
 #include "cupti_abi.h"
 #include "tlreplay_gpu.h"
@@ -121,6 +122,7 @@ struct tlg_nvpw {
 	TLG_NVPW(eval_dim_unit_string, NVPW_MetricsEvaluator_DimUnitToString_Params);
 	TLG_NVPW(eval_set_device, NVPW_MetricsEvaluator_SetDeviceAttributes_Params);
 	TLG_NVPW(eval_values, NVPW_MetricsEvaluator_EvaluateToGpuValues_Params);
+	TLG_NVPW(num_ranges, NVPW_CounterData_GetNumRanges_Params);
 	TLG_NVPW(config_create, NVPW_CUDA_RawMetricsConfig_Create_V2_Params);
 	TLG_NVPW(config_destroy, NVPW_RawMetricsConfig_Destroy_Params);
 	TLG_NVPW(config_availability, NVPW_RawMetricsConfig_SetCounterAvailability_Params);
@@ -174,11 +176,21 @@ struct tlg {
 	uint8_t *avail;				/* counter availability image */
 	size_t avail_size;
 
-	int n;
+	/* m[0, n_user) are the caller's metrics; m[n_user, n) the one
+	 * counted to weigh the kernels (gpu__time_duration.sum) when the
+	 * caller did not ask for it */
+	int n, n_user;
 	struct tlg_metric *m;
+	int weight;				/* index in m of gpu__time_duration.sum, -1 */
 	const char **active;			/* names of the counted metrics */
 	int *active_idx;			/* their index in m */
 	int n_active;
+
+	/* each kernel is a range (CUPTI's auto range): the metrics over the
+	 * ranges, per active metric (gpu_metrics.c) */
+	double *agg_sum, *agg_wsum, *agg_max, *agg_min;
+	double agg_w; /* the weights' sum */
+	size_t agg_ranges;
 
 	uint8_t *config;
 	size_t config_size;
@@ -210,5 +222,20 @@ extern const struct tlg_backend tlg_legacy_backend;
 void tlg_metric_unsupported(struct tlg *g, int i, int err, const char *fmt, ...) TLG_PRINTF(4, 5);
 /* Collect the counted metrics into g->active / g->active_idx. */
 int tlg_collect_active(struct tlg *g);
+
+/* What weighs each kernel's ratios and rates in an op's value. */
+#define WEIGHT_METRIC "gpu__time_duration.sum"
+
+/* The most kernels one pass may launch: each is a range of CUPTI's auto
+ * range mode, and the counter data image holds this many. */
+#define TLG_MAX_RANGES 512
+/* gpu_metrics.c: the values of one range (one kernel), @v[k] for active
+ * metric k, into the aggregate; then, once every range is in, each active
+ * metric's value as ncu gives an op's: summed over its kernels for a .sum
+ * counter, the largest for .max, the smallest for .min, else the mean
+ * weighted by each kernel's time (gpu__time_duration.sum). */
+void tlg_agg_reset(struct tlg *g);
+void tlg_agg_range(struct tlg *g, const double *v);
+void tlg_agg_finish(struct tlg *g);
 
 #endif

@@ -3,19 +3,16 @@
  * 12.5): the Profiling API (cuptiProfilerBeginSession ... EndSession) in
  * user-range, user-replay mode, with NVPW (libnvperf_host) turning metric
  * names into raw counters, the config image and the counter data prefix,
- * and evaluating the result. One range per pass, as in gpu_range.c. */
+ * and evaluating the result. A range per kernel (auto range), folded into
+ * one value per metric, as in gpu_range.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu_internal.h"
 
-#define RANGE_NAME "tlreplay"
-#define RANGE_NAME_MAX 64
-/* launches recorded per pass: an op's region is a few kernels, some
- * libraries launch dozens; CUPTI needs a bound */
-#define MAX_LAUNCHES_PER_PASS 256
-
+/* an auto range is named after its kernel: room for a long template name */
+#define RANGE_NAME_MAX 2048
 struct lg_state {
 	NVPW_MetricsEvaluator *eval;
 	uint8_t *eval_scratch;
@@ -26,7 +23,7 @@ struct lg_state {
 	uint8_t *scratch;
 	size_t scratch_size;
 	double *values;
-	bool session, config_set, in_pass, enabled, pushed;
+	bool session, config_set, in_pass, enabled;
 };
 
 static struct lg_state *st_of(struct tlg *g)
@@ -358,8 +355,8 @@ static int make_counter_data(struct tlg *g)
 
 	opt.pCounterDataPrefix = st->prefix;
 	opt.counterDataPrefixSize = st->prefix_size;
-	opt.maxNumRanges = 1;
-	opt.maxNumRangeTreeNodes = 1;
+	opt.maxNumRanges = TLG_MAX_RANGES;
+	opt.maxNumRangeTreeNodes = TLG_MAX_RANGES;
 	opt.maxRangeNameLength = RANGE_NAME_MAX;
 	size.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
 	size.pOptions = &opt;
@@ -409,10 +406,10 @@ static int start_session(struct tlg *g)
 	bs.pCounterDataImage = g->data;
 	bs.counterDataScratchBufferSize = st->scratch_size;
 	bs.pCounterDataScratchBuffer = st->scratch;
-	bs.range = CUPTI_UserRange;
+	bs.range = CUPTI_AutoRange;
 	bs.replayMode = CUPTI_UserReplay;
-	bs.maxRangesPerPass = 1;
-	bs.maxLaunchesPerPass = MAX_LAUNCHES_PER_PASS;
+	bs.maxRangesPerPass = TLG_MAX_RANGES;
+	bs.maxLaunchesPerPass = TLG_MAX_RANGES;
 	r = c->begin_session(&bs);
 	if (r != CUPTI_SUCCESS)
 		return tlg_cupti_fail(c, "cuptiProfilerBeginSession", r);
@@ -476,7 +473,6 @@ static int lg_begin_pass(struct tlg *g)
 	struct lg_state *st = st_of(g);
 	CUpti_Profiler_BeginPass_Params bp = { .structSize = CUpti_Profiler_BeginPass_Params_STRUCT_SIZE };
 	CUpti_Profiler_EnableProfiling_Params en = { .structSize = CUpti_Profiler_EnableProfiling_Params_STRUCT_SIZE };
-	CUpti_Profiler_PushRange_Params push = { .structSize = CUpti_Profiler_PushRange_Params_STRUCT_SIZE };
 	CUptiResult r;
 
 	bp.ctx = g->ctx;
@@ -489,13 +485,6 @@ static int lg_begin_pass(struct tlg *g)
 	if (r != CUPTI_SUCCESS)
 		return tlg_cupti_fail(c, "cuptiProfilerEnableProfiling", r);
 	st->enabled = true;
-	push.ctx = g->ctx;
-	push.pRangeName = RANGE_NAME;
-	push.rangeNameLength = strlen(RANGE_NAME);
-	r = c->push_range(&push);
-	if (r != CUPTI_SUCCESS)
-		return tlg_cupti_fail(c, "cuptiProfilerPushRange", r);
-	st->pushed = true;
 	return 0;
 }
 
@@ -503,16 +492,10 @@ static int lg_end_pass(struct tlg *g)
 {
 	const struct tlg_cupti *c = g->cupti;
 	struct lg_state *st = st_of(g);
-	CUpti_Profiler_PopRange_Params pop = { .structSize = CUpti_Profiler_PopRange_Params_STRUCT_SIZE };
 	CUpti_Profiler_DisableProfiling_Params dis = { .structSize = CUpti_Profiler_DisableProfiling_Params_STRUCT_SIZE };
 	CUpti_Profiler_EndPass_Params ep = { .structSize = CUpti_Profiler_EndPass_Params_STRUCT_SIZE };
 	CUptiResult r;
 
-	pop.ctx = g->ctx;
-	r = c->pop_range(&pop);
-	st->pushed = false;
-	if (r != CUPTI_SUCCESS)
-		return tlg_cupti_fail(c, "cuptiProfilerPopRange", r);
 	dis.ctx = g->ctx;
 	r = c->disable(&dis);
 	st->enabled = false;
@@ -555,17 +538,20 @@ static int lg_evaluate(struct tlg *g)
 	NVPW_MetricsEvaluator_EvaluateToGpuValues_Params ev = {
 		.structSize = NVPW_MetricsEvaluator_EvaluateToGpuValues_Params_STRUCT_SIZE
 	};
+	NVPW_CounterData_GetNumRanges_Params nr = { .structSize = NVPW_CounterData_GetNumRanges_Params_STRUCT_SIZE };
 	CUptiResult r;
 	NVPA_Status s;
-	int k;
+	size_t i;
 
 	fl.ctx = g->ctx;
 	r = c->flush(&fl);
 	if (r != CUPTI_SUCCESS)
 		return tlg_cupti_fail(c, "cuptiProfilerFlushCounterData", r);
 	if (fl.numRangesDropped)
-		return tlg_fail(-EIO, "CUPTI dropped the region's range (%zu dropped)",
-				fl.numRangesDropped);
+		return tlg_fail(-E2BIG,
+				"the region launched more than %d kernels in a pass (CUPTI dropped %zu): count "
+				"over fewer calls",
+				TLG_MAX_RANGES, fl.numRangesDropped);
 	end_session(g);
 	dev.pMetricsEvaluator = st->eval;
 	dev.pCounterDataImage = g->data;
@@ -573,21 +559,33 @@ static int lg_evaluate(struct tlg *g)
 	s = p->eval_set_device(&dev);
 	if (s != NVPA_STATUS_SUCCESS)
 		return tlg_nvpw_fail("NVPW_MetricsEvaluator_SetDeviceAttributes", s);
-	ev.pMetricsEvaluator = st->eval;
-	ev.pMetricEvalRequests = st->active_reqs;
-	ev.numMetricEvalRequests = (size_t)g->n_active;
-	ev.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
-	ev.metricEvalRequestStrideSize = sizeof(NVPW_MetricEvalRequest);
-	ev.pCounterDataImage = g->data;
-	ev.counterDataImageSize = g->data_size;
-	ev.rangeIndex = 0;
-	ev.isolated = 1;
-	ev.pMetricValues = st->values;
-	s = p->eval_values(&ev);
+	nr.pCounterDataImage = g->data;
+	s = p->num_ranges(&nr);
 	if (s != NVPA_STATUS_SUCCESS)
-		return tlg_nvpw_fail("NVPW_MetricsEvaluator_EvaluateToGpuValues", s);
-	for (k = 0; k < g->n_active; k++)
-		g->m[g->active_idx[k]].value = st->values[k];
+		return tlg_nvpw_fail("NVPW_CounterData_GetNumRanges", s);
+	if (nr.numRanges < 1)
+		return tlg_fail(-EIO,
+				"CUPTI recorded no kernel: did the region launch any on CUDA device "
+				"%d's primary context?",
+				g->device);
+	tlg_agg_reset(g);
+	for (i = 0; i < nr.numRanges; i++) {
+		ev.pMetricsEvaluator = st->eval;
+		ev.pMetricEvalRequests = st->active_reqs;
+		ev.numMetricEvalRequests = (size_t)g->n_active;
+		ev.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+		ev.metricEvalRequestStrideSize = sizeof(NVPW_MetricEvalRequest);
+		ev.pCounterDataImage = g->data;
+		ev.counterDataImageSize = g->data_size;
+		ev.rangeIndex = i;
+		ev.isolated = 1;
+		ev.pMetricValues = st->values;
+		s = p->eval_values(&ev);
+		if (s != NVPA_STATUS_SUCCESS)
+			return tlg_nvpw_fail("NVPW_MetricsEvaluator_EvaluateToGpuValues", s);
+		tlg_agg_range(g, st->values);
+	}
+	tlg_agg_finish(g);
 	return 0;
 }
 
@@ -600,12 +598,6 @@ static void lg_close(struct tlg *g)
 
 	if (!st)
 		return;
-	if (st->pushed) {
-		CUpti_Profiler_PopRange_Params pop = { .structSize = CUpti_Profiler_PopRange_Params_STRUCT_SIZE };
-
-		pop.ctx = g->ctx;
-		(void)c->pop_range(&pop);
-	}
 	if (st->enabled) {
 		CUpti_Profiler_DisableProfiling_Params dis = {
 			.structSize = CUpti_Profiler_DisableProfiling_Params_STRUCT_SIZE
@@ -638,7 +630,7 @@ static void lg_close(struct tlg *g)
 }
 
 const struct tlg_backend tlg_legacy_backend = {
-	.name = "profiling API (user range, user replay) with NVPW",
+	.name = "profiling API (a range per kernel, user replay) with NVPW",
 	.open = lg_open,
 	.begin_pass = lg_begin_pass,
 	.end_pass = lg_end_pass,

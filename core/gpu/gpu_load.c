@@ -292,6 +292,7 @@ int tlg_load_nvpw(const struct tlg_cupti *c, const struct tlg_nvpw **out)
 	    !sym(dl, "NVPW_MetricsEvaluator_DimUnitToString", &p.eval_dim_unit_string) ||
 	    !sym(dl, "NVPW_MetricsEvaluator_SetDeviceAttributes", &p.eval_set_device) ||
 	    !sym(dl, "NVPW_MetricsEvaluator_EvaluateToGpuValues", &p.eval_values) ||
+	    !sym(dl, "NVPW_CounterData_GetNumRanges", &p.num_ranges) ||
 	    !sym(dl, "NVPW_CUDA_RawMetricsConfig_Create_V2", &p.config_create) ||
 	    !sym(dl, "NVPW_RawMetricsConfig_Destroy", &p.config_destroy) ||
 	    !sym(dl, "NVPW_RawMetricsConfig_SetCounterAvailability", &p.config_availability) ||

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The Range Profiler backend (CUPTI of CUDA 12.6 and newer): metrics
- * planned and evaluated by the Profiler Host API, counted over one user
- * range per pass in user-replay mode: the caller runs the region again for
- * each pass CUPTI asks for (cuptiRangeProfilerStop's isAllPassSubmitted). */
+ * planned and evaluated by the Profiler Host API, counted per kernel (auto
+ * range: each kernel the region launches is a range, as ncu counts) in
+ * user-replay mode: the caller runs the region again for each pass CUPTI
+ * asks for (cuptiRangeProfilerStop's isAllPassSubmitted). The ranges are
+ * folded into one value per metric (gpu_metrics.c's tlg_agg_*). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,13 +58,10 @@ TLG_SAME(tlg_rp_counter_data_info, CUpti_RangeProfiler_GetCounterDataInfo_Params
 #endif
 #endif
 
-#define RANGE_NAME "tlreplay"
-
 struct rp_state {
 	struct tlg_host_object *host;
 	struct tlg_rp_object *obj;
 	bool started;		/* between cuptiRangeProfilerStart and Stop */
-	bool pushed;		/* between PushRange and PopRange */
 	double *values;		/* n_active, for the evaluation */
 };
 
@@ -152,7 +151,7 @@ static int make_config(struct tlg *g)
 	return 0;
 }
 
-/* One range, one nesting level: the region is the range. */
+/* A range per kernel, one nesting level. */
 static int make_counter_data(struct tlg *g)
 {
 	const struct tlg_cupti *c = g->cupti;
@@ -166,8 +165,8 @@ static int make_counter_data(struct tlg *g)
 	size.pRangeProfilerObject = st->obj;
 	size.pMetricNames = g->active;
 	size.numMetrics = (size_t)g->n_active;
-	size.maxNumOfRanges = 1;
-	size.maxNumRangeTreeNodes = 1;
+	size.maxNumOfRanges = TLG_MAX_RANGES;
+	size.maxNumRangeTreeNodes = TLG_MAX_RANGES;
 	r = c->rp_data_size(&size);
 	if (r != CUPTI_SUCCESS)
 		return tlg_cupti_fail(c, "cuptiRangeProfilerGetCounterDataSize", r);
@@ -232,9 +231,9 @@ static int rp_open(struct tlg *g)
 	sc.pConfig = g->config;
 	sc.counterDataImageSize = g->data_size;
 	sc.pCounterDataImage = g->data;
-	sc.range = CUPTI_UserRange;
+	sc.range = CUPTI_AutoRange;
 	sc.replayMode = CUPTI_UserReplay;
-	sc.maxRangesPerPass = 1;
+	sc.maxRangesPerPass = TLG_MAX_RANGES;
 	sc.numNestingLevels = 1;
 	sc.minNestingLevel = 1;
 	sc.passIndex = 0;
@@ -250,7 +249,6 @@ static int rp_begin_pass(struct tlg *g)
 	const struct tlg_cupti *c = g->cupti;
 	struct rp_state *st = st_of(g);
 	struct tlg_rp_object_only start = { .structSize = TLG_SIZE(struct tlg_rp_object_only, pRangeProfilerObject) };
-	struct tlg_rp_push_range push = { .structSize = TLG_SIZE(struct tlg_rp_push_range, pRangeName) };
 	CUptiResult r;
 
 	start.pRangeProfilerObject = st->obj;
@@ -258,12 +256,6 @@ static int rp_begin_pass(struct tlg *g)
 	if (r != CUPTI_SUCCESS)
 		return tlg_cupti_fail(c, "cuptiRangeProfilerStart", r);
 	st->started = true;
-	push.pRangeProfilerObject = st->obj;
-	push.pRangeName = RANGE_NAME;
-	r = c->rp_push(&push);
-	if (r != CUPTI_SUCCESS)
-		return tlg_cupti_fail(c, "cuptiRangeProfilerPushRange", r);
-	st->pushed = true;
 	return 0;
 }
 
@@ -271,15 +263,9 @@ static int rp_end_pass(struct tlg *g)
 {
 	const struct tlg_cupti *c = g->cupti;
 	struct rp_state *st = st_of(g);
-	struct tlg_rp_object_only pop = { .structSize = TLG_SIZE(struct tlg_rp_object_only, pRangeProfilerObject) };
 	struct tlg_rp_stop stop = { .structSize = TLG_SIZE(struct tlg_rp_stop, isAllPassSubmitted) };
 	CUptiResult r;
 
-	pop.pRangeProfilerObject = st->obj;
-	r = c->rp_pop(&pop);
-	st->pushed = false;
-	if (r != CUPTI_SUCCESS)
-		return tlg_cupti_fail(c, "cuptiRangeProfilerPopRange", r);
 	stop.pRangeProfilerObject = st->obj;
 	r = c->rp_stop(&stop);
 	st->started = false;
@@ -298,35 +284,42 @@ static int rp_evaluate(struct tlg *g)
 	};
 	struct tlg_host_evaluate ev = { .structSize = TLG_SIZE(struct tlg_host_evaluate, pMetricValues) };
 	CUptiResult r;
-	int k;
+	size_t i;
 
 	dec.pRangeProfilerObject = st->obj;
 	r = c->rp_decode(&dec);
 	if (r != CUPTI_SUCCESS)
 		return tlg_cupti_fail(c, "cuptiRangeProfilerDecodeData", r);
 	if (dec.numOfRangeDropped)
-		return tlg_fail(-EIO, "CUPTI dropped the region's range (%zu dropped)",
-				dec.numOfRangeDropped);
+		return tlg_fail(-E2BIG,
+				"the region launched more than %d kernels in a pass (CUPTI dropped %zu): count "
+				"over fewer calls",
+				TLG_MAX_RANGES, dec.numOfRangeDropped);
 	info.pCounterDataImage = g->data;
 	info.counterDataImageSize = g->data_size;
 	r = c->rp_data_info(&info);
 	if (r != CUPTI_SUCCESS)
 		return tlg_cupti_fail(c, "cuptiRangeProfilerGetCounterDataInfo", r);
 	if (info.numTotalRanges < 1)
-		return tlg_fail(-EIO, "CUPTI recorded no range: did the region run on CUDA device "
-				"%d's primary context?", g->device);
-	ev.pHostObject = st->host;
-	ev.pCounterDataImage = g->data;
-	ev.counterDataImageSize = g->data_size;
-	ev.rangeIndex = 0;
-	ev.ppMetricNames = g->active;
-	ev.numMetrics = (size_t)g->n_active;
-	ev.pMetricValues = st->values;
-	r = c->host_evaluate(&ev);
-	if (r != CUPTI_SUCCESS)
-		return tlg_cupti_fail(c, "cuptiProfilerHostEvaluateToGpuValues", r);
-	for (k = 0; k < g->n_active; k++)
-		g->m[g->active_idx[k]].value = st->values[k];
+		return tlg_fail(-EIO,
+				"CUPTI recorded no kernel: did the region launch any on CUDA device "
+				"%d's primary context?",
+				g->device);
+	tlg_agg_reset(g);
+	for (i = 0; i < info.numTotalRanges; i++) {
+		ev.pHostObject = st->host;
+		ev.pCounterDataImage = g->data;
+		ev.counterDataImageSize = g->data_size;
+		ev.rangeIndex = i;
+		ev.ppMetricNames = g->active;
+		ev.numMetrics = (size_t)g->n_active;
+		ev.pMetricValues = st->values;
+		r = c->host_evaluate(&ev);
+		if (r != CUPTI_SUCCESS)
+			return tlg_cupti_fail(c, "cuptiProfilerHostEvaluateToGpuValues", r);
+		tlg_agg_range(g, st->values);
+	}
+	tlg_agg_finish(g);
 	return 0;
 }
 
@@ -344,8 +337,6 @@ static void rp_close(struct tlg *g)
 
 		p.pRangeProfilerObject = st->obj;
 		stop.pRangeProfilerObject = st->obj;
-		if (st->pushed)
-			(void)c->rp_pop(&p);
 		if (st->started)
 			(void)c->rp_stop(&stop);
 		(void)c->rp_disable(&p);
@@ -362,7 +353,7 @@ static void rp_close(struct tlg *g)
 }
 
 const struct tlg_backend tlg_range_backend = {
-	.name = "range profiler (user range, user replay)",
+	.name = "range profiler (a range per kernel, user replay)",
 	.open = rp_open,
 	.begin_pass = rp_begin_pass,
 	.end_pass = rp_end_pass,

@@ -23,11 +23,17 @@
  *     tlg_values(g, values);    // one double per name, NaN where unsupported
  *     tlg_close(g);
  *
+ * Values are per kernel, as ncu counts: each kernel the region launches is a
+ * range (CUPTI's auto range, at most 512 a pass), and a metric's value folds
+ * them: summed for a .sum metric, the largest for .max, the smallest for
+ * .min, else weighted by each kernel's gpu__time_duration.sum (counted for
+ * that when not asked for).
+ *
  * CUPTI API: with a CUPTI that has the Range Profiler (CUDA 12.6 and newer)
- * a user range in user-replay mode (cuptiRangeProfiler*, metrics planned and
+ * a range per kernel in user-replay mode (cuptiRangeProfiler*, metrics planned and
  * evaluated by the Profiler Host API, cuptiProfilerHost*); with an older
  * CUPTI (CUDA 11.4 to 12.5) the Profiling API (cuptiProfilerBeginSession,
- * SetConfig, BeginPass/EndPass, PushRange/PopRange) with the metrics
+ * SetConfig, BeginPass/EndPass, Enable/DisableProfiling) with the metrics
  * planned and evaluated by NVPW (libnvperf_host). The choice is made at run
  * time from the symbols of the loaded libcupti; $TLREPLAY_CUPTI_API=legacy
  * or =range forces one.

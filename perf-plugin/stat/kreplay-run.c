@@ -213,8 +213,9 @@ static int count_gpu(struct tl_kreplay *k, int device, const cJSON *names, struc
 		double v = counted ? val[s < 0 ? 0 : s] : 0;
 		const char *reason = why[i] ? why[i] : fail ? fail : s >= 0 && g ? a.why(g, s) : "out of memory";
 
-		if (stat_report_add_gpu(rep, it->valuestring, s >= 0 && g ? a.unit(g, s) : "", counted,
-					v, reason))
+		/* one launch per pass: the value is the kernel's */
+		if (stat_report_add_gpu(rep, it->valuestring, s >= 0 && g ? a.unit(g, s) : "", counted, v, 1, false,
+					reason))
 			goto out;
 		i++;
 	}

@@ -12,9 +12,11 @@
 
 double stat_per_call(const struct stat_report *r, const struct stat_event *e)
 {
+	long calls = e->calls > 0 ? e->calls : r->calls_per_run;
+
 	if (e->per_call_value)
 		return e->value.mean;
-	return r->calls_per_run > 0 ? e->value.mean / (double)r->calls_per_run : 0;
+	return calls > 0 ? e->value.mean / (double)calls : 0;
 }
 
 void welford_add(struct welford *w, double x)
@@ -211,6 +213,9 @@ void stat_print_human(FILE *f, const struct stat_report *r)
 			fprintf(f, "( +- %5.2f%% )", welford_noise_pct(&e->value));
 		if (e->status == TL_COUNTER_COUNTED && e->running_ns < e->enabled_ns)
 			fprintf(f, "  (%.2f%%)", pct_running(e));
+		/* a GPU metric counts the calls of one pass, not the timed ones */
+		if (e->status == TL_COUNTER_COUNTED && e->calls > 0)
+			fprintf(f, "  (%ld call%s)", e->calls, e->calls == 1 ? "" : "s");
 		fputc('\n', f);
 	}
 	fputc('\n', f);
@@ -245,7 +250,7 @@ void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 		else
 			fprintf(f, "%s%s\n", sep, sep);
 		/* per call, as one of perf's metric-only lines (earlier fields empty) */
-		if (e->status == TL_COUNTER_COUNTED && r->calls_per_run > 0) {
+		if (e->status == TL_COUNTER_COUNTED && (e->calls > 0 || r->calls_per_run > 0)) {
 			fprintf(f, "%s%s", sep, sep);
 			if (r->repeat)
 				fputs(sep, f);
@@ -284,8 +289,9 @@ void stat_print_json(FILE *f, const struct stat_report *r)
 		fprintf(f, ", \"metric-value\" : %f, \"metric-unit\" : ", has ? m : 0.0);
 		json_str(f, has ? mu : "");
 		/* tlreplay's own keys: perf's parsers ignore them */
-		if (e->status == TL_COUNTER_COUNTED && r->calls_per_run > 0)
-			fprintf(f, ", \"per-call\" : %.9g, \"calls\" : %ld", stat_per_call(r, e), r->calls_per_run);
+		if (e->status == TL_COUNTER_COUNTED && (e->calls > 0 || r->calls_per_run > 0))
+			fprintf(f, ", \"per-call\" : %.9g, \"calls\" : %ld", stat_per_call(r, e),
+				e->calls > 0 ? e->calls : r->calls_per_run);
 		if (e->why) {
 			fputs(", \"why\" : ", f);
 			json_str(f, e->why);

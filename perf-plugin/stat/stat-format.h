@@ -32,7 +32,8 @@ struct stat_event {
 	struct welford value;		/* scaled, per run */
 	double raw_sum;
 	uint64_t enabled_ns, running_ns;	/* summed over runs */
-	bool per_call_value;		/* value is already per call (GPU metrics: one call per pass) */
+	bool per_call_value;			/* value is the same per call (a GPU ratio or rate) */
+	long calls;				/* > 0: the calls its value is over (GPU metrics), else the report's */
 };
 
 struct stat_report {

@@ -107,13 +107,14 @@ int stat_report_add(struct stat_report *rep, const struct tl_counter_value *v, s
 }
 
 int stat_report_add_gpu(struct stat_report *rep, const char *name, const char *unit, bool counted, double value,
-			const char *why)
+			long calls, bool summed, const char *why)
 {
 	struct stat_event *e = report_event(rep, name, unit);
 
 	if (!e)
 		return cli_error("out of memory");
-	e->per_call_value = true;
+	e->per_call_value = !summed;
+	e->calls = calls > 0 ? calls : 1;
 	if (counted)
 		add_value(e, TL_COUNTER_COUNTED, value, value, 0, 0);
 	else
@@ -121,7 +122,9 @@ int stat_report_add_gpu(struct stat_report *rep, const char *name, const char *u
 	return 0;
 }
 
-/* The worker's GPU metrics of one run (one call per pass: values per call). */
+/* The worker's GPU metrics of one run: "total" over the "calls" calls of a
+ * counting pass ("summed": a count; else a ratio, as "value"), "value" per
+ * call. */
 static int report_gpu(struct stat_report *rep, const cJSON *reply)
 {
 	const cJSON *m;
@@ -130,12 +133,19 @@ static int report_gpu(struct stat_report *rep, const cJSON *reply)
 		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "name"));
 		const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "status"));
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "value");
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "total");
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "calls");
+		bool summed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "summed"));
+		long calls = cJSON_IsNumber(c) && c->valuedouble >= 1 && c->valuedouble < 1e9 ? (long)c->valuedouble
+											      : 1;
 
-		if (name && stat_report_add_gpu(rep, name,
-						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "unit")),
-						st && !strcmp(st, "ok") && cJSON_IsNumber(v),
-						cJSON_IsNumber(v) ? v->valuedouble : 0,
-						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "why"))))
+		if (!cJSON_IsNumber(t))
+			t = v;
+		if (name &&
+		    stat_report_add_gpu(rep, name, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "unit")),
+					st && !strcmp(st, "ok") && cJSON_IsNumber(t),
+					cJSON_IsNumber(t) ? t->valuedouble : 0, calls, summed,
+					cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "why"))))
 			return 1;
 	}
 	return 0;

@@ -42,10 +42,12 @@ cJSON *stat_counters_json(const struct stat_report *rep);
  * they are seen). Returns 0, or 1 after printing why. */
 int stat_report_add(struct stat_report *rep, const struct tl_counter_value *v, size_t n);
 
-/* A GPU metric's value per call (or why it was not counted) into @rep.
- * Returns 0, or 1 after printing why. */
+/* A GPU metric (or why it was not counted) into @rep: @value over the @calls
+ * calls of the op one counting pass ran (its counter-value); @summed: a count
+ * summed over them (per call: @value / @calls), else a ratio or rate, the
+ * same per call. Returns 0, or 1 after printing why. */
 int stat_report_add_gpu(struct stat_report *rep, const char *name, const char *unit, bool counted, double value,
-			const char *why);
+			long calls, bool summed, const char *why);
 
 void stat_report_free(struct stat_report *rep);
 

@@ -156,8 +156,26 @@ class Ncu(unittest.TestCase):
         v, n, calls = G.ncu_per_call(rows, [GEMM_K], "gpu__time_duration.sum")
         self.assertEqual((v, n, calls), (6000.0, 2, 2))     # the init kernel is left out
         v, n, _c = G.ncu_per_call(rows, [GEMM_K], "sm__throughput.avg.pct_of_peak_sustained_elapsed")
-        self.assertEqual((v, n), (31.0, 2))                  # a ratio: averaged
+        self.assertEqual(n, 2)                               # a ratio: weighted by each kernel's time
+        self.assertAlmostEqual(v, (30.5 * 6016 + 31.5 * 5984) / 12000)
         self.assertEqual(G.ncu_per_call(rows, [ADD_K], "gpu__time_duration.sum"), (None, 0, 0))
+
+    def test_per_call_by_family(self):
+        # the H200 run: ncu printed `unnamed>::` and no c10::, CUPTI the full names; the trace (H100)
+        # ran the add with a vector width of 4, the H200 with 8
+        ln = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int)"
+        add = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+               "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)")
+        rows = [{"id": "0", "kernel": "void unnamed>::vectorized_layer_norm_kernel<BFloat16, float, 0>(int, T2)",
+                 "metric": "gpu__time_duration.sum", "unit": "ns", "value": 4000.0},
+                {"id": "1", "kernel": "void vectorized_elementwise_kernel<8, CUDAFunctor_add<BFloat16>, "
+                 "std::array<char *, 3>>(int, T2, T3)", "metric": "gpu__time_duration.sum", "unit": "ns",
+                 "value": 2000.0}]
+        self.assertEqual(G.ncu_per_call(rows, [ln], "gpu__time_duration.sum"), (4000.0, 1, 1))
+        self.assertEqual(G.ncu_per_call(rows, [add], "gpu__time_duration.sum"), (2000.0, 1, 1))
+        self.assertEqual(G.kernel_family(add), "elementwise_kernel<BFloat16,CUDAFunctor_add>")
+        self.assertEqual(G.kernel_family("nvjet_sm90_tst_64x16_64x16_2x4_h_bz_bias_TNT"),
+                         "nvjet_sm#_tst_#x#_#x#_#x#_h_bz_bias_TNT")
 
     def test_base_names(self):
         self.assertEqual(G._base_kernel(GEMM_K), "cutlass::Kernel2")

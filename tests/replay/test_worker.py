@@ -1581,8 +1581,8 @@ class TestGpuMetrics(unittest.TestCase):
                                         gpu_lib=GPU_LIB))
         self.assertEqual(r["status"], "ok", r)
         m = r["gpu_metrics"]
-        self.assertEqual(m[0], {"name": "dram__bytes_read.sum", "status": "ok", "value": 4096.0, "unit": "byte",
-                                "passes": 3, "calls": 1})
+        self.assertEqual(m[0], {"name": "dram__bytes_read.sum", "status": "ok", "value": 4096.0, "total": 4096.0,
+                                "summed": True, "unit": "byte", "passes": 3, "calls": 1})
         self.assertEqual(m[1]["status"], "not supported")
         self.assertIn("not__a_metric.sum is not a metric of FAKE100", m[1]["why"])
         self.assertEqual((m[2]["value"], m[2]["unit"]), (42.5, "%"))
@@ -1602,8 +1602,10 @@ class TestGpuMetrics(unittest.TestCase):
             r = self.session.replay(REQ(entry, device="cuda", iters=0, warmup=0, gpu_metrics=GPU_METRICS[:4],
                                         gpu_metrics_calls=4, gpu_lib=GPU_LIB))
         m = r["gpu_metrics"]
-        self.assertEqual((m[0]["value"], m[0]["calls"], m[0]["passes"]), (1024.0, 4, 2))  # a counter: per call
-        self.assertEqual(m[2]["value"], 42.5)  # a throughput: as measured
+        # a counter: per call, and its total over the pass's 4 calls (stat's counter-value)
+        self.assertEqual((m[0]["value"], m[0]["total"], m[0]["summed"], m[0]["calls"], m[0]["passes"]),
+                         (1024.0, 4096.0, True, 4, 2))
+        self.assertEqual((m[2]["value"], m[2]["total"], m[2]["summed"]), (42.5, 42.5, False))  # a throughput
         self.assertEqual(m[3]["value"], 1234.5 / 4)
         # the checked call, then 2 passes of 4 calls, each pass from the same x
         self.assertEqual(tltest_ops.BUMPS, [0.0, 2.0, 4.0, 6.0, 8.0, 2.0, 4.0, 6.0, 8.0])

@@ -3,15 +3,18 @@
  * built as a shared object for test_gpu and the worker's GPU-metric tests
  * ($TLREPLAY_CUPTI_LIB points at it). It checks what a real CUPTI would
  * refuse or what would be a bug on our side (structure sizes, call order,
- * the mode of the session) and answers with fixed values:
+ * the mode of the session: a range per kernel, user replay) and answers as
+ * if each pass had launched $FAKE_CUPTI_KERNELS kernels (default 1), kernel
+ * i (from 0) with these values:
  *
- *   gpu__time_duration.sum                            1234.5 nsecond (counter)
- *   dram__bytes_read.sum                              4096   byte    (counter)
- *   smsp__inst_executed.sum                           1e6    inst    (counter)
- *   sm__throughput.avg.pct_of_peak_sustained_elapsed  42.5   %       (throughput)
+ *   gpu__time_duration.sum                            1234.5 (i+1) nsecond (counter)
+ *   dram__bytes_read.sum                              4096 (i+1)   byte    (counter)
+ *   smsp__inst_executed.sum                           1e6 (i+1)    inst    (counter)
+ *   sm__throughput.avg.pct_of_peak_sustained_elapsed  42.5 + 10 i  %       (throughput)
  *   any other name: CUPTI_ERROR_INVALID_METRIC_NAME
  *
- * over $FAKE_CUPTI_PASSES passes (default 3). $FAKE_CUPTI_MODE picks a
+ * (past the ranges SetConfig allows, the rest are dropped), over
+ * $FAKE_CUPTI_PASSES passes (default 3). $FAKE_CUPTI_MODE picks a
  * failure: "noperm" (counter availability: insufficient privileges), "busy"
  * (cuptiRangeProfilerEnable: hardware busy). The fake_cupti_* functions let
  * the tests see what happened. */
@@ -48,6 +51,7 @@ static struct {
 	int enabled;		/* live range profiler objects */
 	int configured, started, pushed, decoded;
 	size_t passes, pass;	/* planned, run */
+	size_t max_ranges;	/* SetConfig's maxRangesPerPass */
 	size_t n_added;
 	const char *added[16];
 	char why[256];
@@ -67,6 +71,23 @@ static int mode_is(const char *m)
 	const char *s = getenv("FAKE_CUPTI_MODE");
 
 	return s && !strcmp(s, m);
+}
+
+/* The kernels each pass launched ($FAKE_CUPTI_KERNELS). */
+static size_t kernels(void)
+{
+	const char *s = getenv("FAKE_CUPTI_KERNELS");
+	int n = s ? atoi(s) : 1;
+
+	return n > 0 ? (size_t)n : 1;
+}
+
+/* Kernel @r's value of metric @m. */
+static double value_of(int m, size_t r)
+{
+	if (metrics[m].type == TLG_HOST_THROUGHPUT)
+		return metrics[m].value + 10.0 * (double)r;
+	return metrics[m].value * (double)(r + 1);
 }
 
 static int find(const char *name)
@@ -257,15 +278,15 @@ CUptiResult cuptiProfilerHostEvaluateToGpuValues(struct tlg_host_evaluate *p)
 	CHECK_SIZE(p, struct tlg_host_evaluate, pMetricValues);
 	if (!f.decoded)
 		return bad("evaluation before decoding");
-	if (p->pHostObject != HOST || p->rangeIndex != 0 || p->numMetrics != f.n_added ||
-	    !p->pCounterDataImage || p->counterDataImageSize != 128)
+	if (p->pHostObject != HOST || p->rangeIndex >= kernels() || p->rangeIndex >= f.max_ranges ||
+	    p->numMetrics != f.n_added || !p->pCounterDataImage || p->counterDataImageSize != 128)
 		return (CUptiResult)F_INVALID_PARAMETER;
 	for (i = 0; i < p->numMetrics; i++) {
 		int m = find(p->ppMetricNames[i]);
 
 		if (m < 0)
 			return (CUptiResult)F_INVALID_METRIC_NAME;
-		p->pMetricValues[i] = metrics[m].value;
+		p->pMetricValues[i] = value_of(m, p->rangeIndex);
 	}
 	return (CUptiResult)F_OK_;
 }
@@ -312,7 +333,7 @@ CUptiResult cuptiRangeProfilerDisable(struct tlg_rp_object_only *p)
 CUptiResult cuptiRangeProfilerGetCounterDataSize(struct tlg_rp_counter_data_size *p)
 {
 	CHECK_SIZE(p, struct tlg_rp_counter_data_size, counterDataSize);
-	if (p->pRangeProfilerObject != OBJ || p->numMetrics != f.n_added || p->maxNumOfRanges != 1 ||
+	if (p->pRangeProfilerObject != OBJ || p->numMetrics != f.n_added || p->maxNumOfRanges < 1 ||
 	    p->maxNumRangeTreeNodes < p->maxNumOfRanges)
 		return (CUptiResult)F_INVALID_PARAMETER;
 	p->counterDataSize = 128;
@@ -334,11 +355,12 @@ CUptiResult cuptiRangeProfilerSetConfig(struct tlg_rp_set_config *p)
 	if (p->pRangeProfilerObject != OBJ || !p->pConfig || p->configSize != 64 ||
 	    !p->pCounterDataImage || p->counterDataImageSize != 128 || p->pCounterDataImage[0] != 0xda)
 		return (CUptiResult)F_INVALID_PARAMETER;
-	if (p->range != CUPTI_UserRange || p->replayMode != CUPTI_UserReplay)
-		return bad("not a user range in user replay");
-	if (p->maxRangesPerPass != 1 || p->numNestingLevels != 1 || p->minNestingLevel != 1 ||
-	    p->passIndex != 0 || p->targetNestingLevel != 1)
+	if (p->range != CUPTI_AutoRange || p->replayMode != CUPTI_UserReplay)
+		return bad("not a range per kernel in user replay");
+	if (p->maxRangesPerPass < 1 || p->numNestingLevels != 1 || p->minNestingLevel != 1 || p->passIndex != 0 ||
+	    p->targetNestingLevel != 1)
 		return (CUptiResult)F_INVALID_PARAMETER;
+	f.max_ranges = p->maxRangesPerPass;
 	f.configured = 1;
 	return (CUptiResult)F_OK_;
 }
@@ -357,10 +379,7 @@ CUptiResult cuptiRangeProfilerStart(struct tlg_rp_object_only *p)
 CUptiResult cuptiRangeProfilerPushRange(struct tlg_rp_push_range *p)
 {
 	CHECK_SIZE(p, struct tlg_rp_push_range, pRangeName);
-	if (!f.started || f.pushed || !p->pRangeName || !*p->pRangeName)
-		return bad("push outside a pass, nested, or unnamed");
-	f.pushed = 1;
-	return (CUptiResult)F_OK_;
+	return bad("push in auto range mode (each kernel is a range)");
 }
 
 CUptiResult cuptiRangeProfilerPopRange(struct tlg_rp_object_only *p)
@@ -391,7 +410,7 @@ CUptiResult cuptiRangeProfilerDecodeData(struct tlg_rp_decode *p)
 	if (f.pass < f.passes)
 		return bad("decode before all passes");
 	f.decoded = 1;
-	p->numOfRangeDropped = 0;
+	p->numOfRangeDropped = kernels() > f.max_ranges ? kernels() - f.max_ranges : 0;
 	return (CUptiResult)F_OK_;
 }
 
@@ -400,7 +419,7 @@ CUptiResult cuptiRangeProfilerGetCounterDataInfo(struct tlg_rp_counter_data_info
 	CHECK_SIZE(p, struct tlg_rp_counter_data_info, numTotalRanges);
 	if (!p->pCounterDataImage || p->counterDataImageSize != 128)
 		return (CUptiResult)F_INVALID_PARAMETER;
-	p->numTotalRanges = f.decoded ? 1 : 0;
+	p->numTotalRanges = !f.decoded ? 0 : kernels() < f.max_ranges ? kernels() : f.max_ranges;
 	return (CUptiResult)F_OK_;
 }
 

@@ -309,6 +309,64 @@ static void test_passes(void)
 	ok(clean(), "all clean at the end");
 }
 
+/* Run every pass of @g; 1 when all were submitted. */
+static int run_passes(struct tlg *g)
+{
+	int pass, done = 0;
+
+	for (pass = 0; pass < 10 && !done; pass++) {
+		if (L.begin_pass(g, pass))
+			return 0;
+		done = L.end_pass(g, pass);
+		if (done < 0)
+			return 0;
+	}
+	return done == 1;
+}
+
+/* Each kernel is a range: an op's value folds its kernels as ncu gives
+ * them, .sum counters summed, the others weighted by each kernel's time
+ * (counted for that when not asked for). */
+static void test_kernels(void)
+{
+	static const char *const names[] = { "dram__bytes_read.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+					     "gpu__time_duration.sum" };
+	struct tlg *g = NULL;
+	double v[3] = { 0, 0, 0 };
+	int r;
+
+	setenv("FAKE_CUPTI_PASSES", "2", 1);
+	setenv("FAKE_CUPTI_KERNELS", "2", 1);
+	r = L.open(0, names, 3, &g);
+	ok(r == 0 && g && has(L.backend(g), "a range per kernel"), "open: %s", g ? L.backend(g) : L.error());
+	if (g) {
+		/* kernel 0: 4096 B, 42.5 %, 1234.5 ns; kernel 1: 8192 B, 52.5 %, 2469 ns */
+		ok(run_passes(g) && L.values(g, v) == 0 && v[0] == 4096 * 3 && v[2] == 1234.5 * 3 &&
+			   fabs(v[1] - (42.5 * 1 + 52.5 * 2) / 3) < 1e-9,
+		   "two kernels: bytes summed (%g), time summed (%g), throughput weighted by time (%g)", v[0], v[2],
+		   v[1]);
+		L.close(g);
+	}
+	g = NULL;
+	r = L.open(0, names + 1, 1, &g);
+	ok(r == 0 && g && L.metric_status(g, 1) == -EINVAL && run_passes(g) && L.values(g, v) == 0 &&
+		   fabs(v[0] - (42.5 * 1 + 52.5 * 2) / 3) < 1e-9,
+	   "the throughput alone: still weighted by the kernels' time, counted unasked and unseen (%g)", v[0]);
+	if (g)
+		L.close(g);
+	g = NULL;
+	setenv("FAKE_CUPTI_KERNELS", "600", 1);
+	r = L.open(0, names, 1, &g);
+	if (g) {
+		ok(run_passes(g) && L.values(g, v) == -E2BIG && has(L.error(), "more than 512 kernels in a pass"),
+		   "more kernels than ranges: -E2BIG saying so (%s)", L.error());
+		L.close(g);
+	}
+	unsetenv("FAKE_CUPTI_KERNELS");
+	unsetenv("FAKE_CUPTI_PASSES");
+	ok(clean(), "all clean after the kernel ranges");
+}
+
 int main(void)
 {
 	char cupti[PATH_MAX + 32], cuda[PATH_MAX + 32];
@@ -320,6 +378,7 @@ int main(void)
 	if (load_fakes(cupti, cuda, sizeof(cupti))) {
 		test_failures(cupti, cuda);
 		test_passes();
+		test_kernels();
 	} else {
 		skip("the fake libcupti/libcuda are not built beside this program");
 	}

@@ -65,7 +65,7 @@ int main(void)
 	double v;
 	const char *u;
 
-	plan(9);
+	plan(11);
 	welford_add(&r.elapsed_s, 1.0);
 	ok(metric_is(&r, 3, 1.0, "insn per cycle") && metric_is(&r, 4, 2.0, "insn per cycle"),
 	   "hybrid: insn per cycle of each core PMU over its own cycles");
@@ -80,5 +80,29 @@ int main(void)
 	ok(metric_is(&r, 1, 2.0, "GHz"), "cycles:u over 0.5 s of task time");
 	ok(metric_is(&r, 4, 25.0, "of all cache refs"), "cache-miss ratio");
 	ok(metric_is(&r, 0, 0.5, "CPUs utilized"), "task-clock: CPUs utilized");
+
+	/* GPU metrics count the calls of a pass (5 here), not the timed ones
+	 * (100): a count's counter-value is its total over them, per-call its
+	 * share; a ratio is the same per call */
+	{
+		struct stat_event g[] = { ev("nvgpu/dram__bytes_read.sum/", 5000.0),
+					  ev("nvgpu/sm__throughput.avg.pct_of_peak_sustained_elapsed/", 8.4) };
+		struct stat_report gr = { .ev = g, .nev = 2, .runs = 1, .calls_per_run = 100 };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		g[0].calls = g[1].calls = 5;
+		g[1].per_call_value = true;
+		ok(stat_per_call(&gr, &g[0]) == 1000.0 && stat_per_call(&gr, &g[1]) == 8.4,
+		   "GPU per call: a count / its pass's calls, a ratio as is");
+		stat_print_json(f, &gr);
+		fclose(f);
+		ok(buf && strstr(buf, "\"counter-value\" : \"5000.000000\"") &&
+			   strstr(buf, "\"per-call\" : 1000, \"calls\" : 5") &&
+			   strstr(buf, "\"per-call\" : 8.4, \"calls\" : 5"),
+		   "GPU -j: counter-value the total, per-call and the pass's calls (%s)", buf ? buf : "");
+		free(buf);
+	}
 	return done_testing();
 }

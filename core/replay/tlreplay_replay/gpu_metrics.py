@@ -166,11 +166,11 @@ def _count_passes(loader, names, wanted, out, req, device, call, written_tensors
             if sess.status[k]:
                 out[i] = sess.why[k] or "not counted"
                 continue
-            v = values[k]
-            if calls > 1 and gpu_metric_per_call(metric, sess.kind[k]):
-                v /= calls
-            out[i] = {"name": names[i], "status": "ok", "value": v, "unit": sess.unit[k],
-                      "passes": runs, "calls": calls}
+            total = values[k]
+            summed = gpu_metric_per_call(metric, sess.kind[k])
+            # value: per call; total: over the pass's calls (perf's counter-value)
+            out[i] = {"name": names[i], "status": "ok", "value": total / calls if summed else total,
+                      "total": total, "summed": summed, "unit": sess.unit[k], "passes": runs, "calls": calls}
         return sess.backend
     finally:
         sess.close()
