@@ -1363,9 +1363,15 @@ class TestCudaGlue(unittest.TestCase):
     def test_capture_warms_up_on_a_side_stream(self):
         calls = []
         with FakeCuda() as fc:
-            g = timing.capture(lambda: calls.append(1), torch.device("cuda", 0))
-        self.assertEqual(len(calls), 4)  # three warmups, one captured
+            g, n = timing.capture(lambda: calls.append(1), torch.device("cuda", 0))
+        # three warmups, one timed (a few us on the host: the most copies), n captured
+        self.assertEqual((n, len(calls)), (timing.GRAPH_MAX_CALLS, 4 + timing.GRAPH_MAX_CALLS))
         self.assertIs(g, fc.graphs[0])
+
+    def test_graph_holds_enough_work(self):
+        # one replay holds GRAPH_WORK_US of the op, so the host's launch is not what is timed
+        self.assertEqual([timing.graph_calls(us) for us in (2.0, 10.0, 150.0, 500.0, 0, None)],
+                         [100 if timing.GRAPH_MAX_CALLS >= 100 else timing.GRAPH_MAX_CALLS, 20, 2, 1, 1, 1])
 
     def test_kernel_names(self):
         with FakeCuda():
@@ -1416,7 +1422,10 @@ class TestCudaGlue(unittest.TestCase):
             self.assertEqual(r["kernels"], ["void relu_kernel<float>(...)"])
             self.assertEqual(r["kernel_us"], 2.25)
             r = self.session.replay(REQ(entry, device="cuda:0", iters=30, warmup=2, cuda_graph=True))
-            self.assertEqual((r["status"], r["iters"], r["sample_calls"], len(r["times_us"])), ("ok", 30, 30, 1))
+            # the fake's calls take no GPU time: the graph holds the most calls
+            n = timing.GRAPH_MAX_CALLS
+            self.assertEqual((r["status"], r["iters"], r["sample_calls"], len(r["times_us"])),
+                             ("ok", 30 * n, 30 * n, 1), r)
             r = self.session.replay(REQ(entry, device="cuda", iters=5, cuda_graph=True, flush_l2=True))
             self.assertTrue(any("not applied between CUDA graph replays" in w for w in r["warnings"]))
             r = self.session.replay(REQ(entry, device="cuda", iters=0, cuda_graph=True))

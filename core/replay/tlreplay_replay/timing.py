@@ -13,6 +13,12 @@ from .torchenv import torch
 MAX_EXTRA_CALLS = 100000  # min_time_s never takes the timed loop past this many calls
 L2_FALLBACK_BYTES = 256 << 20
 CUDA_CHUNK = 100  # timed CUDA calls between two synchronisations
+# A graph replay is one host launch (cudaGraphLaunch, several us): a graph of one small op
+# would time the host's launch rate with the GPU idle between replays (the H200 check: ops
+# under 10 us at 2.2x their trace time). The graph holds as many calls of the op as make
+# GRAPH_WORK_US of GPU work (at most GRAPH_MAX_CALLS), so the launch is a small share of it.
+GRAPH_WORK_US = 200.0
+GRAPH_MAX_CALLS = 64
 
 
 class L2Flush:
@@ -53,13 +59,14 @@ def time_op(call, device, warmup, iters, min_time_s, cuda_graph, flush, region, 
         if graph is not None and iters == 0:
             return [], 1
         if graph is not None:
+            graph, copies = graph
             for _ in range(warmup):
                 graph.replay()
             torch.cuda.synchronize(device)
             region("region_begin")
-            times = time_graph(graph, iters, min_time_s, device)
+            times = [t / copies for t in time_graph(graph, iters, min_time_s, device)]
             region("region_end")
-            return times, iters
+            return times, iters * copies
     for _ in range(warmup):
         call()
     if is_cuda:
@@ -124,9 +131,17 @@ def time_cuda(call, iters, min_time_s, flush, device, warn):
     return times
 
 
+def graph_calls(call_us):
+    """How many calls of an op taking call_us of event time one graph holds."""
+    if not call_us or call_us <= 0:
+        return 1
+    return int(max(1, min(GRAPH_MAX_CALLS, -(-GRAPH_WORK_US // max(call_us, 0.5)))))
+
+
 def capture(call, device):
-    """A CUDA graph of one call. Three calls on a side stream first: what the op allocates or
-    initialises lazily must not happen during the capture, which would fail."""
+    """(a CUDA graph of N calls back to back, N): N from one call's event time (graph_calls).
+    Three calls on a side stream first: what the op allocates or initialises lazily must not
+    happen during the capture, which would fail."""
     side = torch.cuda.Stream(device=device)
     side.wait_stream(torch.cuda.current_stream(device))
     with torch.cuda.stream(side):
@@ -134,11 +149,18 @@ def capture(call, device):
             call()
     torch.cuda.current_stream(device).wait_stream(side)
     torch.cuda.synchronize(device)
+    ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ev0.record()
+    call()
+    ev1.record()
+    torch.cuda.synchronize(device)
+    copies = graph_calls(ev0.elapsed_time(ev1) * 1000.0)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        call()
+        for _ in range(copies):
+            call()
     torch.cuda.synchronize(device)
-    return graph
+    return graph, copies
 
 
 def time_graph(graph, replays, min_time_s, device):
