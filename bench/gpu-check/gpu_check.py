@@ -13,9 +13,12 @@ runs out):
 
   env       the GPU, driver, torch and the bundle: does tlreplay run at all
   schemas   a torch 2.x schema snapshot (scripts/gen_schema_snapshot.py)
-  ir        `tlreplay ir --launchers --unique` of every trace (schemas of the live torch)
+  self      a small model profiled on this machine (self_model.py: forward and a training step,
+            fp32 and bf16 autocast): the trace the replays are judged against
+  ir        `tlreplay ir --launchers --unique` of the self trace, then the shared traces
   replay    every group replayed on cuda: ok / failed / unavailable, kernel names against the
-            trace's (MATCH / SUBSET / MISMATCH), replay time / trace time
+            trace's (MATCH / FAMILY / LIBRARY / SUBSET / MISMATCH), replay time / trace time;
+            issue 26's targets judged on the self trace's groups, the shared traces' measured
   flush     the replay again with --flush-l2
   graph     the groups under 10 us of trace time again with --cuda-graph
   counters  `tlreplay stat -e nvgpu/M/` of three single-kernel ops against `ncu --metrics`
@@ -26,9 +29,10 @@ runs out):
             a torch program (kreplay_prog.py), `tlreplay kreplay --verify` of each: bit-exact?
             replay time against the trace's kernel time (dry run: the stand-in driver's kapp)
 
-OUT receives report.md, report.json, the snapshot torch-X.Y.json.gz and raw.tar.gz (every
-command's output), at most two folders deep and a few files, so that a remote runner can bring
-it all back. With --stand-ins the same phases run against the stand-ins (fake torch.cuda, fake
+OUT receives two files, so that a remote runner can bring them back: report.md and raw.tar.gz
+(under 16 MiB: report.json, the schema snapshot torch-X.Y.json.gz, the self trace, every
+command's output; no memory blob of a kernel recording, and the largest files left out, and
+named in report.md, when the rest would not fit). With --stand-ins the same phases run against the stand-ins (fake torch.cuda, fake
 libcuda/CUPTI/NVML, fake ncu and nvidia-smi): the report then says on its first line that no
 number in it was measured on a GPU.
 
@@ -434,6 +438,40 @@ def _text(b):
     return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
 
 
+RAW_LIMIT = 16 << 20  # raw.tar.gz's most bytes
+
+
+def _is_blob(rel):
+    """A kernel recording's memory (anything in a .kdb folder but its index): no use off the
+    machine, and it can be gigabytes."""
+    parts = rel.split(os.sep)
+    return any(p.endswith(".kdb") for p in parts[:-1]) and parts[-1] != "index.json"
+
+
+def pack_raw(work, dest, limit):
+    """WORK as raw/ in the gzipped tar DEST, without memory blobs; while it is over LIMIT bytes,
+    again without the largest file left. Returns the files left out (relative paths)."""
+    files = []
+    for root, _dirs, names in os.walk(work):
+        for n in names:
+            path = os.path.join(root, n)
+            rel = os.path.relpath(path, work)
+            if not _is_blob(rel) and os.path.isfile(path):
+                files.append((os.path.getsize(path), rel))
+    files.sort(reverse=True)
+    left = []
+    tmp = dest + ".tmp"
+    while True:
+        with tarfile.open(tmp, "w:gz") as tar:
+            for _size, rel in sorted(files, key=lambda x: x[1]):
+                tar.add(os.path.join(work, rel), arcname=os.path.join("raw", rel))
+        if os.path.getsize(tmp) <= limit or not files:
+            break
+        left.append(files.pop(0)[1])
+    os.replace(tmp, dest)
+    return left
+
+
 class PowerSampler:
     """nvidia-smi's power draw every PERIOD_MS while it runs (its -lms loop, read on a thread), and
     the energy over a span of those samples: trapezoids, the span's ends interpolated."""
@@ -615,7 +653,7 @@ class Check:
         if not m:
             raise CheckError("torch's version is unknown (the env phase failed)")
         name = "torch-%s.%s.json.gz" % m.groups()
-        dest = os.path.join(self.o.out, name)
+        dest = os.path.join(self.work, name)
         rc, out, err = self.run.run("schemas", [self.o.python, os.path.join(HERE, "gen_schema_snapshot.py"), dest],
                                     timeout=300)
         if rc != 0:
@@ -627,14 +665,43 @@ class Check:
         if rec["schemas"] < 100:
             raise CheckError("the snapshot holds only %d schemas" % rec["schemas"])
 
+    # -- the self trace
+    def p_self(self, rec):
+        """Profile self_model.py on this machine (on the CPU with the real Python in a dry run:
+        the stand-in's profiler is a fake)."""
+        if self.o.self_trace:
+            rec.update(trace=os.path.abspath(self.o.self_trace), bytes=os.path.getsize(self.o.self_trace),
+                       device="given (--self-trace)")
+            return
+        out = os.path.join(self.work, "self.json")
+        if self.o.stand_ins:
+            argv = [os.environ.get("STANDIN_REAL_PYTHON", "/usr/bin/python3"), os.path.join(HERE, "self_model.py"),
+                    out, "--device", "cpu"]
+        else:
+            argv = [self.o.python, os.path.join(HERE, "self_model.py"), out, "--device", "cuda"]
+        rc, outp, err = self.run.run("self-model", argv, timeout=max(10, min(90, self.run.left())))
+        if rc != 0 or not os.path.exists(out):
+            raise CheckError("self_model.py (exit %s): %s" % (rc, first_line(err) or first_line(outp)))
+        rec.update(trace=out, bytes=os.path.getsize(out), device="cpu" if self.o.stand_ins else "cuda")
+
+    def _traces(self):
+        """(name, path) of the traces to replay: the self trace first, when it was made."""
+        out = []
+        st = self.report["phases"].get("self", {})
+        if st.get("status") == "ok" and st.get("trace"):
+            out.append(("self", st["trace"]))
+        for path in self.o.traces:
+            out.append((os.path.basename(path).replace(".json.gz", "").replace(".json", ""), path))
+        return out
+
     # -- ir
     def p_ir(self, rec):
         rec["traces"] = []
-        for path in self.o.traces:
-            name = os.path.basename(path).replace(".json.gz", "").replace(".json", "")
+        for name, path in self._traces():
             irp = os.path.join(self.work, "ir-%s.json" % name)
             rc, out, err = self.run.run("ir-" + name[:40], self.tl("ir", "-i", path, "--launchers", "--unique",
                                                                    "-o", irp), timeout=300)
+
             t = {"trace": name, "path": path}
             if rc != 0 or not os.path.exists(irp):
                 t.update(status="failed", why=first_line(err))
@@ -682,17 +749,32 @@ class Check:
         part = summarize_pass([self.entries[i] for i in indices], {k: got[indices[k]] for k in range(len(indices))
                                                                     if indices[k] in got})
         rec["summary"] = part
+        # per trace: the self trace's groups are what the targets judge
+        rec["by_trace"] = {}
+        for name in sorted({self.sources[i][0] for i in indices}):
+            mine = [i for i in indices if self.sources[i][0] == name]
+            rec["by_trace"][name] = summarize_pass([self.entries[i] for i in mine],
+                                                   {k: got[i] for k, i in enumerate(mine) if i in got})
         if not got:
             raise CheckError("no result: %s" % (first_line(err) or "exit %s" % rc))
 
     def _targets(self):
-        """The targets, judged again as each replay pass ends (a later pass may be cut off)."""
+        """The targets on the self trace's groups, judged again as each replay pass ends (a later
+        pass may be cut off). Without a self trace nothing is judged: the shared traces were made
+        on another GPU with another torch."""
         ph = self.report["phases"]
-        plain = (ph.get("replay") or {}).get("summary")
-        if plain:
-            ph["replay"]["targets"] = [{"name": n, "measured": m, "target": t, "passed": p}
-                                       for n, m, t, p in judge(plain, (ph.get("flush") or {}).get("summary"),
-                                                               (ph.get("graph") or {}).get("summary"))]
+
+        def self_part(key):
+            return ((ph.get(key) or {}).get("by_trace") or {}).get("self")
+
+        plain = self_part("replay")
+        if plain is None:
+            if ph.get("replay"):
+                ph["replay"]["targets"] = []
+                ph["replay"]["targets_why"] = "no self trace: nothing judged"
+            return
+        ph["replay"]["targets"] = [{"name": n, "measured": m, "target": t, "passed": p}
+                                   for n, m, t, p in judge(plain, self_part("flush"), self_part("graph"))]
 
     def p_replay(self, rec):
         self._replay(rec, "plain", [])
@@ -809,12 +891,14 @@ class Check:
 
     def p_energy(self, rec):
         plain = self.results.get("plain", {})
-        # the longest-running ok GEMM group keeps the GPU busy: energy well above idle
+        # the longest-running ok GEMM group keeps the GPU busy: energy well above idle (a dry run
+        # takes the shortest: its "GPU" is the CPU, and it only proves the plumbing)
         best = None
+        sign = -1 if self.o.stand_ins else 1
         for i, e in enumerate(self.entries):
             r = plain.get(i)
             if r and r.get("status") == "ok" and e.get("uid") is not None and GEMM_CONV.match(e.get("op_name", "")):
-                if best is None or (r.get("median_us") or 0) > (plain[best].get("median_us") or 0):
+                if best is None or sign * (r.get("median_us") or 0) > sign * (plain[best].get("median_us") or 0):
                     best = i
         if best is None:
             raise CheckError("no GEMM group replayed ok")
@@ -1036,15 +1120,17 @@ class Check:
         self.phase("env", self.p_env)
         env_ok = self.report["phases"]["env"]["status"] == "ok"
         if env_ok:
-            self.phase("schemas", self.p_schemas, need_s=20)
-            self.phase("ir", self.p_ir, need_s=30)
-            self.phase("replay", self.p_replay, need_s=30, needs="ir")
-            self.phase("flush", self.p_flush, need_s=30, needs="ir", cap_s=150)
-            self.phase("graph", self.p_graph, need_s=20, needs="replay", cap_s=60)
-            self.phase("counters", self.p_counters, need_s=60, needs="replay", cap_s=180)
-            self.phase("energy", self.p_energy, need_s=30, needs="replay", cap_s=60)
-            self.phase("gdb", self.p_gdb, need_s=30, cap_s=120)
-            self.phase("kreplay", self.p_kreplay, need_s=30, cap_s=300)
+            # caps that fit the default 480 s budget with room left
+            self.phase("schemas", self.p_schemas, need_s=20, cap_s=40)
+            self.phase("self", self.p_self, need_s=30, cap_s=90)
+            self.phase("ir", self.p_ir, need_s=30, cap_s=45)
+            self.phase("replay", self.p_replay, need_s=30, needs="ir", cap_s=100)
+            self.phase("flush", self.p_flush, need_s=30, needs="ir", cap_s=60)
+            self.phase("graph", self.p_graph, need_s=20, needs="replay", cap_s=30)
+            self.phase("counters", self.p_counters, need_s=45, needs="replay", cap_s=60)
+            self.phase("energy", self.p_energy, need_s=20, needs="replay", cap_s=45)
+            self.phase("gdb", self.p_gdb, need_s=20, cap_s=30)
+            self.phase("kreplay", self.p_kreplay, need_s=30, cap_s=60)
         self.report["seconds"] = round(time.monotonic() - self.t_start, 1)
         self.report["commands"] = self.run.commands
         self.write()
@@ -1057,16 +1143,13 @@ class Check:
     def write(self):
         out = self.o.out
         self.report["failures"], self.report["mismatches"] = collect_details(self)
-        tmp = os.path.join(out, ".report.json.tmp")
-        with open(tmp, "w") as f:
+        with open(os.path.join(self.work, "report.json"), "w") as f:
             json.dump(self.report, f, indent=1, sort_keys=True)
-        os.replace(tmp, os.path.join(out, "report.json"))
+        self.report["left_out"] = pack_raw(self.work, os.path.join(out, "raw.tar.gz"), RAW_LIMIT)
         tmp = os.path.join(out, ".report.md.tmp")
         with open(tmp, "w") as f:
             f.write(render_markdown(self.report))
         os.replace(tmp, os.path.join(out, "report.md"))
-        with tarfile.open(os.path.join(out, "raw.tar.gz"), "w:gz") as tar:
-            tar.add(self.work, arcname="raw")
 
     def cleanup(self):
         shutil.rmtree(self.work, ignore_errors=True)
@@ -1116,6 +1199,9 @@ def render_markdown(rep):
     for name, p in ph.items():
         w("| %s | %s | %s | %s |\n" % (name, p.get("status"), p.get("seconds"), (p.get("why") or "").replace("|", "/")))
     w("\n")
+    w("raw.tar.gz holds report.json, the schema snapshot, the self trace and every command's output%s.\n\n" % (
+        "; left out to stay under %d MiB: %s" % (RAW_LIMIT >> 20, ", ".join(rep["left_out"]))
+        if rep.get("left_out") else ""))
 
     rp = ph.get("replay", {})
     if rp.get("summary"):
@@ -1124,7 +1210,10 @@ def render_markdown(rep):
             w("- %s: %s\n" % (t["trace"], "%d groups" % t["groups"] if t.get("status") == "ok"
                               else "IR failed: %s" % t.get("why")))
         w("\n`tlreplay %s`\n\n" % rp.get("argv", ""))
-        w("### Targets\n\n| target | measured | wanted | verdict |\n|---|---|---|---|\n")
+        w("### Targets, on the self trace's groups\n\n")
+        if rp.get("targets_why"):
+            w("%s.\n\n" % rp["targets_why"])
+        w("| target | measured | wanted | verdict |\n|---|---|---|---|\n")
         for t in rp.get("targets", []):
             verdict = "PASS" if t["passed"] else "FAIL"
             if rep["mode"] == "stand-ins":
@@ -1142,13 +1231,15 @@ def render_markdown(rep):
           "| MISMATCH | no names |\n")
         w("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for key in ("replay", "flush", "graph"):
-            s = ph.get(key, {}).get("summary")
-            if not s:
-                continue
-            c, k, core = s["counts"], s["kernels"], s["core"]
-            w("| %s | %d | %d | %d | %d | %d/%d | %s | %d |\n" % (
-                key, c["attempted"], c["ok"], c["failed"], c["unavailable"], core["ok"], core["groups"],
-                " | ".join(str(k.get(v, 0)) for v in VERDICTS), k["none"]))
+            parts = [(key, ph.get(key, {}).get("summary"))]
+            parts += [("%s, %s" % (key, name), s) for name, s in sorted((ph.get(key, {}).get("by_trace") or {}).items())]
+            for label, s in parts:
+                if not s:
+                    continue
+                c, k, core = s["counts"], s["kernels"], s["core"]
+                w("| %s | %d | %d | %d | %d | %d/%d | %s | %d |\n" % (
+                    label, c["attempted"], c["ok"], c["failed"], c["unavailable"], core["ok"], core["groups"],
+                    " | ".join(str(k.get(v, 0)) for v in VERDICTS), k["none"]))
         w("\n### Replay time / trace time\n\n")
         w("Trace time: the group's mean GPU time per call in the trace (the sum of its kernels). "
           "Event time: the median of the CUDA-event-timed calls (what `tlreplay uid` reports). "
@@ -1156,13 +1247,14 @@ def render_markdown(rep):
           "counts them, without launch gaps).\n\n")
         w("| pass, groups, measure | n | median | p10 | p90 | within 10% |\n|---|---|---|---|---|---|\n")
         for key, label in (("replay", "plain"), ("flush", "--flush-l2"), ("graph", "--cuda-graph")):
-            s = ph.get(key, {}).get("summary")
-            if not s:
-                continue
-            w(_ratio_row("%s, all, event time" % label, s["event_ratio"]))
-            w(_ratio_row("%s, all, kernel time" % label, s["kernel_ratio"]))
-            w(_ratio_row("%s, GEMM/conv, event time" % label, s["gemm_conv_event_ratio"]))
-            w(_ratio_row("%s, GEMM/conv, kernel time" % label, s["gemm_conv_kernel_ratio"]))
+            by = ph.get(key, {}).get("by_trace") or {}
+            for name, s in [("all traces", ph.get(key, {}).get("summary"))] + sorted(by.items()):
+                if not s:
+                    continue
+                w(_ratio_row("%s, %s, all, event time" % (label, name), s["event_ratio"]))
+                w(_ratio_row("%s, %s, all, kernel time" % (label, name), s["kernel_ratio"]))
+                w(_ratio_row("%s, %s, GEMM/conv, event time" % (label, name), s["gemm_conv_event_ratio"]))
+                w(_ratio_row("%s, %s, GEMM/conv, kernel time" % (label, name), s["gemm_conv_kernel_ratio"]))
         g = ph.get("graph", {})
         if g.get("same_groups_plain"):
             w(_ratio_row("plain, the same groups under %g us, event time" % GRAPH_BELOW_US,
@@ -1271,7 +1363,9 @@ def parse_args(argv):
                    help="traces (files or folders; default: traces/ beside this script)")
     p.add_argument("--python", default=None, help="Python with torch (default $TLREPLAY_PYTHON, else python3 on PATH)")
     p.add_argument("--inferior-python", default=None, help="Python for the gdb inferior (default --python)")
-    p.add_argument("--budget", type=int, default=450, help="seconds for the whole check (default 450)")
+    p.add_argument("--budget", type=int, default=480, help="seconds for the whole check (default 480)")
+    p.add_argument("--self-trace", default=None, metavar="TRACE",
+                   help="judge against this trace instead of profiling self_model.py (one made on this machine)")
     p.add_argument("-r", "--iters", type=int, default=50, help="timed calls per replay (default 50)")
     p.add_argument("--warmup", type=int, default=5, help="warm-up calls per replay (default 5)")
     p.add_argument("--skip", action="append", default=[], metavar="PHASE", help="skip a phase (repeatable)")
@@ -1304,6 +1398,8 @@ def parse_args(argv):
     if not found:
         raise CheckError("no trace (.json or .json.gz) in %s" % " ".join(o.traces or [os.path.join(HERE, "traces")]))
     o.traces = [os.path.abspath(t) for t in found]
+    if o.self_trace and not os.path.isfile(o.self_trace):
+        raise CheckError("--self-trace %s: no such file" % o.self_trace)
     if os.path.exists(o.out) and not os.path.isdir(o.out):
         raise CheckError("%s: exists and is not a folder" % o.out)
     os.makedirs(o.out, exist_ok=True)

@@ -13,6 +13,7 @@ rm -rf "$tmp"
 mkdir -p "$tmp/traces" "$tmp/standin"
 cp -a "$bundle" "$tmp/tlreplay"
 cp "$src/bench/gpu-check/run.sh" "$src/bench/gpu-check/gpu_check.py" "$src/bench/gpu-check/kreplay_prog.py" \
+	"$src/bench/gpu-check/self_model.py" \
 	"$src/scripts/gen_schema_snapshot.py" \
 	"$src/tests/gdb/inferiors/addmm_model.py" "$tmp/"
 cp "$src/tests/replay/standin/python" "$src/tests/replay/standin/standin_python.py" \
@@ -40,7 +41,7 @@ cat >"$tmp/README.txt" <<EOT
 tlreplay GPU check ($(date -u +%Y-%m-%d), $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown))
 
 On a GPU machine with python3 + torch (CUDA) on PATH, nothing to install:
-    sh run.sh -o OUT            # about 8 minutes; OUT/report.md, report.json, raw.tar.gz
+    sh run.sh -o OUT            # about 8 minutes; OUT/report.md and OUT/raw.tar.gz
     sh run.sh --help
 Dry run here, against the stand-ins in standin/:
     sh run.sh --stand-ins -o OUT

@@ -128,6 +128,26 @@ class Energy(unittest.TestCase):
         self.assertIsNone(G.integrate_power([(0, 100), (1, 100)], 1, 1))
 
 
+class Raw(unittest.TestCase):
+    def test_pack_raw(self):
+        import os, tarfile, tempfile
+        with tempfile.TemporaryDirectory() as d:
+            work, dest = os.path.join(d, "w"), os.path.join(d, "raw.tar.gz")
+            os.makedirs(os.path.join(work, "gemm.kdb", "mem"))
+            for rel, n in (("report.json", 100), ("gemm.kdb/index.json", 50), ("gemm.kdb/mem/0.bin", 4000),
+                           ("big.log", 300000), ("small.log", 10)):
+                with open(os.path.join(work, rel), "wb") as f:
+                    f.write(os.urandom(n))  # random: gzip cannot shrink it
+            left = G.pack_raw(work, dest, 1 << 20)
+            names = sorted(tarfile.open(dest).getnames())
+            self.assertEqual(left, [])
+            self.assertEqual(names, ["raw/big.log", "raw/gemm.kdb/index.json", "raw/report.json", "raw/small.log"])
+            left = G.pack_raw(work, dest, 100000)  # the largest file goes first
+            self.assertEqual(left, ["big.log"])
+            self.assertLessEqual(os.path.getsize(dest), 100000)
+            self.assertNotIn("raw/big.log", tarfile.open(dest).getnames())
+
+
 NCU_CSV = '''==PROF== Connected to process 5150 (/opt/torch/.venv/bin/python3.12)
 some output of the program, "quoted" too
 ==PROF== Profiling "distribution_elementwise_grid..." - 0: 0%....50%....100% - 9 passes

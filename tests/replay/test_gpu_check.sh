@@ -47,12 +47,18 @@ esac
 head -c 20000 "$ROOT/tests/fixtures/mini.json" >"$TMP/broken.json"
 printf '{"traceEvents": [{"ph": "X", "name": ' >"$TMP/broken.json"
 OUT=$TMP/gc
+# the self trace: one made on the H200 by the same kind of model (a dry run cannot profile a GPU)
+SELF=$SHARED/gpu-runs/2026-11-28-h200/h200-torch2.11-inference.json.gz
 # shellcheck disable=SC2086
 STANDIN_REAL_PYTHON=$PYTHON sh "$GC/run.sh" --stand-ins -o "$OUT" --traces "$T" "$TMP/broken.json" -r 3 --warmup 1 \
-	$nogdb >"$TMP/out" 2>"$TMP/err"
+	--self-trace "$SELF" $nogdb >"$TMP/out" 2>"$TMP/err"
 RC=$?
-[ "$RC" -eq 0 ] && [ -s "$OUT/report.md" ] && [ -s "$OUT/report.json" ] && [ -s "$OUT/raw.tar.gz" ]
-ok $? "dry run: exit 0, report.md, report.json, raw.tar.gz"
+[ "$RC" -eq 0 ] && [ "$(ls "$OUT")" = "$(printf 'raw.tar.gz\nreport.md')" ] &&
+	[ "$(wc -c <"$OUT/raw.tar.gz")" -lt $((16 << 20)) ] &&
+	tar -xzf "$OUT/raw.tar.gz" -C "$OUT" raw/report.json && mv "$OUT/raw/report.json" "$OUT/report.json" &&
+	tar -tzf "$OUT/raw.tar.gz" | grep -q '^raw/torch-1\.[0-9]*\.json\.gz$'
+ok $? "dry run: exit 0, two files to bring back (report.md, raw.tar.gz under 16 MiB with report.json and the snapshot)"
+rm -rf "$OUT/raw"
 [ "$RC" -eq 0 ] || diag "$(cat "$TMP/err")"
 head -n 1 "$OUT/report.md" | grep -q '^# GPU check: DRY RUN AGAINST STAND-INS, no number below was measured on a GPU$'
 ok $? "the report's first line says it came from stand-ins"
@@ -66,7 +72,7 @@ import json, sys
 rep = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
 ph = rep["phases"]
-want = ["env", "schemas", "ir", "replay", "counters", "energy", "flush", "graph", "gdb", "kreplay"]
+want = ["env", "schemas", "self", "ir", "replay", "counters", "energy", "flush", "graph", "gdb", "kreplay"]
 assert sorted(ph) == sorted(want), list(ph)
 for k in want:
     if k in ("gdb", "counters") and sys.argv[3]:
@@ -75,15 +81,24 @@ for k in want:
     assert ph[k]["status"] == "ok", (k, ph[k])
 assert rep["mode"] == "stand-ins"
 traces = ph["ir"]["traces"]
-assert traces[0]["status"] == "ok" and traces[0]["groups"] == n, traces
-assert traces[1]["status"] == "failed" and "broken.json" in traces[1]["why"], traces[1]
+# the self trace (--self-trace: the H200's) comes first
+assert traces[0]["trace"] == "self" and traces[0]["status"] == "ok" and traces[0]["groups"] > 5, traces
+ns = traces[0]["groups"]
+assert ph["self"]["device"] == "given (--self-trace)" and ph["self"]["bytes"] > 1000, ph["self"]
+assert traces[1]["status"] == "ok" and traces[1]["groups"] == n, traces
+assert traces[2]["status"] == "failed" and "broken.json" in traces[2]["why"], traces[2]
 c = ph["replay"]["summary"]["counts"]
-assert c["groups"] == c["attempted"] == n and c["ok"] + c["failed"] + c["unavailable"] == n, c
-assert c["ok"] >= n - 2, c
+assert c["groups"] == c["attempted"] == n + ns and c["ok"] + c["failed"] + c["unavailable"] == n + ns, c
+bt = ph["replay"]["by_trace"]
+assert sorted(bt) == ["gaunernst_bert-small-uncased__1016001", "self"], sorted(bt)
+cb = bt["gaunernst_bert-small-uncased__1016001"]["counts"]
+assert cb["groups"] == n and cb["ok"] >= n - 2, cb
+# the targets are judged on the self trace's groups only
+assert ph["replay"]["targets"] and all(t["measured"] is not None for t in ph["replay"]["targets"]), ph["replay"]
 # the fake profiler names one relu kernel: every verdict is MISMATCH, and says so
-k = ph["replay"]["summary"]["kernels"]
-assert k["MISMATCH"] == c["ok"], k
-assert ph["flush"]["summary"]["counts"]["attempted"] == n
+k = bt["gaunernst_bert-small-uncased__1016001"]["kernels"]
+assert k["MISMATCH"] == cb["ok"], k
+assert ph["flush"]["summary"]["counts"]["attempted"] == n + ns
 g = ph["graph"]
 assert g["summary"]["counts"]["attempted"] == g["groups_under_10us"] > 0, g
 # counters: three ops, four metrics; both sides are the fakes' values
@@ -116,9 +131,12 @@ st=$?
 ok $st "report.json: every phase, the counts of the IR and the replays, the fakes' counter and energy values"
 [ $st -eq 0 ] || diag "$(cat "$TMP/py")"
 
-"$PYTHON" -c 'import gzip,json,sys; d=json.load(gzip.open(sys.argv[1])); assert d["schemas"] and d["torch"].startswith("1.")' \
-	"$OUT"/torch-1.*.json.gz
-ok $? "the schema snapshot is written to OUT and reads back"
+"$PYTHON" -c 'import gzip,json,sys,tarfile
+t = tarfile.open(sys.argv[1])
+snap = [n for n in t.getnames() if n.startswith("raw/torch-1.")]
+d = json.load(gzip.open(t.extractfile(snap[0])))
+assert d["schemas"] and d["torch"].startswith("1.")' "$OUT/raw.tar.gz"
+ok $? "the schema snapshot is in raw.tar.gz and reads back"
 tar -tzf "$OUT/raw.tar.gz" >"$TMP/raw" && grep -q 'raw/.*replay-plain.out' "$TMP/raw" &&
 	{ [ -n "$nogdb" ] || grep -q 'raw/ncu-gemm.csv' "$TMP/raw"; }
 ok $? "raw.tar.gz holds every command's output"
@@ -133,14 +151,21 @@ fi
 ok $? "no work folder left behind"
 
 # --skip and the phases that need another
-run sh "$GC/run.sh" --stand-ins -o "$TMP/gc2" --traces "$T" --skip replay --skip gdb --skip schemas -r 1 --warmup 0
+run sh "$GC/run.sh" --stand-ins -o "$TMP/gc2" --traces "$T" --skip replay --skip gdb --skip schemas --skip self \
+	-r 1 --warmup 0
 "$PYTHON" -c '
-import json, sys
-ph = json.load(open(sys.argv[1]))["phases"]
+import json, sys, tarfile
+ph = json.load(tarfile.open(sys.argv[1]).extractfile("raw/report.json"))["phases"]
 assert ph["replay"]["why"] == "--skip replay", ph["replay"]
 for k in ("counters", "energy", "graph"):
     assert ph[k]["status"] == "skipped" and ph[k]["why"] == "needs the replay phase, which was skipped", ph[k]
 assert ph["flush"]["status"] == "ok"
-' "$TMP/gc2/report.json" && [ "$RC" -eq 0 ]
+' "$TMP/gc2/raw.tar.gz" && [ "$RC" -eq 0 ]
 ok $? "--skip replay: the phases that need it are skipped and say why"
+# self_model.py, which the self phase runs on the GPU, runs on the CPU (tiny sizes, fp32)
+"$PYTHON" "$GC/self_model.py" "$TMP/self.json" --device cpu >"$TMP/sm.out" 2>&1 &&
+	"$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); ev=d["traceEvents"] if isinstance(d, dict) else d
+names={e.get("name") for e in ev}
+sys.exit(0 if {"aten::layer_norm", "aten::linear", "aten::convolution", "aten::gelu"} <= names else 1)' "$TMP/self.json"
+ok $? "self_model.py profiles the transformer block and the conv net (CPU, dry)"
 done_testing
