@@ -12,6 +12,7 @@
  * Each wrapper does its bookkeeping around the real function, which it
  * finds in libcuda.so.1 as the program loaded it. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +28,9 @@ struct hook {
 	bool ptsz;		/* the per-thread-default-stream variant */
 	void *wrapper;
 	void *real;		/* resolved once */
+	/* the cudaVersions whose lookups of base have the wrapper's ABI: an
+	 * older one gets another (cuMemAlloc for 3.0: 32-bit pointers) */
+	int since, until;
 };
 
 static struct hook hooks[];
@@ -443,13 +447,18 @@ REC_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f,
 
 /* ---- lookups */
 
-/* The wrapper to hand out for what the driver found for @symbol, or the
- * driver's own function when we do not wrap it. The driver answers with
- * one of its exports (cuMemAlloc -> cuMemAlloc_v2, cuLaunchKernel with the
- * per-thread flag -> cuLaunchKernel_ptsz); if it answers with another
- * function for a name we wrap, the wrapper of that name and variant calls
- * it from then on. */
-static void *wrap_found(const char *symbol, void *found, uint64_t flags)
+/* The wrapper to hand out for what the driver found for @symbol at
+ * @version, or the driver's own function when we do not wrap it. The driver
+ * answers with one of its exports (cuMemAlloc -> cuMemAlloc_v2,
+ * cuLaunchKernel with the per-thread flag -> cuLaunchKernel_ptsz). A lookup
+ * for an older cudaVersion gets an older ABI (cuMemAlloc for 3.0: 32-bit
+ * pointers and sizes), which no wrapper of ours has: it is handed out as it
+ * is. Were it taken as the wrapper's real function, every caller holding
+ * the wrapper (cudart) would call the old ABI from then on: a truncated
+ * size, half a pointer written. If the driver answers a version we wrap
+ * with another function than its export, the wrapper of that name and
+ * variant calls it from then on (the same ABI). */
+static void *wrap_found(const char *symbol, void *found, int version, uint64_t flags)
 {
 	struct hook *pick = NULL;
 	bool ptsz = flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
@@ -458,7 +467,7 @@ static void *wrap_found(const char *symbol, void *found, uint64_t flags)
 	if (!found)
 		return found;
 	for (i = 0; i < nhooks; i++) {
-		if (strcmp(hooks[i].base, symbol))
+		if (strcmp(hooks[i].base, symbol) || version < hooks[i].since || version > hooks[i].until)
 			continue;
 		if (hook_real(&hooks[i]) == found)
 			return hooks[i].wrapper;
@@ -482,7 +491,7 @@ REC_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version
 		return CUDA_ERROR_NOT_INITIALIZED;
 	r = real(symbol, pfn, version, flags);
 	if (!r && pfn)
-		*pfn = wrap_found(symbol, *pfn, flags);
+		*pfn = wrap_found(symbol, *pfn, version, flags);
 	return r;
 }
 
@@ -495,7 +504,7 @@ REC_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int vers
 		return CUDA_ERROR_NOT_INITIALIZED;
 	r = real(symbol, pfn, version, flags, status);
 	if (!r && pfn)
-		*pfn = wrap_found(symbol, *pfn, flags);
+		*pfn = wrap_found(symbol, *pfn, version, flags);
 	return r;
 }
 
@@ -559,7 +568,9 @@ REC_EXPORT void *dlsym(void *handle, const char *name)
 }
 #endif
 
-#define HOOK(idx, name, base, ptsz) [idx] = { #name, base, ptsz, (void *)name, NULL }
+/* HOOK: a wrapper for every version; HOOKV: for the cudaVersions [since, until] */
+#define HOOKV(idx, name, base, ptsz, since, until) [idx] = { #name, base, ptsz, (void *)name, NULL, since, until }
+#define HOOK(idx, name, base, ptsz)		   HOOKV(idx, name, base, ptsz, 0, INT_MAX)
 
 static struct hook hooks[] = {
 	HOOK(H_LOAD, cuModuleLoadData, "cuModuleLoadData", false),
@@ -574,10 +585,10 @@ static struct hook hooks[] = {
 	HOOK(H_LIBKERNEL, cuLibraryGetKernel, "cuLibraryGetKernel", false),
 	HOOK(H_LIBMODULE, cuLibraryGetModule, "cuLibraryGetModule", false),
 	HOOK(H_KERNFUNC, cuKernelGetFunction, "cuKernelGetFunction", false),
-	HOOK(H_ALLOC, cuMemAlloc_v2, "cuMemAlloc", false),
-	HOOK(H_ALLOCPITCH, cuMemAllocPitch_v2, "cuMemAllocPitch", false),
+	HOOKV(H_ALLOC, cuMemAlloc_v2, "cuMemAlloc", false, 3020, INT_MAX),
+	HOOKV(H_ALLOCPITCH, cuMemAllocPitch_v2, "cuMemAllocPitch", false, 3020, INT_MAX),
 	HOOK(H_ALLOCMANAGED, cuMemAllocManaged, "cuMemAllocManaged", false),
-	HOOK(H_FREE, cuMemFree_v2, "cuMemFree", false),
+	HOOKV(H_FREE, cuMemFree_v2, "cuMemFree", false, 3020, INT_MAX),
 	HOOK(H_ALLOCASYNC, cuMemAllocAsync, "cuMemAllocAsync", false),
 	HOOK(H_ALLOCASYNC_PTSZ, cuMemAllocAsync_ptsz, "cuMemAllocAsync", true),
 	HOOK(H_POOLASYNC, cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", false),
@@ -592,7 +603,7 @@ static struct hook hooks[] = {
 	HOOK(H_LAUNCHEX_PTSZ, cuLaunchKernelEx_ptsz, "cuLaunchKernelEx", true),
 	HOOK(H_COOP, cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", false),
 	HOOK(H_COOP_PTSZ, cuLaunchCooperativeKernel_ptsz, "cuLaunchCooperativeKernel", true),
-	HOOK(H_GETPROC, cuGetProcAddress, "cuGetProcAddress", false),
-	HOOK(H_GETPROC2, cuGetProcAddress_v2, "cuGetProcAddress", false),
+	HOOKV(H_GETPROC, cuGetProcAddress, "cuGetProcAddress", false, 0, 11999),
+	HOOKV(H_GETPROC2, cuGetProcAddress_v2, "cuGetProcAddress", false, 12000, INT_MAX),
 };
 static size_t nhooks = sizeof(hooks) / sizeof(hooks[0]);

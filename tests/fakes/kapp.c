@@ -126,6 +126,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
 			void **kernelParams, void **extra);
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
 CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N);
@@ -506,6 +507,25 @@ int main(int argc, char **argv)
 	hash(htmp, NTMP * 4);
 	hash(htmp2, NTMP2 * 4);
 	hash(sums, (size_t)iters * 4);
+	/* at the end (the addresses above stay the stand-in's first ones): a
+	 * library built for CUDA 3.0 asks for cuMemAlloc too, and gets the
+	 * 32-bit ABI: what the _v2 pointer calls must not change (a recorder
+	 * that let the last lookup win had the _v2 wrapper call the legacy
+	 * function: 4 bytes of pointer written, the size cut to 32 bits) */
+	{
+		void *legacy = NULL;
+		int st = -1;
+		CUdeviceptr probe = (CUdeviceptr)0xdeadbeefdeadbeefull, base = 0;
+		size_t size = 0;
+
+		if (gpa("cuMemAlloc", &legacy, 3000, CU_GET_PROC_ADDRESS_DEFAULT, &st) || !legacy)
+			die("cuGetProcAddress_v2(cuMemAlloc, 3000) found no legacy ABI");
+		CK(p_memalloc(&probe, 1 << 16));
+		if ((probe >> 32) == 0xdeadbeefu || cuMemGetAddressRange_v2(&base, &size, probe) || size != 1 << 16)
+			die("the _v2 cuMemAlloc pointer called the legacy ABI after a legacy lookup");
+		CK(cuMemFree_v2(probe));
+	}
+
 	printf("kapp: checksum=%016llx\n", (unsigned long long)g_hash);
 
 	/* --- teardown --- */

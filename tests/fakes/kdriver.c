@@ -1748,6 +1748,25 @@ static CUresult k_cuMemFree_v2(CUdeviceptr dptr)
 	return mem_free(dptr);
 }
 
+/* The CUDA 3.0 ABI, which cuGetProcAddress still hands out for an older
+ * cudaVersion: 32-bit pointers and sizes. As the real driver's, it writes
+ * 4 bytes through dptr: a caller of the _v2 ABI that reaches it gets a
+ * truncated size and the upper half of its pointer left as it was. */
+static CUresult k_cuMemAlloc(unsigned int *dptr, unsigned int bytesize)
+{
+	CUdeviceptr p = 0;
+	CUresult r = mem_alloc(&p, bytesize);
+
+	if (r == CUDA_SUCCESS && dptr)
+		*dptr = (unsigned int)p;
+	return r;
+}
+
+static CUresult k_cuMemFree(unsigned int dptr)
+{
+	return mem_free((CUdeviceptr)dptr);
+}
+
 static CUresult k_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
 	{
@@ -2359,96 +2378,98 @@ static CUresult k_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVe
  * function's address, which is the export's address (taking the export's
  * own address here would go through the GOT, which an LD_PRELOAD'ed
  * interposer of the same name takes over). */
-#define KDRV_SYMBOLS(X)                                                        \
-	X(cuInit, 0)                                                           \
-	X(cuDriverGetVersion, 0)                                               \
-	X(cuGetErrorString, 0)                                                 \
-	X(cuGetErrorName, 0)                                                   \
-	X(cuGetProcAddress, 11030)                                             \
-	X(cuGetProcAddress_v2, 12000)                                          \
-	X(cuGetExportTable, 0)                                                 \
-	X(cuDeviceGetCount, 0)                                                 \
-	X(cuDeviceGet, 0)                                                      \
-	X(cuDeviceGetName, 0)                                                  \
-	X(cuDeviceGetUuid, 9020)                                               \
-	X(cuDeviceGetUuid_v2, 11040)                                           \
-	X(cuDeviceTotalMem_v2, 3020)                                           \
-	X(cuDeviceGetAttribute, 0)                                             \
-	X(cuDevicePrimaryCtxRetain, 7000)                                      \
-	X(cuDevicePrimaryCtxRelease_v2, 11000)                                 \
-	X(cuDevicePrimaryCtxGetState, 7000)                                    \
-	X(cuCtxCreate_v2, 3020)                                                \
-	X(cuCtxDestroy_v2, 4000)                                               \
-	X(cuCtxSetCurrent, 4000)                                               \
-	X(cuCtxGetCurrent, 4000)                                               \
-	X(cuCtxPushCurrent_v2, 4000)                                           \
-	X(cuCtxPopCurrent_v2, 4000)                                            \
-	X(cuCtxGetDevice, 0)                                                   \
-	X(cuCtxSynchronize, 0)                                                 \
-	X(cuModuleLoad, 0)                                                     \
-	X(cuModuleLoadData, 0)                                                 \
-	X(cuModuleLoadDataEx, 0)                                               \
-	X(cuModuleLoadFatBinary, 0)                                            \
-	X(cuModuleUnload, 0)                                                   \
-	X(cuModuleGetFunction, 0)                                              \
-	X(cuLibraryLoadData, 12000)                                            \
-	X(cuLibraryLoadFromFile, 12000)                                        \
-	X(cuLibraryUnload, 12000)                                              \
-	X(cuLibraryGetKernel, 12000)                                           \
-	X(cuLibraryGetModule, 12000)                                           \
-	X(cuKernelGetFunction, 12000)                                          \
-	X(cuKernelGetAttribute, 12000)                                         \
-	X(cuKernelSetAttribute, 12000)                                         \
-	X(cuKernelGetName, 12030)                                              \
-	X(cuKernelGetParamInfo, 12040)                                         \
-	X(cuFuncGetAttribute, 0)                                               \
-	X(cuFuncSetAttribute, 9000)                                            \
-	X(cuFuncGetName, 12030)                                                \
-	X(cuFuncGetModule, 11000)                                              \
-	X(cuFuncGetParamInfo, 12040)                                           \
-	X(cuLaunchKernel, 4000)                                                \
-	X(cuLaunchKernel_ptsz, 7000)                                           \
-	X(cuLaunchKernelEx, 11060)                                             \
-	X(cuLaunchKernelEx_ptsz, 11060)                                        \
-	X(cuMemAlloc_v2, 3020)                                                 \
-	X(cuMemFree_v2, 3020)                                                  \
-	X(cuMemAllocAsync, 11020)                                              \
-	X(cuMemFreeAsync, 11020)                                               \
-	X(cuMemAllocPitch_v2, 3020)                                            \
-	X(cuMemGetInfo_v2, 3020)                                               \
-	X(cuMemGetAddressRange_v2, 3020)                                       \
-	X(cuMemGetAllocationGranularity, 10020)                                \
-	X(cuMemAddressReserve, 10020)                                          \
-	X(cuMemAddressFree, 10020)                                             \
-	X(cuMemCreate, 10020)                                                  \
-	X(cuMemRelease, 10020)                                                 \
-	X(cuMemMap, 10020)                                                     \
-	X(cuMemUnmap, 10020)                                                   \
-	X(cuMemSetAccess, 10020)                                               \
-	X(cuMemcpyHtoD_v2, 3020)                                               \
-	X(cuMemcpyDtoH_v2, 3020)                                               \
-	X(cuMemcpyDtoD_v2, 3020)                                               \
-	X(cuMemcpyHtoDAsync_v2, 3020)                                          \
-	X(cuMemcpyDtoHAsync_v2, 3020)                                          \
-	X(cuMemcpyDtoDAsync_v2, 3020)                                          \
-	X(cuMemcpy, 4000)                                                      \
-	X(cuMemcpyAsync, 4000)                                                 \
-	X(cuMemsetD8_v2, 3020)                                                 \
-	X(cuMemsetD32_v2, 3020)                                                \
-	X(cuMemsetD8Async, 0)                                                  \
-	X(cuMemsetD32Async, 0)                                                 \
-	X(cuStreamCreate, 0)                                                   \
-	X(cuStreamCreateWithPriority, 5050)                                    \
-	X(cuStreamDestroy_v2, 4000)                                            \
-	X(cuStreamSynchronize, 0)                                              \
-	X(cuStreamQuery, 0)                                                    \
-	X(cuStreamWaitEvent, 0)                                                \
-	X(cuEventCreate, 0)                                                    \
-	X(cuEventRecord, 0)                                                    \
-	X(cuEventSynchronize, 0)                                               \
-	X(cuEventQuery, 0)                                                     \
-	X(cuEventElapsedTime, 0)                                               \
-	X(cuEventElapsedTime_v2, 12080)                                        \
+#define KDRV_SYMBOLS(X)                         \
+	X(cuInit, 0)                            \
+	X(cuDriverGetVersion, 0)                \
+	X(cuGetErrorString, 0)                  \
+	X(cuGetErrorName, 0)                    \
+	X(cuGetProcAddress, 11030)              \
+	X(cuGetProcAddress_v2, 12000)           \
+	X(cuGetExportTable, 0)                  \
+	X(cuDeviceGetCount, 0)                  \
+	X(cuDeviceGet, 0)                       \
+	X(cuDeviceGetName, 0)                   \
+	X(cuDeviceGetUuid, 9020)                \
+	X(cuDeviceGetUuid_v2, 11040)            \
+	X(cuDeviceTotalMem_v2, 3020)            \
+	X(cuDeviceGetAttribute, 0)              \
+	X(cuDevicePrimaryCtxRetain, 7000)       \
+	X(cuDevicePrimaryCtxRelease_v2, 11000)  \
+	X(cuDevicePrimaryCtxGetState, 7000)     \
+	X(cuCtxCreate_v2, 3020)                 \
+	X(cuCtxDestroy_v2, 4000)                \
+	X(cuCtxSetCurrent, 4000)                \
+	X(cuCtxGetCurrent, 4000)                \
+	X(cuCtxPushCurrent_v2, 4000)            \
+	X(cuCtxPopCurrent_v2, 4000)             \
+	X(cuCtxGetDevice, 0)                    \
+	X(cuCtxSynchronize, 0)                  \
+	X(cuModuleLoad, 0)                      \
+	X(cuModuleLoadData, 0)                  \
+	X(cuModuleLoadDataEx, 0)                \
+	X(cuModuleLoadFatBinary, 0)             \
+	X(cuModuleUnload, 0)                    \
+	X(cuModuleGetFunction, 0)               \
+	X(cuLibraryLoadData, 12000)             \
+	X(cuLibraryLoadFromFile, 12000)         \
+	X(cuLibraryUnload, 12000)               \
+	X(cuLibraryGetKernel, 12000)            \
+	X(cuLibraryGetModule, 12000)            \
+	X(cuKernelGetFunction, 12000)           \
+	X(cuKernelGetAttribute, 12000)          \
+	X(cuKernelSetAttribute, 12000)          \
+	X(cuKernelGetName, 12030)               \
+	X(cuKernelGetParamInfo, 12040)          \
+	X(cuFuncGetAttribute, 0)                \
+	X(cuFuncSetAttribute, 9000)             \
+	X(cuFuncGetName, 12030)                 \
+	X(cuFuncGetModule, 11000)               \
+	X(cuFuncGetParamInfo, 12040)            \
+	X(cuLaunchKernel, 4000)                 \
+	X(cuLaunchKernel_ptsz, 7000)            \
+	X(cuLaunchKernelEx, 11060)              \
+	X(cuLaunchKernelEx_ptsz, 11060)         \
+	X(cuMemAlloc, 0)                        \
+	X(cuMemFree, 0)                         \
+	X(cuMemAlloc_v2, 3020)                  \
+	X(cuMemFree_v2, 3020)                   \
+	X(cuMemAllocAsync, 11020)               \
+	X(cuMemFreeAsync, 11020)                \
+	X(cuMemAllocPitch_v2, 3020)             \
+	X(cuMemGetInfo_v2, 3020)                \
+	X(cuMemGetAddressRange_v2, 3020)        \
+	X(cuMemGetAllocationGranularity, 10020) \
+	X(cuMemAddressReserve, 10020)           \
+	X(cuMemAddressFree, 10020)              \
+	X(cuMemCreate, 10020)                   \
+	X(cuMemRelease, 10020)                  \
+	X(cuMemMap, 10020)                      \
+	X(cuMemUnmap, 10020)                    \
+	X(cuMemSetAccess, 10020)                \
+	X(cuMemcpyHtoD_v2, 3020)                \
+	X(cuMemcpyDtoH_v2, 3020)                \
+	X(cuMemcpyDtoD_v2, 3020)                \
+	X(cuMemcpyHtoDAsync_v2, 3020)           \
+	X(cuMemcpyDtoHAsync_v2, 3020)           \
+	X(cuMemcpyDtoDAsync_v2, 3020)           \
+	X(cuMemcpy, 4000)                       \
+	X(cuMemcpyAsync, 4000)                  \
+	X(cuMemsetD8_v2, 3020)                  \
+	X(cuMemsetD32_v2, 3020)                 \
+	X(cuMemsetD8Async, 0)                   \
+	X(cuMemsetD32Async, 0)                  \
+	X(cuStreamCreate, 0)                    \
+	X(cuStreamCreateWithPriority, 5050)     \
+	X(cuStreamDestroy_v2, 4000)             \
+	X(cuStreamSynchronize, 0)               \
+	X(cuStreamQuery, 0)                     \
+	X(cuStreamWaitEvent, 0)                 \
+	X(cuEventCreate, 0)                     \
+	X(cuEventRecord, 0)                     \
+	X(cuEventSynchronize, 0)                \
+	X(cuEventQuery, 0)                      \
+	X(cuEventElapsedTime, 0)                \
+	X(cuEventElapsedTime_v2, 12080)         \
 	X(cuEventDestroy_v2, 4000)
 
 #define KDRV_EXPORT(name, ver)                                                 \

@@ -303,8 +303,9 @@ static void test_main(void)
 		   numv(a, "cuda_median_us") == 4 && numv(a, "replay_over_trace") == 0.5,
 	   "kernel: op_uid, op, the op's medians and ratio");
 	ok(doc && !ann(doc, 2) && !ann(doc, 3) && !ann(doc, 9), "events without results get nothing");
-	ok(numv(ann(doc, 0), "cpu_median_us") == 30 && !cJSON_GetObjectItem(ann(doc, 0), "trace_gpu_us"),
-	   "the parent op has its own result, no kernels of its own");
+	ok(numv(ann(doc, 0), "cpu_median_us") == 30 && numv(ann(doc, 0), "trace_gpu_us") == 8,
+	   "the parent op has its own result and the trace time of the GPU work below it (its child's kernel, "
+	   "which the child annotates)");
 	ok(numv(ann(doc, 6), "cpu_median_us") == 3, "an event without args gets one; the latest by time wins");
 	ok(numv(ann(doc, 7), "cpu_median_us") == 1, "empty args");
 	ok(numv(ann(doc, 8), "cpu_median_us") == 2, "args: null is replaced");

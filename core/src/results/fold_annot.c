@@ -220,21 +220,23 @@ static int find_kernels(struct tl_trace *tr, struct fold_op *op)
 	n = tl_event_gpu_events(tr, op->uid, &op->kernels);
 	if (n < 0)
 		return (int)n;
-	/* the GPU events below it, as the IR's kernels/gpu_time_us: what a
-	 * replay of it runs */
-	m = (size_t)n;
-	op->nk = m;
-	iv = calloc(m + 1, sizeof(*iv));
+	iv = calloc((size_t)n + 1, sizeof(*iv));
 	if (!iv)
 		return -ENOMEM;
-	for (i = 0; i < (int64_t)m; i++) {
+	/* the trace's time is of every GPU event below it, as the IR's
+	 * gpu_time_us: what a replay of it runs; the kernels it annotates are
+	 * the ones it launched itself (a child op annotates its own) */
+	for (i = 0; i < n; i++) {
 		const struct tl_ev *e = &tr->ev[op->kernels[i]];
 
 		iv[i].s = e->ts;
 		iv[i].e = tl_ev_end(e);
+		if (tl_event_launcher(tr, op->kernels[i]) == (int64_t)op->uid)
+			op->kernels[m++] = op->kernels[i];
 	}
+	op->nk = m;
 	/* to the ns: sums of large float timestamps carry noise below that */
-	op->trace_gpu_us = round(tl_union_len(iv, m) * 1e3) / 1e3;
+	op->trace_gpu_us = round(tl_union_len(iv, (size_t)n) * 1e3) / 1e3;
 	free(iv);
 	return 0;
 }
