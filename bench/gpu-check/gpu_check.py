@@ -438,6 +438,28 @@ def _text(b):
     return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
 
 
+def kreplay_targets(events, classes):
+    """[(class, event index)] of the kernel events whose name matches each class's regex: the
+    second match (a first call may set a library up), else the first; classes without one are
+    left out."""
+    out = []
+    for cls, kre in classes:
+        hits = [i for i, e in enumerate(events)
+                if e.get("ph") == "X" and e.get("cat") == "kernel" and kre.search(e.get("name", ""))]
+        if hits:
+            out.append((cls, hits[1] if len(hits) >= 2 else hits[0]))
+    return out
+
+
+def recorded_launches(db):
+    """The launches a kernel database holds (its index.json), 0 when it has none or no index."""
+    try:
+        with open(os.path.join(db, "index.json")) as f:
+            return len(json.load(f).get("launches") or [])
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
 RAW_LIMIT = 16 << 20  # raw.tar.gz's most bytes
 
 
@@ -1034,24 +1056,18 @@ class Check:
             raise CheckError("gdb: %s" % ", ".join(k for k, v in found.items() if not v))
 
     # -- kernel record/replay
-    KERNEL_CLASSES = (("gemm", "aten::mm", None), ("elementwise", "aten::add", None),
-                      ("triton", None, re.compile(r"^triton_")))
+    # by the kernel's own name in the program's trace (an op's event may have launched nothing:
+    # the H200's run picked an aten::add that had not)
+    KERNEL_CLASSES = (("gemm", re.compile(r"gemm|nvjet|cutlass|xmma|cublas", re.I)),
+                      ("elementwise", re.compile(r"elementwise_kernel")),
+                      ("triton", re.compile(r"^triton_")))
 
     def _kreplay_targets(self, trace):
-        """(class, UID) of the kernels to record: the first kernel of the second aten::mm and
-        aten::add (the first call may set cuBLAS up), the second launch of a Triton kernel."""
+        """(class, UID) of the kernel events to record: the second launch of a GEMM, of an ATen
+        elementwise kernel and of a Triton kernel (the first may set a library up), else the first."""
         with open(trace) as f:
             events = json.load(f)["traceEvents"]
-        out = []
-        for cls, op, kre in self.KERNEL_CLASSES:
-            hits = [i for i, e in enumerate(events) if e.get("ph") == "X" and (
-                (op and e.get("cat") == "cpu_op" and e.get("name") == op) or
-                (kre and e.get("cat") == "kernel" and kre.search(e.get("name", ""))))]
-            if len(hits) >= 2:
-                out.append((cls, hits[1]))
-            elif hits:
-                out.append((cls, hits[0]))
-        return out
+        return kreplay_targets(events, self.KERNEL_CLASSES)
 
     def p_kreplay(self, rec):
         work = os.path.join(self.work, "kreplay")
@@ -1088,9 +1104,13 @@ class Check:
                 row = {"class": cls}
                 rc, out, err = self.run.run("record-" + cls, self.tl("record", "-o", db, *sel) + ["--"] + prog,
                                             timeout=600)
-                row["recorded"] = rc == 0
+                # recorded and the program's end are two facts: a program that failed after the
+                # launch was saved still has a recording to replay
+                row["recorded"] = recorded_launches(db) > 0
+                row["program_exit"] = rc
                 if rc != 0:
                     row["why"] = first_line(err.replace("tlreplay-record: ", ""))
+                if not row["recorded"]:
                     rows.append(row)
                     continue
                 rc, out, err = self.run.run("kreplay-" + cls, self.tl(
@@ -1110,10 +1130,13 @@ class Check:
             self.run.env = self.env
         rec["kernels"] = rows
         bad = [r["class"] for r in rows if r.get("verify") != "match"]
+        died = [r["class"] for r in rows if r.get("program_exit") not in (0, None)]
         if not rows:
             raise CheckError("no kernel of kreplay_prog.py found in its trace")
-        if bad:
-            raise CheckError("not replayed bit-exactly: %s" % ", ".join(bad))
+        if bad or died:
+            raise CheckError("; ".join(x for x in (
+                "not replayed bit-exactly: %s" % ", ".join(bad) if bad else "",
+                "the recorded program failed: %s" % ", ".join(died) if died else "") if x))
 
     # -- the whole check
     def main(self):
@@ -1319,12 +1342,13 @@ def render_markdown(rep):
     kr = ph.get("kreplay", {})
     w("## Kernel record/replay (`tlreplay record --uid`, `tlreplay kreplay --verify`)\n\n")
     if kr.get("kernels"):
-        w("| class | kernel | grid | block | recorded | outputs | replay us | trace us | replay/trace |\n"
-          "|---|---|---|---|---|---|---|---|---|\n")
+        w("| class | kernel | grid | block | recorded | program exit | outputs | replay us | trace us "
+          "| replay/trace |\n|---|---|---|---|---|---|---|---|---|---|\n")
         for r in kr["kernels"]:
-            w("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n" % (
+            w("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
                 r["class"], (r.get("kernel") or "-")[:90], r.get("grid") or "-", r.get("block") or "-",
-                "yes" if r.get("recorded") else "NO: %s" % r.get("why"), r.get("verify") or r.get("why") or "-",
+                "yes" if r.get("recorded") else "NO: %s" % r.get("why"),
+                "-" if r.get("program_exit") is None else r["program_exit"], r.get("verify") or r.get("why") or "-",
                 _num(r.get("replay_us"), "%.2f"), _num(r.get("trace_us"), "%.2f"), _num(r.get("ratio"), "%.2f")))
         w("\n")
     if kr.get("why"):

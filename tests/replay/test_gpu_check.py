@@ -148,6 +148,25 @@ class Raw(unittest.TestCase):
             self.assertNotIn("raw/big.log", tarfile.open(dest).getnames())
 
 
+class Kreplay(unittest.TestCase):
+    def test_targets_by_kernel_name(self):
+        ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::add"},          # launched nothing: not a target
+              {"ph": "X", "cat": "kernel", "name": "nvjet_sm90_tst_64x16_64x16_2x4_h_bz_bias_TNT"},
+              {"ph": "X", "cat": "kernel", "name": "void at::native::vectorized_elementwise_kernel<4, x>(int)"},
+              {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_kernel__5x_cublas"},
+              {"ph": "X", "cat": "kernel", "name": "triton_poi_fused_add_0"}]
+        self.assertEqual(G.kreplay_targets(ev, G.Check.KERNEL_CLASSES),
+                         [("gemm", 3), ("elementwise", 2), ("triton", 4)])
+
+    def test_recorded_launches(self):
+        import os, tempfile
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(G.recorded_launches(d), 0)
+            with open(os.path.join(d, "index.json"), "w") as f:
+                f.write('{"launches": [{}, {}]}')
+            self.assertEqual(G.recorded_launches(d), 2)
+
+
 NCU_CSV = '''==PROF== Connected to process 5150 (/opt/torch/.venv/bin/python3.12)
 some output of the program, "quoted" too
 ==PROF== Profiling "distribution_elementwise_grid..." - 0: 0%....50%....100% - 9 passes
