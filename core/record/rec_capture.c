@@ -111,6 +111,7 @@ static bool matches(const char *mangled, const char *demangled)
 
 /* ---- the driver calls a recording makes */
 typedef CUresult sync_fn(void);
+typedef CUresult capturing_fn(CUstream, int *);
 typedef CUresult dtoh_fn(void *, CUdeviceptr, size_t);
 typedef CUresult getparam_fn(CUfunction, size_t, size_t *, size_t *);
 typedef CUresult kgetfn_fn(CUfunction *, CUkernel);
@@ -498,6 +499,20 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 		rec_say("cannot record %s: its module image was not seen (loaded before the recorder, or by a "
 			"call it does not know)", name);
 		return;
+	}
+	/* recording synchronizes the context, which ends a stream capture (a
+	 * CUDA graph being made, as torch.cuda.graphs do): such a launch runs
+	 * unrecorded, and the capture goes on */
+	{
+		capturing_fn *cap = REAL(capturing_fn, "cuStreamIsCapturing");
+		int status = 0;
+
+		if (cap && !cap(l->stream, &status) && status != 0) {
+			rec_say("not recorded: %s was launched on a stream being captured into a CUDA graph "
+				"(recording would synchronize and end the capture); select a launch outside it",
+				name);
+			return;
+		}
 	}
 	device_info(&dev);
 	err = params_get(l, f, img, name, dev.major * 10 + dev.minor, &p);

@@ -127,6 +127,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);
+CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode);
+CUresult cuStreamEndCapture(CUstream hStream, void **phGraph);
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
 CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N);
@@ -507,6 +509,18 @@ int main(int argc, char **argv)
 	hash(htmp, NTMP * 4);
 	hash(htmp2, NTMP2 * 4);
 	hash(sums, (size_t)iters * 4);
+	/* $KAPP_CAPTURE: one more small_block, on s while it is captured into a
+	 * graph (as torch.cuda.graphs do); a recorder that synchronizes then
+	 * would end the capture, and EndCapture would fail */
+	const char *cap = getenv("KAPP_CAPTURE");
+	if (cap && *cap && strcmp(cap, "0") != 0) {
+		void *graph = NULL;
+		void *pcap[] = { &d_tmp2, &ntmp2 };
+
+		CK(cuStreamBeginCapture_v2(s, 0));
+		CK(cuLaunchKernel(f_small, 3, 1, 1, 256, 1, 1, 0, s, pcap, NULL));
+		CK(cuStreamEndCapture(s, &graph));
+	}
 	/* at the end (the addresses above stay the stand-in's first ones): a
 	 * library built for CUDA 3.0 asks for cuMemAlloc too, and gets the
 	 * 32-bit ABI: what the _v2 pointer calls must not change (a recorder

@@ -69,6 +69,8 @@ typedef enum {
 	CUDA_ERROR_NOT_READY = 600,
 	CUDA_ERROR_NOT_PERMITTED = 800,
 	CUDA_ERROR_NOT_SUPPORTED = 801,
+	CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+	CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
 	CUDA_ERROR_UNKNOWN = 999,
 } CUresult;
 
@@ -268,6 +270,7 @@ struct kfunc {
 struct kstream {
 	struct kstream *gnext;
 	int dead;
+	int capturing; /* CUstreamCaptureStatus: 0 none, 1 active, 2 invalidated */
 	unsigned flags;
 	int prio;
 };
@@ -620,6 +623,8 @@ static const struct {
 	{ 719, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure" },
 	{ 800, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted" },
 	{ 801, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
+	{ 900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "operation not permitted when stream is capturing" },
+	{ 901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "operation failed due to a previous error during capture" },
 	{ 999, "CUDA_ERROR_UNKNOWN", "unknown error" },
 };
 
@@ -894,10 +899,19 @@ static CUresult k_cuCtxGetDevice(CUdevice *device)
 	return CUDA_SUCCESS;
 }
 
+/* As the real driver: a context-wide synchronize while a stream captures
+ * (in the default, global mode) is refused and invalidates the capture. */
 static CUresult k_cuCtxSynchronize(void)
 {
 	NEED_CTX();
-	return CUDA_SUCCESS;
+	LOCK_SCOPE();
+	int refused = 0;
+	for (struct kstream *p = g_streams; p; p = p->gnext)
+		if (!p->dead && p->capturing == 1) {
+			p->capturing = 2;
+			refused = 1;
+		}
+	return refused ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2251,6 +2265,45 @@ static CUresult k_cuStreamSynchronize(CUstream hStream)
 	return stream_check(hStream);
 }
 
+/* Stream capture, as far as the recorder needs it: the state, and what a
+ * synchronize does to it. The stand-in still runs what is launched during
+ * a capture (it has no graphs); EndCapture gives no graph. */
+static CUresult k_cuStreamBeginCapture_v2(CUstream hStream, int mode)
+{
+	(void)mode;
+	NEED_CTX();
+	LOCK_SCOPE();
+	struct kstream *s = find_stream(hStream);
+	if (!s)
+		return CUDA_ERROR_INVALID_HANDLE;
+	s->capturing = 1;
+	return CUDA_SUCCESS;
+}
+
+static CUresult k_cuStreamEndCapture(CUstream hStream, void **phGraph)
+{
+	NEED_CTX();
+	LOCK_SCOPE();
+	struct kstream *s = find_stream(hStream);
+	if (!s || !phGraph)
+		return CUDA_ERROR_INVALID_HANDLE;
+	int was = s->capturing;
+	s->capturing = 0;
+	*phGraph = NULL;
+	return was == 2 ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS;
+}
+
+static CUresult k_cuStreamIsCapturing(CUstream hStream, int *captureStatus)
+{
+	NEED_CTX();
+	LOCK_SCOPE();
+	if (!captureStatus || !stream_ok(hStream))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct kstream *s = find_stream(hStream);
+	*captureStatus = s ? s->capturing : 0;
+	return CUDA_SUCCESS;
+}
+
 static CUresult k_cuStreamQuery(CUstream hStream)
 {
 	return stream_check(hStream);
@@ -2462,6 +2515,9 @@ static CUresult k_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVe
 	X(cuStreamCreateWithPriority, 5050)     \
 	X(cuStreamDestroy_v2, 4000)             \
 	X(cuStreamSynchronize, 0)               \
+	X(cuStreamBeginCapture_v2, 10010)       \
+	X(cuStreamEndCapture, 10000)            \
+	X(cuStreamIsCapturing, 10000)           \
 	X(cuStreamQuery, 0)                     \
 	X(cuStreamWaitEvent, 0)                 \
 	X(cuEventCreate, 0)                     \

@@ -344,4 +344,10 @@ else
 	skip "no C compiler for the address-taking helper"
 fi
 
+# a selected launch inside a stream capture (torch.cuda.graphs): recording would synchronize and
+# end the capture, so it runs unrecorded, says so, and the program's capture goes on (issue 27.3)
+run env KAPP_CAPTURE=1 "$TLREPLAY" record -k '^small_block$' --count 0 -o dbcap -- "$K/kapp" "$IMG"
+[ "$RC" -eq 0 ] && grep -q 'not recorded: small_block was launched on a stream being captured into a CUDA graph' "$TMP/err" &&
+	grep -q '^kapp: checksum=' "$TMP/out" && grep -q 'recorded small_block' "$TMP/err"
+ok $? "record: a launch inside a stream capture is left alone, the capture ends well, the others are recorded"
 done_testing
