@@ -340,6 +340,11 @@ if ${CC:-cc} -shared -fPIC -o occupy.so occupy.c 2>/dev/null; then
 	run env LD_PRELOAD="$TMP/occupy.so" ASAN_OPTIONS=verify_asan_link_order=0 "$TLREPLAY" kreplay dball --launch 0
 	[ "$RC" -eq 1 ] && grep -q 'cannot have 0x200000000000-0x[0-9a-f]* at its address for allocation 0 (0x200000000000, [0-9]* bytes, alloc): the range is taken in this process' "$TMP/err"
 	ok $? "kreplay: a recorded range that is taken: the allocation and the range are named"
+	# the ranges are reserved before the saved files are mapped: with a blob gone too, the
+	# range is what fails first
+	run env LD_PRELOAD="$TMP/occupy.so" ASAN_OPTIONS=verify_asan_link_order=0 "$TLREPLAY" kreplay gone --launch 0
+	[ "$RC" -eq 1 ] && grep -q 'the range is taken in this process' "$TMP/err" && ! grep -q 'missing from the database' "$TMP/err"
+	ok $? "kreplay: the recorded ranges are reserved before the saved files are mapped"
 else
 	skip "no C compiler for the address-taking helper"
 fi

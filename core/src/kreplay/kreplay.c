@@ -181,7 +181,7 @@ int tl_kreplay_open(const struct tl_kdb *db, size_t i, int device, struct tl_kre
 		return -ENOMEM;
 	k->db = db;
 	k->l = l;
-	if ((err = load_blobs(k)) || (err = kdrv_load(&k->d)))
+	if ((err = kdrv_load(&k->d)))
 		goto fail;
 	snprintf(what, sizeof(what), "device %d", device);
 	if ((err = kdrv_check(&k->d, k->d.DeviceGet(&k->dev, device), what)))
@@ -190,8 +190,10 @@ int tl_kreplay_open(const struct tl_kdb *db, size_t i, int device, struct tl_kre
 	    (err = kdrv_check(&k->d, k->d.CtxSetCurrent(k->ctx), "cuCtxSetCurrent")))
 		goto fail;
 	k->d.DeviceGetName(k->device, sizeof(k->device) - 1, k->dev);
-	/* the recorded ranges first, before anything of ours takes addresses */
-	if ((err = map_regions(k)) || (err = restore(k, true)))
+	/* the recorded ranges first, before anything of ours takes addresses:
+	 * the saved files are mapped after (a host mapping of a big blob could
+	 * land where a device range must go: one address space under UVA) */
+	if ((err = map_regions(k)) || (err = load_blobs(k)) || (err = restore(k, true)))
 		goto fail;
 	if ((err = kdrv_check(&k->d, k->d.ModuleLoadData(&k->mod, k->module.p), "loading the recorded module")))
 		goto fail;
