@@ -400,10 +400,9 @@ static void device_info(struct device_info *d)
 		REAL(drvver_fn, "cuDriverGetVersion")(&d->driver);
 }
 
-static char *launch_json(const struct rec_launch *l, const char *name, const char *demangled,
-			 unsigned long ordinal, const struct rec_image *img, const char *img_hex,
-			 const struct params *p, const char *params_hex, int max_dyn_shared,
-			 const struct mem *m, size_t n)
+static char *launch_json(const struct rec_launch *l, const char *name, const char *demangled, unsigned long ordinal,
+			 const struct rec_image *img, const char *img_hex, const struct params *p,
+			 const char *params_hex, int max_dyn_shared, int non_portable, const struct mem *m, size_t n)
 {
 	struct rec_str b = { 0 };
 	struct device_info d;
@@ -429,7 +428,10 @@ static char *launch_json(const struct rec_launch *l, const char *name, const cha
 	/* a stream handle means nothing in another process: what kind it was */
 	rec_str_add(&b, "\"stream\":\"%s\",",
 		    l->stream ? "created" : strstr(l->api, "_ptsz") ? "per-thread default" : "legacy default");
-	rec_str_add(&b, "\"max_dynamic_shared_bytes\":%d,\"attrs\":[", max_dyn_shared);
+	/* clusters over 8 blocks need the function's non-portable attribute
+	 * (Triton sets it): replay sets it too */
+	rec_str_add(&b, "\"max_dynamic_shared_bytes\":%d,\"non_portable_cluster\":%d,\"attrs\":[", max_dyn_shared,
+		    non_portable ? 1 : 0);
 	for (i = k = 0; i < l->nattrs; i++) {
 		unsigned j;
 
@@ -492,7 +494,7 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 	unsigned char *buf = NULL;
 	char img_hex[65], params_hex[65], *json = NULL;
 	size_t n = 0, i, bytes = 0, count = 0;
-	int err, max_dyn = 0;
+	int err, max_dyn = 0, non_portable = 0;
 	CUresult r;
 
 	if (!img->data || !img->len) {
@@ -523,8 +525,11 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 				       : "out of memory");
 		goto out;
 	}
-	if (REAL(funcattr_fn, "cuFuncGetAttribute"))
+	if (REAL(funcattr_fn, "cuFuncGetAttribute")) {
 		REAL(funcattr_fn, "cuFuncGetAttribute")(&max_dyn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f);
+		REAL(funcattr_fn, "cuFuncGetAttribute")
+		(&non_portable, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, f);
+	}
 	/* the inputs as the kernel will see them: everything queued before it
 	 * on any stream has finished */
 	r = sync ? sync() : CUDA_ERROR_NOT_FOUND;
@@ -557,7 +562,7 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 		rec_say("cannot record %s into %s: %s", name, rec_db_dir(), strerror(-err));
 		goto out;
 	}
-	json = launch_json(l, name, demangled, ordinal, img, img_hex, &p, params_hex, max_dyn, m, n);
+	json = launch_json(l, name, demangled, ordinal, img, img_hex, &p, params_hex, max_dyn, non_portable, m, n);
 	if (!json || (err = rec_db_launch(json, sel.seq))) {
 		rec_say("cannot record %s into %s: %s", name, rec_db_dir(), json ? strerror(-err) : "out of memory");
 		goto out;

@@ -87,6 +87,7 @@ typedef struct {
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
 #define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
 #define CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
+#define CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED	14
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
 #define CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED 102
@@ -509,6 +510,24 @@ int main(int argc, char **argv)
 	hash(htmp, NTMP * 4);
 	hash(htmp2, NTMP2 * 4);
 	hash(sums, (size_t)iters * 4);
+	/* $KAPP_BIGCLUSTER: one more saxpy in clusters of 16 blocks, which the
+	 * function must allow (Triton does so for its big clusters) */
+	const char *big = getenv("KAPP_BIGCLUSTER");
+	if (big && *big && strcmp(big, "0") != 0) {
+		float a3 = 0.125f;
+		void *pa3[] = { &a3, &d_x, &d_y, &n };
+		CUlaunchAttribute at16;
+
+		memset(&at16, 0, sizeof at16);
+		at16.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+		at16.value.clusterDim.x = 16;
+		at16.value.clusterDim.y = 1;
+		at16.value.clusterDim.z = 1;
+		CUlaunchConfig cfg16 = { 16, 1, 1, 64, 1, 1, 0, NULL, &at16, 1 };
+		CK(cuFuncSetAttribute(f_saxpy, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+		CK(p_launch_ex(&cfg16, f_saxpy, pa3, NULL));
+		CK(cuCtxSynchronize());
+	}
 	/* $KAPP_CAPTURE: one more small_block, on s while it is captured into a
 	 * graph (as torch.cuda.graphs do); a recorder that synchronizes then
 	 * would end the capture, and EndCapture would fail */

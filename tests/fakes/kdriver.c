@@ -71,6 +71,7 @@ typedef enum {
 	CUDA_ERROR_NOT_SUPPORTED = 801,
 	CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
 	CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
+	CUDA_ERROR_INVALID_CLUSTER_SIZE = 912,
 	CUDA_ERROR_UNKNOWN = 999,
 } CUresult;
 
@@ -183,6 +184,7 @@ _Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig");
 #define CU_FUNC_ATTRIBUTE_BINARY_VERSION 6
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 9
+#define CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED 14
 
 #define CU_LAUNCH_PARAM_END ((void *)0x00)
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
@@ -265,6 +267,7 @@ struct kfunc {
 	unsigned max_threads;
 	int max_dyn_shmem;
 	int carveout;
+	int non_portable; /* clusters over 8 blocks allowed */
 };
 
 struct kstream {
@@ -625,6 +628,7 @@ static const struct {
 	{ 801, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
 	{ 900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "operation not permitted when stream is capturing" },
 	{ 901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "operation failed due to a previous error during capture" },
+	{ 912, "CUDA_ERROR_INVALID_CLUSTER_SIZE", "invalid cluster size" },
 	{ 999, "CUDA_ERROR_UNKNOWN", "unknown error" },
 };
 
@@ -1360,6 +1364,9 @@ static CUresult func_get_attr(int *pi, CUfunction_attribute attrib, struct kfunc
 	case CU_FUNC_ATTRIBUTE_PTX_VERSION:
 	case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
 	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dyn_shmem; break;
+	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+		*pi = f->non_portable;
+		break;
 	default: return CUDA_ERROR_INVALID_VALUE;
 	}
 	return CUDA_SUCCESS;
@@ -1377,6 +1384,11 @@ static CUresult func_set_attr(struct kfunc *f, CUfunction_attribute attrib, int 
 		if (value < -1 || value > 100)
 			return CUDA_ERROR_INVALID_VALUE;
 		f->carveout = value;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+		if (value != 0 && value != 1)
+			return CUDA_ERROR_INVALID_VALUE;
+		f->non_portable = value;
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1644,6 +1656,11 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **ker
 	if (nclusters) {
 		LOCK_SCOPE();
 		g_cluster_attrs += nclusters;
+		/* as the hardware: 8 blocks a cluster, 16 where the function allows it */
+		struct kfunc *kf = resolve_fn(f);
+		unsigned blocks = c.cl[0] * c.cl[1] * c.cl[2];
+		if (kf && (blocks > 16 || (blocks > 8 && !kf->non_portable)))
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 	}
 	return launch(f, &c, kernelParams, extra);
 }

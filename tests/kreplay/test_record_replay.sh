@@ -355,4 +355,12 @@ run env KAPP_CAPTURE=1 "$TLREPLAY" record -k '^small_block$' --count 0 -o dbcap 
 [ "$RC" -eq 0 ] && grep -q 'not recorded: small_block was launched on a stream being captured into a CUDA graph' "$TMP/err" &&
 	grep -q '^kapp: checksum=' "$TMP/out" && grep -q 'recorded small_block' "$TMP/err"
 ok $? "record: a launch inside a stream capture is left alone, the capture ends well, the others are recorded"
+# a launch in clusters of 16 blocks, which its function allowed (the non-portable cluster size
+# attribute, as Triton sets it): recorded with the attribute, replayed with it (issue 27.3)
+run env KAPP_BIGCLUSTER=1 "$TLREPLAY" record -k '^saxpy$' --count 0 -o dbbig -- "$K/kapp" "$IMG"
+nb=$("$PYTHON" -c 'import json,sys; L=json.load(open(sys.argv[1]))["launches"]
+print([i for i, l in enumerate(L) if l.get("non_portable_cluster") == 1 and l["grid"] == [16, 1, 1]][0])' dbbig/index.json 2>/dev/null)
+[ -n "$nb" ] && run "$TLREPLAY" kreplay dbbig --launch "$nb" --verify --no-store &&
+	[ "$RC" -eq 0 ] && grep -q 'verify match' "$TMP/out"
+ok $? "record/kreplay: a cluster of 16 blocks keeps its function's non-portable cluster attribute"
 done_testing

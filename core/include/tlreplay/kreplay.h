@@ -60,6 +60,7 @@ struct tl_kdb_launch {
 	int pid;
 	unsigned grid[3], block[3], shared_bytes;
 	int max_dynamic_shared;		/**< the function's attribute when recorded */
+	bool non_portable_cluster;	/**< it allowed clusters over 8 blocks (a function attribute) */
 	const char *module_blob, *module_kind;
 	uint64_t module_size;
 	const char *params_blob;

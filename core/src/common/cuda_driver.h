@@ -64,6 +64,7 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 #define CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
 #define CU_FUNC_ATTRIBUTE_NUM_REGS 4
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+#define CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED 14
 
 /* CUlaunchAttributeID values whose payload holds no process-local handle,
  * so that a recorded attribute means the same thing in another process */

@@ -127,6 +127,13 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 	l->pid = (int)pid;
 	l->shared_bytes = (unsigned)shb;
 	l->max_dynamic_shared = (int)mds;
+	{
+		int64_t np = 0;
+
+		if (!int_of(o, "non_portable_cluster", 0, 1, 0, &np))
+			return tl_err(-EINVAL, "%s: %s: non_portable_cluster is not 0 or 1", where, l->kernel);
+		l->non_portable_cluster = np == 1;
+	}
 	l->module_blob = str_of(mod, "blob");
 	l->module_kind = str_of(mod, "kind");
 	l->module_size = (uint64_t)msz;

@@ -40,6 +40,7 @@ struct tl_kreplay {
 	CUdeviceptr flush;		/* --flush-l2's buffer */
 	size_t flush_len;
 	int shared_limit;		/* the dynamic shared memory now allowed */
+	bool non_portable_set;		/* the non-portable cluster attribute set */
 };
 
 static const char *kind_err(const struct tl_kdb_launch *l, size_t i)
@@ -342,6 +343,15 @@ static int launch(struct tl_kreplay *k, const struct tl_kconfig *r)
 				      "allowing the dynamic shared memory")))
 			return err;
 		k->shared_limit = want;
+	}
+	/* clusters over 8 blocks: the function allowed them in the program */
+	if (k->l->non_portable_cluster && !k->non_portable_set) {
+		if ((err = kdrv_check(&k->d,
+				      k->d.FuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+							    1),
+				      "allowing non-portable cluster sizes")))
+			return err;
+		k->non_portable_set = true;
 	}
 	if (k->l->nattrs && k->d.LaunchKernelEx) {
 		CUlaunchAttribute attrs[16];
