@@ -183,6 +183,19 @@ static void die(const char *msg)
 	exit(1);
 }
 
+/* A launch attribute: clusters of x blocks. */
+static CUlaunchAttribute cluster_of(unsigned x)
+{
+	CUlaunchAttribute at;
+
+	memset(&at, 0, sizeof at);
+	at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+	at.value.clusterDim.x = x;
+	at.value.clusterDim.y = 1;
+	at.value.clusterDim.z = 1;
+	return at;
+}
+
 /* A driver function by name, as cudart looks them up. */
 static void *proc_v2(pfn_getproc_v2 *gpa, const char *sym)
 {
@@ -428,12 +441,7 @@ int main(int argc, char **argv)
 		/* saxpy again through cuLaunchKernelEx with a cluster attribute */
 		float a2 = -0.25f;
 		void *pa2[] = { &a2, &d_x, &d_y, &n };
-		CUlaunchAttribute at;
-		memset(&at, 0, sizeof at);
-		at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-		at.value.clusterDim.x = 2;
-		at.value.clusterDim.y = 1;
-		at.value.clusterDim.z = 1;
+		CUlaunchAttribute at = cluster_of(2);
 		CUlaunchConfig cfg = { 4, 1, 1, 64, 2, 1, 0, NULL, &at, 1 };
 		CK(p_launch_ex(&cfg, f_saxpy, pa2, NULL));
 
@@ -516,13 +524,7 @@ int main(int argc, char **argv)
 	if (big && *big && strcmp(big, "0") != 0) {
 		float a3 = 0.125f;
 		void *pa3[] = { &a3, &d_x, &d_y, &n };
-		CUlaunchAttribute at16;
-
-		memset(&at16, 0, sizeof at16);
-		at16.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-		at16.value.clusterDim.x = 16;
-		at16.value.clusterDim.y = 1;
-		at16.value.clusterDim.z = 1;
+		CUlaunchAttribute at16 = cluster_of(16);
 		CUlaunchConfig cfg16 = { 16, 1, 1, 64, 1, 1, 0, NULL, &at16, 1 };
 		CK(cuFuncSetAttribute(f_saxpy, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
 		CK(p_launch_ex(&cfg16, f_saxpy, pa3, NULL));

@@ -60,7 +60,6 @@ static int collect(struct cp_graph *g, struct tl_trace *tr, double t0, double t1
 	for (u = 0; u < n; u++) {
 		double at;
 		struct cp_ev *c;
-
 		double s, e;
 
 		g->idx[u] = -1;

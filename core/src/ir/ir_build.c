@@ -961,16 +961,15 @@ static int mark_cpu_scalars(struct ir_ctx *c, const struct tl_schema *s, cJSON *
 		struct tl_literal l = { 0 };
 		cJSON *ti;
 		double v = 2;
+		bool scalar;
 
 		if (a->kwarg_only || !cJSON_IsObject(vals[i]) || !cJSON_IsArray(shape))
 			continue;
-		/* the k-th tensor operand */
-		if (!((k == 0 && c->kh.cpu_scalar_a) || (k == 1 && c->kh.cpu_scalar_b)) || cJSON_GetArraySize(shape) ||
-		    a->is_mutable) {
-			k++;
-			continue;
-		}
+		/* the k-th tensor operand, 0-d and read-only */
+		scalar = (k == 0 && c->kh.cpu_scalar_a) || (k == 1 && c->kh.cpu_scalar_b);
 		k++;
+		if (!scalar || cJSON_GetArraySize(shape) || a->is_mutable)
+			continue;
 		if (c->pa[i].conc)
 			tl_literal_parse(c->pa[i].conc, strlen(c->pa[i].conc), &l);
 		if ((l.kind == TL_LIT_INT || l.kind == TL_LIT_FLOAT || l.kind == TL_LIT_BOOL) && l.d != 0 &&
