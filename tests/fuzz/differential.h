@@ -586,7 +586,7 @@ static inline void diff_check_ids(struct diff_ctx *c, uint64_t uid, const cJSON 
 /* Every ts and dur member of event @o (repeated keys too: the loader reads
  * each): one that is infinite or beyond +-2^63 ns must make the library
  * refuse the trace. */
-static inline void diff_check_times(struct diff_ctx *c, const cJSON *o, bool raw_escapes)
+static inline void diff_check_times(struct diff_ctx *c, const cJSON *o, bool strings_unsure)
 {
 	const cJSON *it;
 
@@ -604,7 +604,7 @@ static inline void diff_check_times(struct diff_ctx *c, const cJSON *o, bool raw
 		}
 		if (d >= -TL_TIME_MAX_US && d <= TL_TIME_MAX_US)
 			continue;
-		if (cJSON_IsString(it) && raw_escapes)
+		if (cJSON_IsString(it) && strings_unsure)
 			c->time_unsure = true;
 		else
 			c->time_bad = true;
@@ -716,7 +716,12 @@ static inline const char *diff_events(struct diff_ctx *c, const char *p)
 				 "traceEvents[%llu] is not an object, yet the library accepted the trace",
 				 (unsigned long long)c->count);
 		} else {
-			diff_check_times(c, o, memchr(start, '\\', (size_t)(p - start)) != NULL);
+			size_t n = (size_t)(p - start);
+
+			/* A string with an escape or a raw NUL may read otherwise
+			 * through cJSON (a NUL ends its C string: "-1e308\0..." is a
+			 * number to it, not to the loader). */
+			diff_check_times(c, o, memchr(start, '\\', n) || memchr(start, 0, n));
 			if (c->tr)
 				diff_event(c, c->count, o, start, (size_t)(p - start));
 		}
