@@ -2,6 +2,7 @@
 /* tlreplay record: run a CUDA program under the kernel recorder
  * (libtlreplay-record.so through LD_PRELOAD) and keep the selected launches
  * in a database that `tlreplay kreplay` replays (docs/kernel-replay.md). */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -22,7 +23,7 @@
 
 struct record_opts {
 	struct common_opts co;		/* -i only */
-	const char *kernel, *output, *uid;
+	const char *kernel, *output, *uid, *arena;
 	unsigned long long nth, count;
 	bool args_only, nth_set, kill_with_parent;
 };
@@ -38,6 +39,47 @@ static int opt_nth(const struct opt *opt, const char *arg, void *obj)
 	if (errno || end == arg || *end || *arg == '-')
 		return cli_error("record: bad --nth '%s' (a launch count from 0)", arg);
 	o->nth_set = true;
+	return 0;
+}
+
+/* A number with an optional binary suffix (K, M, G, T): false when it is
+ * not one or does not fit 64 bits. */
+static bool size_of_text(const char *s, const char **end, unsigned long long *v)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *e;
+
+	errno = 0;
+	*v = strtoull(s, &e, 0);
+	if (errno || e == s || *s == '-')
+		return false;
+	if (*e && (u = strchr(units, toupper((unsigned char)*e)))) {
+		unsigned shift = 10 * (unsigned)(u - units + 1);
+
+		if (*v >> (64 - shift))
+			return false;
+		*v <<= shift;
+		e++;
+	}
+	*end = e;
+	return true;
+}
+
+/* --arena off | BASE[:SIZE]: whole, nonzero, not wrapping (the recorder
+ * checks the driver's granularity when it starts) */
+static int opt_arena(const struct opt *opt, const char *arg, void *obj)
+{
+	struct record_opts *o = obj;
+	unsigned long long base = 0, size = 1;
+	const char *end = arg;
+
+	(void)opt;
+	if (strcmp(arg, "off") &&
+	    (!size_of_text(arg, &end, &base) || !base ||
+	     (*end == ':' && (!size_of_text(end + 1, &end, &size) || !size)) || *end || base + size < base))
+		return cli_error("record: bad --arena '%s' (BASE[:SIZE], e.g. 0x200000000000:1T, or off)", arg);
+	o->arena = arg;
 	return 0;
 }
 
@@ -62,6 +104,11 @@ static const struct opt record_opts_table[] = {
 		 "save only the allocations reachable from the arguments\n"
 		 "(pointers in them and in the memory they point to),\n"
 		 "not every live one"),
+	OPT_CALLBACK(0, "arena", "BASE[:SIZE]", opt_arena, 0,
+		     "serve the program's device memory from SIZE bytes of\n"
+		     "addresses at BASE (default 0x200000000000:1T), which\n"
+		     "kreplay reserves in a fresh process; off: where the\n"
+		     "driver puts it"),
 	OPT_STRING('o', "output", "DB", struct record_opts, output,
 		   "the database directory (default tlreplay.kdb; launches\n"
 		   "recorded into an existing one are added to it)"),
@@ -71,7 +118,7 @@ static const struct opt record_opts_table[] = {
 
 TL_CMD_RUNS(record, record_opts_table, "run a CUDA program and record kernel launches for kreplay",
 	    "usage: tlreplay record (-k REGEX | -i TRACE --uid UID) [--nth N] [--count M]\n"
-	    "                       [--args-only] [-o DB] [--] COMMAND [ARGS...]\n"
+	    "                       [--args-only] [--arena BASE[:SIZE]|off] [-o DB] [--] COMMAND [ARGS...]\n"
 	    "\n"
 	    "Run COMMAND with the kernel recorder preloaded. At each selected launch it\n"
 	    "synchronises the device, saves the kernel's module image, its launch\n"
@@ -200,7 +247,8 @@ static void run_child(const char *lib, const char *db, const struct record_opts 
 	if (setenv("LD_PRELOAD", preload, 1) || setenv("TLREPLAY_RECORD_DB", db, 1) ||
 	    set_env("TLREPLAY_RECORD_KERNEL", o->kernel) || set_env("TLREPLAY_RECORD_NAME", name) ||
 	    setenv("TLREPLAY_RECORD_NTH", num[0], 1) || setenv("TLREPLAY_RECORD_COUNT", num[1], 1) ||
-	    set_env("TLREPLAY_RECORD_ARGS_ONLY", o->args_only ? "1" : NULL))
+	    set_env("TLREPLAY_RECORD_ARGS_ONLY", o->args_only ? "1" : NULL) ||
+	    (o->arena && setenv("TLREPLAY_RECORD_ARENA", o->arena, 1)))
 		_exit(127);
 	execvp(argv[0], argv);
 	fprintf(stderr, "tlreplay: record: cannot run %s: %s\n", argv[0], strerror(errno));

@@ -25,6 +25,8 @@ runs out):
   energy    `tlreplay stat -e nvml/energy-gpu0/` against nvidia-smi's energy counter, read
             at the same region boundaries (perf's --control protocol)
   gdb       `tlreplay here` at at::_ops::addmm::call in a CUDA torch program, when gdb exists
+  arena     the recorder's arena base (0x200000000000, 1 TiB) reserved and used in fresh
+            processes, bare and after torch allocated: can kreplay have it? (docs/kernel-replay.md)
   kreplay   `tlreplay record --uid` of a cuBLAS GEMM, an ATen elementwise and a Triton kernel of
             a torch program (kreplay_prog.py), `tlreplay kreplay --verify` of each: bit-exact?
             replay time against the trace's kernel time (dry run: the stand-in driver's kapp)
@@ -1120,7 +1122,8 @@ class Check:
                 except (ValueError, IndexError):
                     r = {}
                 row.update(kernel=r.get("kernel"), grid=r.get("grid"), block=r.get("block"),
-                           replay_us=r.get("median_us"), trace_us=r.get("trace_us"), verify=r.get("verify"))
+                           replay_us=r.get("median_us"), trace_us=r.get("trace_us"), verify=r.get("verify"),
+                           allocations=r.get("allocations"), in_arena=r.get("in_arena"))
                 if rc != 0 and not r:
                     row["why"] = first_line(err)
                 if row.get("replay_us") and row.get("trace_us"):
@@ -1138,6 +1141,36 @@ class Check:
                 "not replayed bit-exactly: %s" % ", ".join(bad) if bad else "",
                 "the recorded program failed: %s" % ", ".join(died) if died else "") if x))
 
+    # -- the arena
+    def p_arena(self, rec):
+        """Reserve the recorder's arena at its base in fresh processes (three bare, two after torch
+        allocated on the GPU): the address kreplay must have for every recording."""
+        probe = os.path.join(HERE, "arena_probe.py")
+        if self.o.stand_ins:
+            lib = os.path.join(self.o.stand_ins, "kdrv", "libcuda.so.1")
+            if not os.path.exists(lib):
+                rec.update(status="skipped", why="no stand-in driver in %s" % os.path.dirname(lib))
+                return
+            py = os.environ.get("STANDIN_REAL_PYTHON", "/usr/bin/python3")
+            runs = [("bare %d" % i, [py, probe, "--lib", lib]) for i in (1, 2, 3)]
+        else:
+            py = self.o.inferior_python or self.o.python
+            runs = [("bare %d" % i, [py, probe]) for i in (1, 2, 3)]
+            runs += [("after torch %d" % i, [py, probe, "--torch"]) for i in (1, 2)]
+        rows = []
+        for label, argv in runs:
+            rc, out, err = self.run.run("arena-" + label.replace(" ", "-"), argv, timeout=120)
+            try:
+                row = json.loads(out.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                row = {"ok": False, "error": first_line(err) or "exit %s" % rc}
+            row["process"] = label
+            rows.append(row)
+        rec["probes"] = rows
+        bad = [r["process"] for r in rows if not r.get("ok")]
+        if bad:
+            raise CheckError("the arena base was not had and usable in: %s" % ", ".join(bad))
+
     # -- the whole check
     def main(self):
         self.phase("env", self.p_env)
@@ -1153,6 +1186,7 @@ class Check:
             self.phase("counters", self.p_counters, need_s=45, needs="replay", cap_s=60)
             self.phase("energy", self.p_energy, need_s=20, needs="replay", cap_s=45)
             self.phase("gdb", self.p_gdb, need_s=20, cap_s=30)
+            self.phase("arena", self.p_arena, need_s=10, cap_s=30)
             self.phase("kreplay", self.p_kreplay, need_s=30, cap_s=60)
         self.report["seconds"] = round(time.monotonic() - self.t_start, 1)
         self.report["commands"] = self.run.commands
@@ -1339,15 +1373,27 @@ def render_markdown(rep):
             " `%s`" % gd["time_line"] if gd.get("time_line") else ""))
     else:
         w("%s\n\n" % (gd.get("why") or "not run"))
+    ar = ph.get("arena", {})
+    w("## The recorder's arena in fresh processes\n\n")
+    if ar.get("probes"):
+        w("| process | base | had | granularity | failed at |\n|---|---|---|---|---|\n")
+        for r in ar["probes"]:
+            w("| %s | %s | %s | %s | %s |\n" % (
+                r["process"], r.get("base", "-"), "yes" if r.get("ok") else "NO (got %s)" % r.get("got", "-"),
+                r.get("granularity", "-"), "-" if r.get("ok") else "%s: %s" % (r.get("step", "?"), r.get("error"))))
+        w("\n")
+    if ar.get("why"):
+        w("%s: %s.\n\n" % (ar.get("status", "not run").capitalize(), ar["why"]))
     kr = ph.get("kreplay", {})
     w("## Kernel record/replay (`tlreplay record --uid`, `tlreplay kreplay --verify`)\n\n")
     if kr.get("kernels"):
-        w("| class | kernel | grid | block | recorded | program exit | outputs | replay us | trace us "
-          "| replay/trace |\n|---|---|---|---|---|---|---|---|---|---|\n")
+        w("| class | kernel | grid | block | recorded | in arena | program exit | outputs | replay us | trace us "
+          "| replay/trace |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in kr["kernels"]:
-            w("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+            w("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
                 r["class"], (r.get("kernel") or "-")[:90], r.get("grid") or "-", r.get("block") or "-",
                 "yes" if r.get("recorded") else "NO: %s" % r.get("why"),
+                "-" if r.get("allocations") is None else "%s of %s" % (r.get("in_arena"), r["allocations"]),
                 "-" if r.get("program_exit") is None else r["program_exit"], r.get("verify") or r.get("why") or "-",
                 _num(r.get("replay_us"), "%.2f"), _num(r.get("trace_us"), "%.2f"), _num(r.get("ratio"), "%.2f")))
         w("\n")

@@ -13,7 +13,7 @@ rm -rf "$tmp"
 mkdir -p "$tmp/traces" "$tmp/standin"
 cp -a "$bundle" "$tmp/tlreplay"
 cp "$src/bench/gpu-check/run.sh" "$src/bench/gpu-check/gpu_check.py" "$src/bench/gpu-check/kreplay_prog.py" \
-	"$src/bench/gpu-check/self_model.py" \
+	"$src/bench/gpu-check/self_model.py" "$src/bench/gpu-check/arena_probe.py" \
 	"$src/scripts/gen_schema_snapshot.py" \
 	"$src/tests/gdb/inferiors/addmm_model.py" "$tmp/"
 cp "$src/tests/replay/standin/python" "$src/tests/replay/standin/standin_python.py" \

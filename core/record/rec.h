@@ -8,7 +8,8 @@
  *
  * Files: rec_real.c (messages, and the real symbols under ours), rec_hooks.c
  * (the exported driver functions, cuGetProcAddress and dlsym), rec_tables.c
- * (modules, functions, allocations), rec_image.c (how long a module image
+ * (modules, functions, allocations), rec_arena.c (where device memory
+ * goes), rec_image.c (how long a module image
  * is), rec_nvinfo.c (a kernel's parameter layout from its image),
  * rec_capture.c (the recording of one launch), rec_db.c (blobs and the
  * launch's JSON), and core/src/common/sha256.c, shared with replay, which
@@ -88,6 +89,18 @@ void rec_alloc_drop(CUdeviceptr base);
 /* A sorted copy of the live allocations (free() it); NULL with *n = 0 when
  * there are none or memory is short. */
 struct rec_alloc *rec_alloc_snapshot(size_t *n);
+
+/* ---- the arena (rec_arena.c): device memory at addresses a fresh process
+ * can have. Each returns false when the arena does not take the call (off,
+ * full, not ours, in a capture): the caller passes it to the driver. When
+ * true, *@res is the call's result. */
+bool rec_arena_alloc(CUdeviceptr *p, size_t n, CUstream s, bool stream_ordered, CUresult *res);
+bool rec_arena_free(CUdeviceptr p, CUstream s, bool stream_ordered, CUresult *res);
+/* cuMemAddressReserve / cuMemAddressFree of the program */
+bool rec_arena_reserve(CUdeviceptr *p, size_t size, size_t align, CUresult *res);
+bool rec_arena_address_free(CUdeviceptr p, size_t size, CUresult *res);
+/* Whether the arena is in use, and where. */
+bool rec_arena_range(CUdeviceptr *base, size_t *size);
 
 /* ---- images (rec_image.c) */
 /* The length of the module image at @img, and its kind; 0 when it cannot

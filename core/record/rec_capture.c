@@ -409,7 +409,8 @@ static char *launch_json(const struct rec_launch *l, const char *name, const cha
 	char when[64];
 	time_t now = time(NULL);
 	struct tm tm;
-	size_t i, k;
+	size_t i, k, arena_size;
+	CUdeviceptr arena;
 	unsigned seq = sel.seq;
 
 	gmtime_r(&now, &tm);
@@ -447,8 +448,12 @@ static char *launch_json(const struct rec_launch *l, const char *name, const cha
 		rec_str_add(&b, "%s[%zu,%zu]", i ? "," : "", p->layout[i][0], p->layout[i][1]);
 	rec_str_add(&b, "]},\"device\":{\"name\":");
 	rec_str_json(&b, d.name);
-	rec_str_add(&b, ",\"cc\":[%d,%d],\"driver\":%d},\"snapshot\":\"%s\",\"memory\":[", d.major, d.minor,
-		    d.driver, sel.args_only ? "args" : "all");
+	rec_str_add(&b, ",\"cc\":[%d,%d],\"driver\":%d},\"snapshot\":\"%s\",", d.major, d.minor, d.driver,
+		    sel.args_only ? "args" : "all");
+	/* where the arena was: replay reserves it first */
+	if (rec_arena_range(&arena, &arena_size))
+		rec_str_add(&b, "\"arena\":{\"base\":\"0x%llx\",\"size\":%zu},", (unsigned long long)arena, arena_size);
+	rec_str_add(&b, "\"memory\":[");
 	for (i = k = 0; i < n; i++) {
 		if (!m[i].saved)
 			continue;

@@ -81,6 +81,8 @@ enum {
 	H_LIBKERNEL, H_LIBMODULE, H_KERNFUNC, H_ALLOC, H_ALLOCPITCH, H_ALLOCMANAGED, H_FREE, H_ALLOCASYNC,
 	H_ALLOCASYNC_PTSZ, H_POOLASYNC, H_POOLASYNC_PTSZ, H_FREEASYNC, H_FREEASYNC_PTSZ, H_MAP, H_UNMAP,
 	H_LAUNCH, H_LAUNCH_PTSZ, H_LAUNCHEX, H_LAUNCHEX_PTSZ, H_COOP, H_COOP_PTSZ, H_GETPROC, H_GETPROC2,
+	H_RESERVE,
+	H_ADDRFREE,
 };
 
 static void note_image(const void *handle, const void *image)
@@ -235,10 +237,17 @@ typedef CUresult poolasync_fn(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 typedef CUresult freeasync_fn(CUdeviceptr, CUstream);
 typedef CUresult map_fn(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
 typedef CUresult unmap_fn(CUdeviceptr, size_t);
+typedef CUresult reserve_fn(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+typedef CUresult addrfree_fn(CUdeviceptr, size_t);
 
+/* Device memory comes from the recorder's arena when it can
+ * (rec_arena.c), else from the driver. */
 REC_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
-	CUresult r = REAL_OF(H_ALLOC, alloc_fn)(p, n);
+	CUresult r;
+
+	if (!rec_arena_alloc(p, n, NULL, false, &r))
+		r = REAL_OF(H_ALLOC, alloc_fn)(p, n);
 
 	if (!r)
 		rec_alloc_add(*p, n, REC_MEM_ALLOC);
@@ -265,7 +274,10 @@ REC_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned flags)
 
 REC_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
-	CUresult r = REAL_OF(H_FREE, free_fn)(p);
+	CUresult r;
+
+	if (!rec_arena_free(p, NULL, false, &r))
+		r = REAL_OF(H_FREE, free_fn)(p);
 
 	if (!r)
 		rec_alloc_drop(p);
@@ -274,7 +286,10 @@ REC_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 
 REC_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s)
 {
-	CUresult r = REAL_OF(H_ALLOCASYNC, allocasync_fn)(p, n, s);
+	CUresult r;
+
+	if (!rec_arena_alloc(p, n, s, true, &r))
+		r = REAL_OF(H_ALLOCASYNC, allocasync_fn)(p, n, s);
 
 	if (!r)
 		rec_alloc_add(*p, n, REC_MEM_ASYNC);
@@ -283,7 +298,10 @@ REC_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s)
 
 REC_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s)
 {
-	CUresult r = REAL_OF(H_ALLOCASYNC_PTSZ, allocasync_fn)(p, n, s);
+	CUresult r;
+
+	if (!rec_arena_alloc(p, n, s, true, &r))
+		r = REAL_OF(H_ALLOCASYNC_PTSZ, allocasync_fn)(p, n, s);
 
 	if (!r)
 		rec_alloc_add(*p, n, REC_MEM_ASYNC);
@@ -292,7 +310,10 @@ REC_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s)
 
 REC_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
 {
-	CUresult r = REAL_OF(H_POOLASYNC, poolasync_fn)(p, n, pool, s);
+	CUresult r;
+
+	if (!rec_arena_alloc(p, n, s, true, &r))
+		r = REAL_OF(H_POOLASYNC, poolasync_fn)(p, n, pool, s);
 
 	if (!r)
 		rec_alloc_add(*p, n, REC_MEM_ASYNC);
@@ -301,7 +322,10 @@ REC_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPo
 
 REC_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
 {
-	CUresult r = REAL_OF(H_POOLASYNC_PTSZ, poolasync_fn)(p, n, pool, s);
+	CUresult r;
+
+	if (!rec_arena_alloc(p, n, s, true, &r))
+		r = REAL_OF(H_POOLASYNC_PTSZ, poolasync_fn)(p, n, pool, s);
 
 	if (!r)
 		rec_alloc_add(*p, n, REC_MEM_ASYNC);
@@ -310,7 +334,10 @@ REC_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *p, size_t n, CUmem
 
 REC_EXPORT CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 {
-	CUresult r = REAL_OF(H_FREEASYNC, freeasync_fn)(p, s);
+	CUresult r;
+
+	if (!rec_arena_free(p, s, true, &r))
+		r = REAL_OF(H_FREEASYNC, freeasync_fn)(p, s);
 
 	if (!r)
 		rec_alloc_drop(p);
@@ -319,15 +346,38 @@ REC_EXPORT CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 
 REC_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s)
 {
-	CUresult r = REAL_OF(H_FREEASYNC_PTSZ, freeasync_fn)(p, s);
+	CUresult r;
+
+	if (!rec_arena_free(p, s, true, &r))
+		r = REAL_OF(H_FREEASYNC_PTSZ, freeasync_fn)(p, s);
 
 	if (!r)
 		rec_alloc_drop(p);
 	return r;
 }
 
-/* PyTorch's expandable segments map physical chunks into one reserved
- * range: each mapping is memory a kernel can reach. */
+/* PyTorch's expandable segments reserve a range (from the arena when it
+ * can) and map physical chunks into it: each mapping is memory a kernel can
+ * reach. */
+REC_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdeviceptr addr,
+					unsigned long long flags)
+{
+	CUresult r;
+
+	if (!rec_arena_reserve(p, size, align, &r))
+		r = REAL_OF(H_RESERVE, reserve_fn)(p, size, align, addr, flags);
+	return r;
+}
+
+REC_EXPORT CUresult cuMemAddressFree(CUdeviceptr p, size_t size)
+{
+	CUresult r;
+
+	if (!rec_arena_address_free(p, size, &r))
+		r = REAL_OF(H_ADDRFREE, addrfree_fn)(p, size);
+	return r;
+}
+
 REC_EXPORT CUresult cuMemMap(CUdeviceptr p, size_t size, size_t off, CUmemGenericAllocationHandle h,
 			     unsigned long long flags)
 {
@@ -597,6 +647,8 @@ static struct hook hooks[] = {
 	HOOK(H_FREEASYNC_PTSZ, cuMemFreeAsync_ptsz, "cuMemFreeAsync", true),
 	HOOK(H_MAP, cuMemMap, "cuMemMap", false),
 	HOOK(H_UNMAP, cuMemUnmap, "cuMemUnmap", false),
+	HOOK(H_RESERVE, cuMemAddressReserve, "cuMemAddressReserve", false),
+	HOOK(H_ADDRFREE, cuMemAddressFree, "cuMemAddressFree", false),
 	HOOK(H_LAUNCH, cuLaunchKernel, "cuLaunchKernel", false),
 	HOOK(H_LAUNCH_PTSZ, cuLaunchKernel_ptsz, "cuLaunchKernel", true),
 	HOOK(H_LAUNCHEX, cuLaunchKernelEx, "cuLaunchKernelEx", false),

@@ -49,6 +49,10 @@ static char *manifest(const struct tl_kdb_launch *l)
 			fprintf(f, "%02x", l->attrs[i].value[j]);
 		fputc('\n', f);
 	}
+	if (l->non_portable_cluster)
+		fprintf(f, "nonportable 1\n");
+	if (l->arena_size)
+		fprintf(f, "arena %llx %llu\n", (unsigned long long)l->arena_base, (unsigned long long)l->arena_size);
 	for (i = 0; i < l->nmem; i++)
 		fprintf(f, "mem %llx %llu %s %s\n", (unsigned long long)l->mem[i].base,
 			(unsigned long long)l->mem[i].size, l->mem[i].before, l->mem[i].after);

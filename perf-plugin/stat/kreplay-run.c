@@ -337,6 +337,37 @@ out:
 	return rc;
 }
 
+/* How many of the launch's allocations came from the recorder's arena. */
+static size_t in_arena(const struct tl_kdb_launch *l)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < l->nmem; i++)
+		if (l->arena_size && l->mem[i].base >= l->arena_base && l->mem[i].base - l->arena_base < l->arena_size)
+			n++;
+	return n;
+}
+
+/* Where the recorded memory lies: the arena is what a fresh process can
+ * have; what the driver placed may be taken here. */
+static void print_memory(FILE *f, const struct tl_kdb_launch *l)
+{
+	size_t n = in_arena(l);
+	uint64_t bytes = 0;
+	size_t i;
+
+	for (i = 0; i < l->nmem; i++)
+		bytes += l->mem[i].size;
+	fprintf(f, "  memory %zu allocations, %.1f MiB", l->nmem, bytes / 1048576.0);
+	if (!l->arena_size)
+		fprintf(f, ", where the driver put them (recorded without the arena)\n");
+	else if (n == l->nmem)
+		fprintf(f, ", in the recorder's arena at 0x%llx\n", (unsigned long long)l->arena_base);
+	else
+		fprintf(f, ", %zu in the recorder's arena at 0x%llx, %zu where the driver put them\n", n,
+			(unsigned long long)l->arena_base, l->nmem - n);
+}
+
 static void print_diffs(FILE *f, const struct tl_kverify *v, const char *indent)
 {
 	size_t i;
@@ -371,6 +402,8 @@ void kreplay_print_run(struct out_fmt *f, const struct run *r, const char *devic
 		cJSON_AddStringToObject(o, "block", b);
 		cJSON_AddNumberToObject(o, "shared_bytes", r->l->shared_bytes);
 		cJSON_AddStringToObject(o, "device", device);
+		cJSON_AddNumberToObject(o, "in_arena", (double)in_arena(r->l));
+		cJSON_AddNumberToObject(o, "allocations", (double)r->l->nmem);
 		cJSON_AddNumberToObject(o, "iters", (double)r->st.n);
 		cJSON_AddNumberToObject(o, "median_us", r->st.median);
 		cJSON_AddNumberToObject(o, "mean_us", r->st.mean);
@@ -415,6 +448,7 @@ void kreplay_print_run(struct out_fmt *f, const struct run *r, const char *devic
 	}
 	fprintf(f->f, "%s\n  launch %zu: grid %s, block %s, %u B shared, on %s\n", r->l->demangled, r->idx, g, b,
 		r->l->shared_bytes, device);
+	print_memory(f->f, r->l);
 	fmt_us(t, sizeof(t), r->st.median);
 	fprintf(f->f, "  time   median %s", t);
 	fmt_us(t, sizeof(t), r->st.mean);

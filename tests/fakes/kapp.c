@@ -11,7 +11,8 @@
  *   CUkernel handle used as a CUfunction (as cudart 12 does);
  * - allocates small (sub-allocated), large and cuMemAddressReserve/
  *   cuMemCreate/cuMemMap memory, builds a linked list spread over three
- *   allocations, frees one allocation after the first iteration;
+ *   allocations, frees one allocation after the first iteration and makes
+ *   another with cuMemAllocAsync;
  * - launches each test kernel ITERS times (kernelParams, `extra`,
  *   cuLaunchKernelEx with a cluster attribute; a created stream and the
  *   NULL stream);
@@ -127,6 +128,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
 			void **kernelParams, void **extra);
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);
 CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode);
 CUresult cuStreamEndCapture(CUstream hStream, void **phGraph);
@@ -491,7 +494,8 @@ int main(int argc, char **argv)
 			CK(cuMemcpyDtoD_v2(d_tmp, d_y, NTMP * 4));
 			CK(p_dtoh(htmp, d_tmp, NTMP * 4));
 			CK(cuMemFree_v2(d_tmp));
-			CK(cuMemAlloc_v2(&d_tmp2, NTMP2 * 4));
+			/* stream-ordered, as PyTorch's cudaMallocAsync backend */
+			CK(cuMemAllocAsync(&d_tmp2, NTMP2 * 4, s));
 			show("tmp2", d_tmp2, NTMP2 * 4);
 			CK(cuMemsetD32_v2(d_tmp2, 0x3f800000u, NTMP2)); /* 1.0f */
 		}
@@ -566,7 +570,9 @@ int main(int argc, char **argv)
 	/* --- teardown --- */
 	CK(cuMemUnmap(d_vmm, 2 * VMM_PART));
 	CK(cuMemAddressFree(d_vmm, VMM_RESV));
-	CUdeviceptr frees[] = { d_x, d_y, d_out, d_na, d_nb, d_nc, d_big, d_tmp2 };
+	CK(cuMemFreeAsync(d_tmp2, s));
+	CK(cuStreamSynchronize(s));
+	CUdeviceptr frees[] = { d_x, d_y, d_out, d_na, d_nb, d_nc, d_big };
 	for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++)
 		CK(cuMemFree_v2(frees[i]));
 	CK(cuEventDestroy_v2(ev0));

@@ -8,7 +8,8 @@
  *   as a recorder must compute a cubin's; the bytes go into a memfd that is
  *   dlopen'ed.
  * - Device memory is host memory at fixed addresses from FAKE_KDRV_VA_BASE
- *   (hex, default 0x200000000000) upwards, so another process can reserve
+ *   (hex, default 0x300000000000, away from the recorder's arena) upwards,
+ *   so another process can reserve
  *   the same addresses. Allocations under 64 KiB are sub-allocated from
  *   64 KiB chunks (256-byte aligned: all but a chunk's first are not
  *   granularity-aligned); the virtual memory API (cuMemAddressReserve/Create/Map/
@@ -215,7 +216,7 @@ _Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig");
 #define KDRV_VERSION 12040
 #define KDRV_GRAN 65536ULL             /* allocation granularity */
 #define KDRV_SMALL_ALIGN 256ULL        /* sub-allocation alignment */
-#define KDRV_VA_BASE 0x200000000000ULL /* default device address base */
+#define KDRV_VA_BASE	   0x300000000000ULL /* default device address base */
 #define KDRV_TOTAL_MEM (80ULL << 30)
 #define KDRV_MAX_THREADS 1024u
 #define KDRV_SHMEM_DEFAULT 49152

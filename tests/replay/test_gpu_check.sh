@@ -72,7 +72,7 @@ import json, sys
 rep = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
 ph = rep["phases"]
-want = ["env", "schemas", "self", "ir", "replay", "counters", "energy", "flush", "graph", "gdb", "kreplay"]
+want = ["env", "schemas", "self", "ir", "replay", "counters", "energy", "flush", "graph", "gdb", "arena", "kreplay"]
 assert sorted(ph) == sorted(want), list(ph)
 for k in want:
     if k in ("gdb", "counters") and sys.argv[3]:
@@ -116,6 +116,12 @@ kr = ph["kreplay"]["kernels"]
 assert [r["class"] for r in kr] == ["gemm", "elementwise", "triton"], kr
 assert all(r["recorded"] and r["verify"] == "match" and r["replay_us"] > 0 for r in kr), kr
 assert [r["kernel"] for r in kr] == ["saxpy", "scale_fixed", "list_sum"], kr
+# every recorded allocation came from the recorder's arena
+assert all(r["allocations"] > 0 and r["in_arena"] == r["allocations"] for r in kr), kr
+# arena: the base had in three fresh processes on the stand-in driver
+ar = ph["arena"]["probes"]
+assert [r["process"] for r in ar] == ["bare 1", "bare 2", "bare 3"], ar
+assert all(r["ok"] and r["got"] == "0x200000000000" and r["granularity"] == 65536 for r in ar), ar
 # energy: the fake NVML moves 5000 mJ a read; the fake nvidia-smi draws 100 W and, as the
 # H200's, has no energy counter: its power samples are integrated over the region
 e = ph["energy"]

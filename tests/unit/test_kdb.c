@@ -106,6 +106,32 @@ int main(void)
 	refused("\"size\":256", "\"size\":9223372036854775807", "memory[0] needs");
 	refused("\"base\":\"0x7f0000000000\"", "\"base\":\"0xffffffffffffff00\"", "memory[0] needs");
 
+	/* the recorder's arena: a hex base and a size, holding what starts in it */
+#define DEV "\"device\":{"
+	if (open_with(DEV, "\"arena\":{\"base\":\"0x7f0000000000\",\"size\":1048576}," DEV, &db) == 0) {
+		const struct tl_kdb_launch *l = tl_kdb_launch(db, 0);
+
+		ok(l->arena_base == 0x7f0000000000ULL && l->arena_size == 1048576, "an arena is read: 0x%llx, %llu",
+		   (unsigned long long)l->arena_base, (unsigned long long)l->arena_size);
+	} else {
+		ok(0, "an index with an arena opens: %s", tl_last_error());
+	}
+	tl_kdb_free(db);
+	db = NULL;
+	if (open_with("\"k\"", "\"k\"", &db) == 0)
+		ok(tl_kdb_launch(db, 0)->arena_size == 0, "without an arena: none");
+	else
+		ok(0, "a well-formed index opens");
+	tl_kdb_free(db);
+	refused(DEV, "\"arena\":{\"base\":\"0x7f0000000000\",\"size\":128}," DEV,
+		"memory[0] starts in the arena and runs past its end");
+	refused(DEV, "\"arena\":{\"base\":\"7f0000000000\",\"size\":4096}," DEV, "arena needs a hex base");
+	refused(DEV, "\"arena\":{\"base\":\"0xffffffffffff0000\",\"size\":1e10}," DEV, "arena needs");
+	refused(DEV, "\"arena\":{\"base\":\"0x7f0000000000\",\"size\":-1}," DEV, "arena needs");
+	refused(DEV, "\"arena\":{\"base\":\"0x7f0000000000\",\"size\":0.5}," DEV, "arena needs");
+	refused(DEV, "\"arena\":[]," DEV, "arena needs");
+	refused(DEV, "\"arena\":{\"base\":\"0x0\",\"size\":4096}," DEV, "arena needs");
+
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		diag("could not remove %s", dir);

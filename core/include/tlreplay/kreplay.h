@@ -71,6 +71,9 @@ struct tl_kdb_launch {
 	size_t nattrs;
 	const struct tl_kdb_mem *mem;
 	size_t nmem;
+	/** the recorder's arena, which replay reserves first (0, 0: none; the
+	 *  memory was where the driver put it) */
+	uint64_t arena_base, arena_size;
 	const char *device_name;
 	int cc_major, cc_minor, driver;
 	const struct cJSON *source;	/**< {"trace": identity, "uid": N, "trace_us": T, "command": [...]} or NULL */

@@ -107,6 +107,9 @@ static struct {
 	unsigned nattrs;
 	struct mem *mem;
 	size_t nmem;
+	int nonportable;   /* clusters over 8 blocks allowed */
+	CUdeviceptr arena; /* the recorder's arena (0: none) */
+	unsigned long long arena_size;
 } L;
 
 static unsigned char *slurp(const char *dir, const char *name, size_t want)
@@ -164,6 +167,14 @@ static void read_manifest(const char *path)
 				a->value[i] = (unsigned char)v;
 			}
 			L.nattrs++;
+			continue;
+		}
+		if (!strcmp(word, "nonportable") && sscanf(line, "nonportable %d", &L.nonportable) == 1)
+			continue;
+		if (!strcmp(word, "arena")) {
+			if (sscanf(line, "arena %llx %llu", &L.arena, &L.arena_size) != 2 || !L.arena ||
+			    !L.arena_size || L.arena + L.arena_size < L.arena)
+				die("%s:%u: bad arena line", path, n + 1);
 			continue;
 		}
 		if (!strcmp(word, "mem")) {
@@ -224,15 +235,43 @@ static void load_driver(void)
 	*(void **)&cu.EventElapsedTime = sym(dl, "cuEventElapsedTime", 1);
 }
 
+static int in_arena(CUdeviceptr p)
+{
+	return L.arena && p >= L.arena && p - L.arena < L.arena_size;
+}
+
+/* The recorder's arena, as far as the recorded memory reaches, reserved
+ * at its base: its end, or 0 when no memory is in it. */
+static CUdeviceptr reserve_arena(size_t g)
+{
+	CUdeviceptr hi = 0, got = 0;
+	size_t i;
+
+	for (i = 0; i < L.nmem; i++) {
+		CUdeviceptr e = (L.mem[i].base + L.mem[i].size + g - 1) & ~(CUdeviceptr)(g - 1);
+
+		if (in_arena(L.mem[i].base) && e > hi)
+			hi = e;
+	}
+	if (!hi)
+		return 0;
+	if (L.arena % g || cu.AddressReserve(&got, hi - L.arena, g, L.arena, 0) || got != L.arena)
+		die("cannot have the recorder's arena 0x%llx-0x%llx (the driver offered 0x%llx)", L.arena, hi, got);
+	return hi;
+}
+
 /* Every allocation back at its address: granularity-aligned ranges,
- * reserved at the recorded address, backed and filled. */
+ * reserved at the recorded address (in the arena, reserved first, when the
+ * recorder served it), backed; filled later. */
 static void map_memory(int dev)
 {
 	CUmemAllocationProp prop = { 1, 0, { 1, dev }, NULL, { 0 } };
 	CUmemAccessDesc acc = { { 1, dev }, 3 };
 	size_t g = 0, i = 0;
+	CUdeviceptr arena_end;
 
 	check(cu.Granularity(&g, &prop, 0), "cuMemGetAllocationGranularity");
+	arena_end = reserve_arena(g);
 	while (i < L.nmem) {
 		CUdeviceptr lo = L.mem[i].base & ~(CUdeviceptr)(g - 1), hi, got = 0;
 		unsigned long long h;
@@ -244,7 +283,7 @@ static void map_memory(int dev)
 			if (e > hi)
 				hi = e;
 		}
-		if (cu.AddressReserve(&got, hi - lo, g, lo, 0) || got != lo)
+		if ((lo < L.arena || hi > arena_end) && (cu.AddressReserve(&got, hi - lo, g, lo, 0) || got != lo))
 			die("cannot have 0x%llx-0x%llx at its address (the driver offered 0x%llx)", lo, hi, got);
 		check(cu.MemCreate(&h, hi - lo, &prop, 0), "cuMemCreate");
 		check(cu.MemMap(lo, hi - lo, 0, h, 0), "cuMemMap");
@@ -287,21 +326,26 @@ int main(int argc, char **argv)
 	else
 		strcpy(dir, ".");
 	read_manifest(manifest);
+	load_driver();
+	check(cu.Init(0), "cuInit");
+	check(cu.DeviceGet(&dev, 0), "cuDeviceGet");
+	check(cu.PrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+	check(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent");
+	/* the device ranges before the files are read into the heap (one
+	 * address space under UVA) */
+	map_memory(dev);
 	image = slurp(dir, L.module, L.module_size);
 	params = slurp(dir, L.params, L.params_size);
 	for (k = 0; k < L.nmem; k++) {
 		L.mem[k].in = slurp(dir, L.mem[k].before, L.mem[k].size);
 		L.mem[k].out = slurp(dir, L.mem[k].after, L.mem[k].size);
 	}
-	load_driver();
-	check(cu.Init(0), "cuInit");
-	check(cu.DeviceGet(&dev, 0), "cuDeviceGet");
-	check(cu.PrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-	check(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent");
-	map_memory(dev);
 	restore(1);
 	check(cu.ModuleLoadData(&mod, image), "cuModuleLoadData");
 	check(cu.ModuleGetFunction(&fn, mod, L.kernel), L.kernel);
+	/* clusters over 8 blocks, as the recorded function allowed them */
+	if (L.nonportable)
+		check(cu.FuncSetAttribute(fn, 14, 1), "cuFuncSetAttribute(non-portable cluster size)");
 	if (L.max_shared > 48 * 1024 || (int)L.shared > 48 * 1024)
 		check(cu.FuncSetAttribute(fn, 8, L.max_shared > (int)L.shared ? L.max_shared : (int)L.shared),
 		      "cuFuncSetAttribute");

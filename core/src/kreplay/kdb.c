@@ -92,6 +92,36 @@ static bool hex_byte(const char *s, unsigned char *out)
 }
 
 /* Fill @l from the JSON object @o (which the database keeps). */
+/* "arena": {"base": "0x...", "size": N}, optional: a nonzero range that
+ * does not wrap, holding every allocation that starts in it. */
+static int parse_arena(const cJSON *o, const char *where, struct tl_kdb_launch *l)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "arena");
+	const char *base = str_of(a, "base");
+	char *end = NULL;
+	int64_t size;
+	size_t i;
+
+	if (!a)
+		return 0;
+	l->arena_base = base ? strtoull(base, &end, 16) : 0;
+	if (!cJSON_IsObject(a) || !base || strncmp(base, "0x", 2) || !end || *end || !l->arena_base ||
+	    !tl_json_i64(cJSON_GetObjectItemCaseSensitive(a, "size"), 1, INT64_MAX, &size) ||
+	    (uint64_t)size > UINT64_MAX - l->arena_base)
+		return tl_err(-EINVAL, "%s: %s: arena needs a hex base and a size that fit the address space", where,
+			      l->kernel);
+	l->arena_size = (uint64_t)size;
+	for (i = 0; i < l->nmem; i++) {
+		const struct tl_kdb_mem *m = &l->mem[i];
+
+		if (m->base >= l->arena_base && m->base - l->arena_base < l->arena_size &&
+		    m->size > l->arena_base + l->arena_size - m->base)
+			return tl_err(-EINVAL, "%s: %s: memory[%zu] starts in the arena and runs past its end", where,
+				      l->kernel, i);
+	}
+	return 0;
+}
+
 static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, struct tl_kdb_launch *l)
 {
 	const cJSON *mod = cJSON_GetObjectItemCaseSensitive(o, "module");
@@ -103,6 +133,7 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 	const cJSON *it;
 	int64_t ord, pid, shb, mds, msz, psz, drv, x;
 	size_t i;
+	int err;
 
 	memset(l, 0, sizeof(*l));
 	l->kernel = str_of(o, "kernel");
@@ -220,6 +251,8 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 		}
 		l->mem = m;
 	}
+	if ((err = parse_arena(o, where, l)))
+		return err;
 	l->device_name = str_of(dev, "name") ? str_of(dev, "name") : "";
 	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(dev, "cc"))) {
 		const cJSON *cc = cJSON_GetObjectItemCaseSensitive(dev, "cc");

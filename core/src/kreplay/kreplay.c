@@ -30,6 +30,8 @@ struct tl_kreplay {
 	char device[256];
 	struct region *regions;
 	size_t nregions;
+	CUdeviceptr arena; /* the part of the recorder's arena reserved */
+	size_t arena_len;
 	struct kblob *before, *after;	/* one per allocation */
 	bool *changed;			/* after != before */
 	struct kblob module, params;
@@ -81,6 +83,41 @@ static int plan_regions(struct tl_kreplay *k, size_t gran)
 	return 0;
 }
 
+/* The recording's memory that came from the recorder's arena lies in one
+ * range at the arena's base, chosen to be free in a fresh process: reserve
+ * that range (as far as the recorded memory reaches) before anything else. */
+static int reserve_arena(struct tl_kreplay *k, size_t gran)
+{
+	const struct tl_kdb_launch *l = k->l;
+	CUdeviceptr hi = 0, got = 0;
+	CUresult cr;
+	size_t i;
+
+	for (i = 0; l->arena_size && i < l->nmem; i++) {
+		CUdeviceptr end = (l->mem[i].base + l->mem[i].size + gran - 1) & ~(CUdeviceptr)(gran - 1);
+
+		if (l->mem[i].base >= l->arena_base && l->mem[i].base - l->arena_base < l->arena_size && end > hi)
+			hi = end;
+	}
+	if (!hi)
+		return 0;
+	if (l->arena_base % gran)
+		return tl_err(-EINVAL, "the recorder's arena at 0x%llx is not aligned to this driver's granularity %zu",
+			      (unsigned long long)l->arena_base, gran);
+	cr = k->d.MemAddressReserve(&got, hi - l->arena_base, gran, l->arena_base, 0);
+	if (cr == CUDA_SUCCESS && got != l->arena_base)
+		k->d.MemAddressFree(got, hi - l->arena_base);
+	if (cr != CUDA_SUCCESS || got != l->arena_base)
+		return tl_err(-EADDRINUSE,
+			      "cannot have the recorder's arena 0x%llx-0x%llx (the part the recording used) in this "
+			      "process: the driver %s 0x%llx",
+			      (unsigned long long)l->arena_base, (unsigned long long)hi,
+			      cr ? "failed, error" : "offered", cr ? (unsigned long long)cr : (unsigned long long)got);
+	k->arena = l->arena_base;
+	k->arena_len = hi - l->arena_base;
+	return 0;
+}
+
 static int map_regions(struct tl_kreplay *k)
 {
 	CUmemAllocationProp prop = { 0 };
@@ -97,12 +134,16 @@ static int map_regions(struct tl_kreplay *k)
 		return err;
 	if (!gran || (gran & (gran - 1)))
 		return tl_err(-EIO, "the driver's allocation granularity %zu is not a power of two", gran);
-	if ((err = plan_regions(k, gran)))
+	if ((err = plan_regions(k, gran)) || (err = reserve_arena(k, gran)))
 		return err;
 	for (i = 0; i < k->nregions; i++) {
 		struct region *r = &k->regions[i];
 		CUdeviceptr got = 0;
-		CUresult cr = k->d.MemAddressReserve(&got, r->size, gran, r->lo, 0);
+		CUresult cr;
+
+		if (k->arena_len && r->lo >= k->arena && r->lo + r->size <= k->arena + k->arena_len)
+			goto back;
+		cr = k->d.MemAddressReserve(&got, r->size, gran, r->lo, 0);
 
 		if (cr == CUDA_SUCCESS && got != r->lo)
 			k->d.MemAddressFree(got, r->size);
@@ -113,6 +154,7 @@ static int map_regions(struct tl_kreplay *k)
 				      (unsigned long long)r->lo, (unsigned long long)(r->lo + r->size),
 				      kind_err(k->l, r->first_mem), (unsigned long long)got);
 		r->reserved = true;
+back:
 		snprintf(what, sizeof(what), "cuMemCreate(%zu bytes) for 0x%llx", r->size, (unsigned long long)r->lo);
 		if ((err = kdrv_check(&k->d, k->d.MemCreate(&r->h, r->size, &prop, 0), what)))
 			return err;
@@ -240,6 +282,8 @@ void tl_kreplay_close(struct tl_kreplay *k)
 			if (r->reserved)
 				k->d.MemAddressFree(r->lo, r->size);
 		}
+		if (k->arena_len)
+			k->d.MemAddressFree(k->arena, k->arena_len);
 		if (k->ctx)
 			k->d.PrimaryCtxRelease(k->dev);
 		kdrv_unload(&k->d);
