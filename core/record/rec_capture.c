@@ -443,6 +443,11 @@ static char *launch_json(const struct rec_launch *l, const char *name, const cha
 			rec_str_add(&b, "%02x", l->attrs[i].value[j]);
 		rec_str_add(&b, "\"}");
 	}
+	/* cuLaunchCooperativeKernel is cuLaunchKernelEx with the cooperative
+	 * attribute: said as one, so that replay launches it cooperatively */
+	if (!strncmp(l->api, "cuLaunchCooperativeKernel", 25))
+		rec_str_add(&b, "%s{\"id\":%d,\"value\":\"01%0126d\"}", k++ ? "," : "", CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+			    0);
 	rec_str_add(&b, "],\"params\":{\"blob\":\"%s\",\"size\":%zu,\"layout\":[", params_hex, p->size);
 	for (i = 0; i < p->n; i++)
 		rec_str_add(&b, "%s[%zu,%zu]", i ? "," : "", p->layout[i][0], p->layout[i][1]);

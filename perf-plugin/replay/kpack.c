@@ -29,6 +29,9 @@ static const char makefile[] =
 	"replay: replay.c\n"
 	"\t$(CC) -O2 -std=c11 -o $@ replay.c -ldl\n";
 
+/* cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_COOPERATIVE */
+#define KPACK_ATTR_COOPERATIVE 2
+
 /* The description of launch @l (the replayer's launch-N.txt). */
 static char *manifest(const struct tl_kdb_launch *l)
 {
@@ -48,6 +51,14 @@ static char *manifest(const struct tl_kdb_launch *l)
 		for (j = 0; j < sizeof(l->attrs[i].value); j++)
 			fprintf(f, "%02x", l->attrs[i].value[j]);
 		fputc('\n', f);
+	}
+	/* a cooperative launch recorded before the recorder said it as the
+	 * attribute: the replayer launches with it all the same */
+	if (!strncmp(l->api, "cuLaunchCooperativeKernel", 25)) {
+		for (i = 0; i < l->nattrs && l->attrs[i].id != KPACK_ATTR_COOPERATIVE; i++)
+			;
+		if (i == l->nattrs)
+			fprintf(f, "attr %d 01%0126d\n", KPACK_ATTR_COOPERATIVE, 0);
 	}
 	if (l->non_portable_cluster)
 		fprintf(f, "nonportable 1\n");

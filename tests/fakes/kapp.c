@@ -67,6 +67,7 @@ typedef union {
 	struct {
 		unsigned int x, y, z;
 	} clusterDim;
+	int cooperative;
 } CUlaunchAttributeValue;
 
 typedef struct {
@@ -87,6 +88,7 @@ typedef struct {
 #define CU_LAUNCH_PARAM_END ((void *)0x00)
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
 #define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
+#define CU_LAUNCH_ATTRIBUTE_COOPERATIVE				2
 #define CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
 #define CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED	14
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
@@ -122,6 +124,9 @@ CUresult cuLibraryLoadData(CUlibrary *library, const void *code, int *jitOptions
 CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name);
 CUresult cuLibraryUnload(CUlibrary library);
 CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value);
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+				   unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+				   unsigned int sharedMemBytes, CUstream hStream, void **kernelParams);
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
 			unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
 			unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
@@ -522,6 +527,35 @@ int main(int argc, char **argv)
 	hash(htmp, NTMP * 4);
 	hash(htmp2, NTMP2 * 4);
 	hash(sums, (size_t)iters * 4);
+	/* $KAPP_COOP: coop_mark launched cooperatively twice, with
+	 * cuLaunchCooperativeKernel (kernelParams) and with cuLaunchKernelEx and
+	 * the cooperative attribute (an argument buffer): 4 blocks add 1 each */
+	const char *coop = getenv("KAPP_COOP");
+	if (coop && *coop && strcmp(coop, "0") != 0) {
+		CUfunction f_coop;
+		CUdeviceptr d_count;
+		int count = 0;
+		CK(cuModuleGetFunction(&f_coop, mod, "coop_mark"));
+		CK(cuMemAlloc_v2(&d_count, 4));
+		CK(cuMemsetD32_v2(d_count, 0, 1));
+		void *pc[] = { &d_count };
+		CK(cuLaunchCooperativeKernel(f_coop, 4, 1, 1, 32, 1, 1, 0, s, pc));
+		size_t pc_size = sizeof d_count;
+		void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, &d_count, CU_LAUNCH_PARAM_BUFFER_SIZE, &pc_size,
+				  CU_LAUNCH_PARAM_END };
+		CUlaunchAttribute at;
+		memset(&at, 0, sizeof at);
+		at.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+		at.value.cooperative = 1;
+		CUlaunchConfig cfgc = { 4, 1, 1, 32, 1, 1, 0, s, &at, 1 };
+		CK(p_launch_ex(&cfgc, f_coop, NULL, extra));
+		CK(cuStreamSynchronize(s));
+		CK(p_dtoh(&count, d_count, 4));
+		if (count != 8)
+			die("coop_mark did not count 8: a launch was not cooperative");
+		hash(&count, 4);
+		CK(cuMemFree_v2(d_count));
+	}
 	/* $KAPP_BIGCLUSTER: one more saxpy in clusters of 16 blocks, which the
 	 * function must allow (Triton does so for its big clusters) */
 	const char *big = getenv("KAPP_BIGCLUSTER");

@@ -128,6 +128,7 @@ typedef union {
 	struct {
 		unsigned int x, y, z;
 	} clusterDim;
+	int cooperative;
 } CUlaunchAttributeValue;
 
 typedef struct {
@@ -191,6 +192,8 @@ _Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig");
 #define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
 #define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
 #define CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
+
+#define CU_LAUNCH_ATTRIBUTE_COOPERATIVE 2
 
 #define CU_STREAM_LEGACY ((CUstream)0x1)
 #define CU_STREAM_PER_THREAD ((CUstream)0x2)
@@ -1513,6 +1516,7 @@ struct launch {
 	CUstream stream;
 	int cluster; /* a cluster dimension attribute was given */
 	unsigned cl[3];
+	int coop; /* cuLaunchCooperativeKernel, or the cooperative attribute */
 };
 
 static CUresult launch(CUfunction h, const struct launch *c, void **kernelParams, void **extra)
@@ -1602,6 +1606,7 @@ static CUresult launch(CUfunction h, const struct launch *c, void **kernelParams
 		.block = { c->b[0], c->b[1], c->b[2] },
 		.shared_bytes = c->shmem,
 		.shared = shared,
+		.cooperative = (unsigned)c->coop,
 	};
 	for (unsigned z = 0; z < c->g[2]; z++)
 		for (unsigned y = 0; y < c->g[1]; y++)
@@ -1616,14 +1621,22 @@ static CUresult launch(CUfunction h, const struct launch *c, void **kernelParams
 	return CUDA_SUCCESS;
 }
 
+/* A launch given by its dimensions (cuLaunchKernel, cuLaunchCooperativeKernel). */
+static CUresult launch_dims(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+			    unsigned shmem, CUstream s, int coop, void **kernelParams, void **extra)
+{
+	struct launch c = { .g = { gx, gy, gz }, .b = { bx, by, bz }, .shmem = shmem, .stream = s, .coop = coop };
+
+	return launch(f, &c, kernelParams, extra);
+}
+
 static CUresult k_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
 				 unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
 				 unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
 				 void **kernelParams, void **extra)
 {
-	struct launch c = { { gridDimX, gridDimY, gridDimZ }, { blockDimX, blockDimY, blockDimZ },
-			    sharedMemBytes, hStream, 0, { 0, 0, 0 } };
-	return launch(f, &c, kernelParams, extra);
+	return launch_dims(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 0,
+			   kernelParams, extra);
 }
 
 static CUresult k_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1632,9 +1645,8 @@ static CUresult k_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsig
 				      unsigned int sharedMemBytes, CUstream hStream,
 				      void **kernelParams, void **extra)
 {
-	struct launch c = { { gridDimX, gridDimY, gridDimZ }, { blockDimX, blockDimY, blockDimZ },
-			    sharedMemBytes, hStream, 0, { 0, 0, 0 } };
-	return launch(f, &c, kernelParams, extra);
+	return launch_dims(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 0,
+			   kernelParams, extra);
 }
 
 static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
@@ -1642,11 +1654,14 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **ker
 {
 	if (!config || (config->numAttrs && !config->attrs))
 		return CUDA_ERROR_INVALID_VALUE;
-	struct launch c = { { config->gridDimX, config->gridDimY, config->gridDimZ },
-			    { config->blockDimX, config->blockDimY, config->blockDimZ },
-			    config->sharedMemBytes, config->hStream, 0, { 0, 0, 0 } };
+	struct launch c = { .g = { config->gridDimX, config->gridDimY, config->gridDimZ },
+			    .b = { config->blockDimX, config->blockDimY, config->blockDimZ },
+			    .shmem = config->sharedMemBytes,
+			    .stream = config->hStream };
 	unsigned nclusters = 0;
-	for (unsigned i = 0; i < config->numAttrs; i++)
+	for (unsigned i = 0; i < config->numAttrs; i++) {
+		if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
+			c.coop = config->attrs[i].value.cooperative != 0;
 		if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
 			nclusters++;
 			c.cluster = 1;
@@ -1654,6 +1669,7 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **ker
 			c.cl[1] = config->attrs[i].value.clusterDim.y;
 			c.cl[2] = config->attrs[i].value.clusterDim.z;
 		}
+	}
 	if (nclusters) {
 		LOCK_SCOPE();
 		g_cluster_attrs += nclusters;
@@ -1664,6 +1680,26 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **ker
 			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
 	}
 	return launch(f, &c, kernelParams, extra);
+}
+
+/* Cooperative launches take kernelParams only, as CUDA's; their blocks may
+ * synchronise across the grid, which the kernel sees (tlk_launch.cooperative). */
+static CUresult k_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+					    unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+					    unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+					    void **kernelParams)
+{
+	return launch_dims(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 1,
+			   kernelParams, NULL);
+}
+
+static CUresult k_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+						 unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+						 unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+						 void **kernelParams)
+{
+	return k_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+					   sharedMemBytes, hStream, kernelParams);
 }
 
 static CUresult k_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
@@ -2500,6 +2536,8 @@ static CUresult k_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVe
 	X(cuLaunchKernel_ptsz, 7000)            \
 	X(cuLaunchKernelEx, 11060)              \
 	X(cuLaunchKernelEx_ptsz, 11060)         \
+	X(cuLaunchCooperativeKernel, 9000)      \
+	X(cuLaunchCooperativeKernel_ptsz, 9000) \
 	X(cuMemAlloc, 0)                        \
 	X(cuMemFree, 0)                         \
 	X(cuMemAlloc_v2, 3020)                  \

@@ -38,6 +38,7 @@ struct tlk_launch {
 	struct tlk_dim3 block_idx; /* blockIdx of this call */
 	unsigned shared_bytes;     /* dynamic shared memory size */
 	void *shared;              /* shared_bytes zeroed bytes, or NULL */
+	unsigned cooperative;	   /* launched cooperatively (grid-wide sync allowed) */
 };
 
 typedef void tlk_kernel_fn(const struct tlk_launch *l, const unsigned char *args);

@@ -129,6 +129,17 @@ TLK_KERNEL(small_block, "0:8,8:4")
 			y[i] += 1.0f;
 }
 
+/* coop_mark(int *count): each block adds 1 when the launch is cooperative
+ * and 1000 when it is not, so a cooperative launch replayed as a plain one
+ * gives another count (a real kernel that syncs the grid would hang or
+ * compute garbage). */
+TLK_KERNEL(coop_mark, "0:8")
+{
+	int *count = TLK_ARG(int *, args, 0);
+
+	*count += l->cooperative ? 1 : 1000;
+}
+
 /* uses_shared(float *y, int n): y[i] = 2*y[i] + 1, grid-stride, staged
  * through dynamic shared memory: each tile of blockDim threads is loaded
  * into shared[t] by thread t, then written back by thread blockDim-1-t from

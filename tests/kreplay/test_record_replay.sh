@@ -446,4 +446,35 @@ if [ -n "$nb" ] && command -v make >/dev/null && "$TLREPLAY" pack -o big.zip --k
 else
 	ok 1 "pack --kdb of the cluster launch builds: $(cat "$TMP/make.log")"
 fi
+# cooperative launches (issue 27.3): cuLaunchCooperativeKernel is recorded with the cooperative
+# attribute and replayed with it; coop_mark counts 1 a block when cooperative, 1000 when not
+run env KAPP_COOP=1 "$TLREPLAY" record -k '^coop_mark$' --count 0 -o dbcoop -- "$K/kapp" "$IMG"
+[ "$RC" -eq 0 ] && grep -q '^kapp: checksum=' "$TMP/out" &&
+	[ "$(field dbcoop/index.json '[(l["api"], [a["id"] for a in l["attrs"]], l["attrs"][0]["value"][:8]) for l in j["launches"]]')" = "[('cuLaunchCooperativeKernel', [2], '01000000'), ('cuLaunchKernelEx', [2], '01000000')]" ]
+ok $? "record: cuLaunchCooperativeKernel and cuLaunchKernelEx's cooperative launch keep the cooperative attribute"
+run "$TLREPLAY" kreplay dbcoop --verify --no-store
+[ "$RC" -eq 0 ] && [ "$(grep -c '^  verify match' "$TMP/out")" = 2 ]
+ok $? "kreplay: both cooperative launches replay cooperatively, bit-exactly"
+# a recording made before the attribute was written: the API name is enough
+cp -r dbcoop coopold
+"$PYTHON" -c "import json,sys; p=sys.argv[1]; j=json.load(open(p)); j['launches'][0]['attrs']=[]; json.dump(j, open(p,'w'))" coopold/index.json
+run "$TLREPLAY" kreplay coopold --launch 0 --verify --no-store
+[ "$RC" -eq 0 ] && grep -q '^  verify match' "$TMP/out"
+ok $? "kreplay: a cuLaunchCooperativeKernel recording without the attribute is replayed cooperatively"
+# ... and the same launch replayed as a plain one differs: the check above can fail
+"$PYTHON" -c "import json,sys; p=sys.argv[1]; j=json.load(open(p)); j['launches'][0]['api']='cuLaunchKernel'; json.dump(j, open(p,'w'))" coopold/index.json
+run "$TLREPLAY" kreplay coopold --launch 0 --verify --no-store
+[ "$RC" -eq 1 ] && grep -q 'verify DIFFERS' "$TMP/out"
+ok $? "kreplay: the cooperative kernel replayed as a plain launch differs (what the attribute prevents)"
+rm -rf coopk && mkdir coopk
+"$PYTHON" -c "import json,sys; p=sys.argv[1]; j=json.load(open(p)); j['launches'][0]['attrs']=[]; json.dump(j, open(p,'w'))" dbcoop/index.json
+if command -v make >/dev/null && "$TLREPLAY" pack -o coopk.zip --kdb dbcoop 2>/dev/null &&
+	(cd coopk && unzip -q ../coopk.zip && cd coopk && make -s) >"$TMP/make.log" 2>&1; then
+	(cd coopk/coopk && ./replay launch-0.txt 2 && ./replay launch-1.txt 2) >"$TMP/rep.out" 2>&1
+	[ $? -eq 0 ] && [ "$(grep -c 'outputs match the recording' "$TMP/rep.out")" = 2 ] &&
+		grep -q "^attr 2 01000000" coopk/coopk/launch-0.txt
+	ok $? "pack --kdb: the standalone replayer launches both cooperatively (an old recording's too)"
+else
+	ok 1 "pack --kdb of the cooperative launches builds: $(cat "$TMP/make.log")"
+fi
 done_testing

@@ -376,6 +376,7 @@ static int launch(struct tl_kreplay *k, const struct tl_kconfig *r)
 	void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, (void *)k->params.p, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 			  CU_LAUNCH_PARAM_END };
 	int want = (int)r->shared_bytes > k->l->max_dynamic_shared ? (int)r->shared_bytes : k->l->max_dynamic_shared;
+	bool coop = !strncmp(k->l->api, "cuLaunchCooperativeKernel", 25);
 	CUresult cr;
 	int err;
 
@@ -397,16 +398,28 @@ static int launch(struct tl_kreplay *k, const struct tl_kconfig *r)
 			return err;
 		k->non_portable_set = true;
 	}
-	if (k->l->nattrs && k->d.LaunchKernelEx) {
-		CUlaunchAttribute attrs[16];
+	if (k->l->nattrs || coop) {
+		CUlaunchAttribute attrs[17];
 		CUlaunchConfig cfg = { r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2],
 				       r->shared_bytes, k->stream, attrs, 0 };
 		size_t i;
 
+		if (!k->d.LaunchKernelEx)
+			return tl_err(-ENOTSUP,
+				      "%s: the driver has no cuLaunchKernelEx (CUDA 11.8 and newer) to launch "
+				      "with the recorded attributes%s",
+				      k->l->kernel, coop ? " (cooperative)" : "");
 		for (i = 0; i < k->l->nattrs && i < 16; i++) {
 			memset(&attrs[i], 0, sizeof(attrs[i]));
 			attrs[i].id = k->l->attrs[i].id;
 			memcpy(attrs[i].value, k->l->attrs[i].value, sizeof(attrs[i].value));
+		}
+		/* a recording of cuLaunchCooperativeKernel from before the recorder
+		 * said it as the attribute */
+		if (coop && !attr_of(k->l, CU_LAUNCH_ATTRIBUTE_COOPERATIVE)) {
+			memset(&attrs[i], 0, sizeof(attrs[i]));
+			attrs[i].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+			attrs[i++].value[0] = 1;
 		}
 		cfg.numAttrs = (unsigned)i;
 		cr = k->d.LaunchKernelEx(&cfg, k->fn, NULL, extra);
