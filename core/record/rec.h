@@ -90,6 +90,16 @@ void rec_alloc_drop(CUdeviceptr base);
  * there are none or memory is short. */
 struct rec_alloc *rec_alloc_snapshot(size_t *n);
 
+/* Texture and surface objects alive (cuTexObjectCreate, cuSurfObjectCreate). */
+enum rec_object_kind {
+	REC_OBJ_NONE,
+	REC_OBJ_TEXTURE,
+	REC_OBJ_SURFACE
+};
+void rec_object_add(uint64_t h, enum rec_object_kind kind);
+void rec_object_drop(uint64_t h);
+enum rec_object_kind rec_object_kind(uint64_t h);
+
 /* ---- the arena (rec_arena.c): device memory at addresses a fresh process
  * can have. Each returns false when the arena does not take the call (off,
  * full, not ours, in a capture): the caller passes it to the driver. When

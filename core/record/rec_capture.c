@@ -402,7 +402,8 @@ static void device_info(struct device_info *d)
 
 static char *launch_json(const struct rec_launch *l, const char *name, const char *demangled, unsigned long ordinal,
 			 const struct rec_image *img, const char *img_hex, const struct params *p,
-			 const char *params_hex, int max_dyn_shared, int non_portable, const struct mem *m, size_t n)
+			 const char *params_hex, int max_dyn_shared, int non_portable, const struct mem *m, size_t n,
+			 const struct rec_str *notes)
 {
 	struct rec_str b = { 0 };
 	struct device_info d;
@@ -458,6 +459,8 @@ static char *launch_json(const struct rec_launch *l, const char *name, const cha
 	/* where the arena was: replay reserves it first */
 	if (rec_arena_range(&arena, &arena_size))
 		rec_str_add(&b, "\"arena\":{\"base\":\"0x%llx\",\"size\":%zu},", (unsigned long long)arena, arena_size);
+	if (notes->len && !notes->oom)
+		rec_str_add(&b, "\"notes\":[%s],", notes->s);
 	rec_str_add(&b, "\"memory\":[");
 	for (i = k = 0; i < n; i++) {
 		if (!m[i].saved)
@@ -492,6 +495,75 @@ static CUresult do_launch(struct launch_ctx *c)
 	return c->result;
 }
 
+typedef CUresult ptrattr_fn(void *, int, CUdeviceptr);
+
+/* Whether @v lies in one of the @n live allocations (sorted by base). */
+static bool in_live(const struct rec_alloc *live, size_t n, uint64_t v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (live[mid].base <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && v - live[lo - 1].base < live[lo - 1].size;
+}
+
+/* Arguments a recording cannot carry to another process: a texture or
+ * surface object (a handle of this process), a pointer to pinned or mapped
+ * host memory or to managed memory the recorder did not see allocated (not
+ * saved). Each is said, and kept in @notes (JSON strings, comma-separated)
+ * for the launch's "notes", so that a replay that differs can be
+ * understood. Without a parameter layout every 8-byte word is looked at as
+ * a pointer; object handles (small numbers) only where the layout says a
+ * parameter is 8 bytes. */
+static void check_args(const struct params *p, const struct rec_alloc *live, size_t n, const char *name,
+		       struct rec_str *notes)
+{
+	ptrattr_fn *attr = REAL(ptrattr_fn, "cuPointerGetAttribute");
+	size_t i, words = p->n ? p->n : p->size / 8;
+
+	for (i = 0; i < words; i++) {
+		size_t off = p->n ? p->layout[i][0] : i * 8;
+		unsigned type = 0, managed = 0;
+		enum rec_object_kind obj;
+		char what[512];
+		uint64_t v;
+
+		if ((p->n && p->layout[i][1] != 8) || off % 8 || off + 8 > p->size)
+			continue;
+		memcpy(&v, p->buf + off, 8);
+		if (!v || in_live(live, n, v))
+			continue;
+		what[0] = 0;
+		if (p->n && (obj = rec_object_kind(v)))
+			snprintf(what, sizeof(what),
+				 "%.200s: parameter %zu is %s object %llu: the handle names an object of the recorded "
+				 "process; replay passes the number",
+				 name, i, obj == REC_OBJ_TEXTURE ? "texture" : "surface", (unsigned long long)v);
+		else if (attr && !attr(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, v) && managed)
+			snprintf(what, sizeof(what),
+				 "%.200s: parameter %zu points to managed memory (0x%llx) allocated where the recorder "
+				 "did not see it: not saved, replay reads what is there",
+				 name, i, (unsigned long long)v);
+		else if (attr && !attr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, v) && type == CU_MEMORYTYPE_HOST)
+			snprintf(
+				what, sizeof(what),
+				"%.200s: parameter %zu points to pinned or mapped host memory (0x%llx): not saved, and "
+				"the address means nothing in another process",
+				name, i, (unsigned long long)v);
+		if (!what[0])
+			continue;
+		rec_say("%s", what);
+		rec_str_add(notes, "%s", notes->len ? "," : "");
+		rec_str_json(notes, what);
+	}
+}
+
 static void record(struct launch_ctx *c, CUfunction f, const char *name, const char *demangled,
 		   unsigned long ordinal, const struct rec_image *img)
 {
@@ -499,6 +571,7 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 	sync_fn *sync = REAL(sync_fn, "cuCtxSynchronize");
 	struct device_info dev;
 	struct params p = { 0 };
+	struct rec_str notes = { 0 };
 	struct rec_alloc *live = NULL;
 	struct mem *m = NULL;
 	unsigned char *buf = NULL;
@@ -557,6 +630,7 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 	}
 	for (i = 0; i < n; i++)
 		m[i].a = live[i];
+	check_args(&p, live, n, demangled, &notes);
 	if ((err = rec_db_blob(img->data, img->len, img_hex)) || (err = rec_db_blob(p.buf, p.size, params_hex)) ||
 	    (err = save_before(m, n, &p, buf))) {
 		rec_say("cannot record %s into %s: %s", name, rec_db_dir(), strerror(-err));
@@ -572,7 +646,8 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 		rec_say("cannot record %s into %s: %s", name, rec_db_dir(), strerror(-err));
 		goto out;
 	}
-	json = launch_json(l, name, demangled, ordinal, img, img_hex, &p, params_hex, max_dyn, non_portable, m, n);
+	json = launch_json(l, name, demangled, ordinal, img, img_hex, &p, params_hex, max_dyn, non_portable, m, n,
+			   &notes);
 	if (!json || (err = rec_db_launch(json, sel.seq))) {
 		rec_say("cannot record %s into %s: %s", name, rec_db_dir(), json ? strerror(-err) : "out of memory");
 		goto out;
@@ -587,6 +662,7 @@ static void record(struct launch_ctx *c, CUfunction f, const char *name, const c
 		bytes / 1048576.0, rec_db_dir());
 out:
 	free(json);
+	free(notes.s);
 	free(buf);
 	free(m);
 	free(live);

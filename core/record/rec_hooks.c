@@ -83,6 +83,10 @@ enum {
 	H_LAUNCH, H_LAUNCH_PTSZ, H_LAUNCHEX, H_LAUNCHEX_PTSZ, H_COOP, H_COOP_PTSZ, H_GETPROC, H_GETPROC2,
 	H_RESERVE,
 	H_ADDRFREE,
+	H_TEXCREATE,
+	H_TEXDESTROY,
+	H_SURFCREATE,
+	H_SURFDESTROY,
 };
 
 static void note_image(const void *handle, const void *image)
@@ -397,6 +401,46 @@ REC_EXPORT CUresult cuMemUnmap(CUdeviceptr p, size_t size)
 	return r;
 }
 
+/* ---- texture and surface objects: their handles mean nothing in another
+ * process, so a recording says when a launch is given one */
+typedef CUresult texcreate_fn(uint64_t *, const void *, const void *, const void *);
+typedef CUresult surfcreate_fn(uint64_t *, const void *);
+typedef CUresult objdestroy_fn(uint64_t);
+
+static CUresult object_made(CUresult r, const uint64_t *obj, enum rec_object_kind kind)
+{
+	if (!r && obj)
+		rec_object_add(*obj, kind);
+	return r;
+}
+
+static CUresult object_gone(CUresult r, uint64_t obj)
+{
+	if (!r)
+		rec_object_drop(obj);
+	return r;
+}
+
+REC_EXPORT CUresult cuTexObjectCreate(uint64_t *obj, const void *res, const void *tex, const void *view)
+{
+	return object_made(REAL_OF(H_TEXCREATE, texcreate_fn)(obj, res, tex, view), obj, REC_OBJ_TEXTURE);
+}
+
+REC_EXPORT CUresult cuTexObjectDestroy(uint64_t obj)
+{
+	return object_gone(REAL_OF(H_TEXDESTROY, objdestroy_fn)(obj), obj);
+}
+
+REC_EXPORT CUresult cuSurfObjectCreate(uint64_t *obj, const void *res)
+{
+	return object_made(REAL_OF(H_SURFCREATE, surfcreate_fn)(obj, res), obj, REC_OBJ_SURFACE);
+}
+
+REC_EXPORT CUresult cuSurfObjectDestroy(uint64_t obj)
+{
+	return object_gone(REAL_OF(H_SURFDESTROY, objdestroy_fn)(obj), obj);
+}
+
 /* ---- launches */
 typedef CUresult launch_fn(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
 			   CUstream, void **, void **);
@@ -649,6 +693,10 @@ static struct hook hooks[] = {
 	HOOK(H_UNMAP, cuMemUnmap, "cuMemUnmap", false),
 	HOOK(H_RESERVE, cuMemAddressReserve, "cuMemAddressReserve", false),
 	HOOK(H_ADDRFREE, cuMemAddressFree, "cuMemAddressFree", false),
+	HOOK(H_TEXCREATE, cuTexObjectCreate, "cuTexObjectCreate", false),
+	HOOK(H_TEXDESTROY, cuTexObjectDestroy, "cuTexObjectDestroy", false),
+	HOOK(H_SURFCREATE, cuSurfObjectCreate, "cuSurfObjectCreate", false),
+	HOOK(H_SURFDESTROY, cuSurfObjectDestroy, "cuSurfObjectDestroy", false),
 	HOOK(H_LAUNCH, cuLaunchKernel, "cuLaunchKernel", false),
 	HOOK(H_LAUNCH_PTSZ, cuLaunchKernel_ptsz, "cuLaunchKernel", true),
 	HOOK(H_LAUNCHEX, cuLaunchKernelEx, "cuLaunchKernelEx", false),

@@ -360,3 +360,41 @@ struct rec_alloc *rec_alloc_snapshot(size_t *n)
 	*n = k;
 	return out;
 }
+
+/* Texture and surface objects: a handle names an object of this process
+ * only. Keyed by handle + 2 (0 and 1 are the map's markers, and handles
+ * start small). */
+static struct map objects; /* handle + 2 -> enum rec_object_kind */
+
+void rec_object_add(uint64_t h, enum rec_object_kind kind)
+{
+	if (h > UINT64_MAX - 2)
+		return;
+	pthread_mutex_lock(&lock);
+	map_put(&objects, (uintptr_t)(h + 2), (void *)(uintptr_t)kind);
+	pthread_mutex_unlock(&lock);
+}
+
+void rec_object_drop(uint64_t h)
+{
+	if (h > UINT64_MAX - 2)
+		return;
+	pthread_mutex_lock(&lock);
+	map_take(&objects, (uintptr_t)(h + 2));
+	pthread_mutex_unlock(&lock);
+}
+
+enum rec_object_kind rec_object_kind(uint64_t h)
+{
+	void **v;
+	enum rec_object_kind k = REC_OBJ_NONE;
+
+	if (h > UINT64_MAX - 2)
+		return k;
+	pthread_mutex_lock(&lock);
+	v = map_find(&objects, (uintptr_t)(h + 2));
+	if (v)
+		k = (enum rec_object_kind)(uintptr_t)*v;
+	pthread_mutex_unlock(&lock);
+	return k;
+}

@@ -354,6 +354,7 @@ static void print_memory(FILE *f, const struct tl_kdb_launch *l)
 {
 	size_t n = in_arena(l);
 	uint64_t bytes = 0;
+	const cJSON *note;
 	size_t i;
 
 	for (i = 0; i < l->nmem; i++)
@@ -366,6 +367,10 @@ static void print_memory(FILE *f, const struct tl_kdb_launch *l)
 	else
 		fprintf(f, ", %zu in the recorder's arena at 0x%llx, %zu where the driver put them\n", n,
 			(unsigned long long)l->arena_base, l->nmem - n);
+	/* what the recorder could not carry over, said when it recorded */
+	cJSON_ArrayForEach(note, l->notes)
+		if (cJSON_IsString(note))
+			fprintf(f, "  note   %s\n", note->valuestring);
 }
 
 static void print_diffs(FILE *f, const struct tl_kverify *v, const char *indent)
@@ -404,6 +409,8 @@ void kreplay_print_run(struct out_fmt *f, const struct run *r, const char *devic
 		cJSON_AddStringToObject(o, "device", device);
 		cJSON_AddNumberToObject(o, "in_arena", (double)in_arena(r->l));
 		cJSON_AddNumberToObject(o, "allocations", (double)r->l->nmem);
+		if (r->l->notes)
+			cJSON_AddItemToObject(o, "notes", cJSON_Duplicate(r->l->notes, true));
 		cJSON_AddNumberToObject(o, "iters", (double)r->st.n);
 		cJSON_AddNumberToObject(o, "median_us", r->st.median);
 		cJSON_AddNumberToObject(o, "mean_us", r->st.mean);

@@ -124,6 +124,11 @@ CUresult cuLibraryLoadData(CUlibrary *library, const void *code, int *jitOptions
 CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name);
 CUresult cuLibraryUnload(CUlibrary library);
 CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value);
+CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
+CUresult cuMemFreeHost(void *p);
+CUresult cuTexObjectCreate(unsigned long long *pTexObject, const void *pResDesc, const void *pTexDesc,
+			   const void *pResViewDesc);
+CUresult cuTexObjectDestroy(unsigned long long texObject);
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
 				   unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
 				   unsigned int sharedMemBytes, CUstream hStream, void **kernelParams);
@@ -555,6 +560,35 @@ int main(int argc, char **argv)
 			die("coop_mark did not count 8: a launch was not cooperative");
 		hash(&count, 4);
 		CK(cuMemFree_v2(d_count));
+	}
+	/* $KAPP_HANDLES: arguments a recording cannot carry to another process:
+	 * small_block on pinned host memory, handle_low given a texture object */
+	const char *handles = getenv("KAPP_HANDLES");
+	if (handles && *handles && strcmp(handles, "0") != 0) {
+		CUfunction f_handle;
+		void *host = NULL;
+		unsigned long long tex = 0;
+		unsigned char res[144], texdesc[104];
+		int nh = 16, low = -1;
+		CUdeviceptr d_host, d_low;
+		CK(cuMemHostAlloc(&host, 4096, 0));
+		d_host = (CUdeviceptr)(uintptr_t)host;
+		void *ph[] = { &d_host, &nh };
+		CK(cuLaunchKernel(f_small, 1, 1, 1, 32, 1, 1, 0, s, ph, NULL));
+		memset(res, 0, sizeof res);
+		memset(texdesc, 0, sizeof texdesc);
+		CK(cuTexObjectCreate(&tex, res, texdesc, NULL));
+		CK(cuModuleGetFunction(&f_handle, mod, "handle_low"));
+		CK(cuMemAlloc_v2(&d_low, 4));
+		void *pt[] = { &tex, &d_low };
+		CK(cuLaunchKernel(f_handle, 1, 1, 1, 32, 1, 1, 0, s, pt, NULL));
+		CK(cuStreamSynchronize(s));
+		CK(p_dtoh(&low, d_low, 4));
+		hash(&low, 4);
+		hash(host, 64);
+		CK(cuTexObjectDestroy(tex));
+		CK(cuMemFree_v2(d_low));
+		CK(cuMemFreeHost(host));
 	}
 	/* $KAPP_BIGCLUSTER: one more saxpy in clusters of 16 blocks, which the
 	 * function must allow (Triton does so for its big clusters) */

@@ -1905,6 +1905,110 @@ static CUresult k_cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUd
 	return CUDA_ERROR_NOT_FOUND;
 }
 
+/* Pinned host memory (cuMemHostAlloc), known to cuPointerGetAttribute. */
+struct khost {
+	struct khost *next;
+	void *p;
+	size_t size;
+};
+static struct khost *g_hosts;
+static unsigned long long g_objects; /* texture and surface objects made */
+
+static CUresult k_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+	(void)Flags;
+	NEED_CTX();
+	if (!pp || !bytesize)
+		return CUDA_ERROR_INVALID_VALUE;
+	LOCK_SCOPE();
+	struct khost *h = calloc(1, sizeof *h);
+	if (!h || !(h->p = calloc(1, bytesize))) {
+		free(h);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	h->size = bytesize;
+	h->next = g_hosts;
+	g_hosts = h;
+	*pp = h->p;
+	return CUDA_SUCCESS;
+}
+
+static CUresult k_cuMemFreeHost(void *p)
+{
+	NEED_INIT();
+	LOCK_SCOPE();
+	for (struct khost **pp = &g_hosts; *pp; pp = &(*pp)->next)
+		if ((*pp)->p == p) {
+			struct khost *h = *pp;
+			*pp = h->next;
+			free(h->p);
+			free(h);
+			return CUDA_SUCCESS;
+		}
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* CU_POINTER_ATTRIBUTE_MEMORY_TYPE (device or host) and _IS_MANAGED (never
+ * here) of memory the driver knows; anything else is not a pointer to it. */
+static CUresult k_cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr)
+{
+	NEED_INIT();
+	if (!data)
+		return CUDA_ERROR_INVALID_VALUE;
+	LOCK_SCOPE();
+	unsigned type = 0;
+	if (alloc_containing(ptr) || map_containing(ptr))
+		type = 2; /* CU_MEMORYTYPE_DEVICE */
+	for (struct khost *h = g_hosts; h && !type; h = h->next)
+		if (ptr >= (uintptr_t)h->p && ptr - (uintptr_t)h->p < h->size)
+			type = 1; /* CU_MEMORYTYPE_HOST */
+	if (!type)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (attribute == 2) {
+		*(unsigned *)data = type;
+		return CUDA_SUCCESS;
+	}
+	if (attribute == 8) {
+		*(unsigned *)data = 0;
+		return CUDA_SUCCESS;
+	}
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Texture and surface objects: handles only (no kernel here samples them). */
+static CUresult object_create(unsigned long long *obj, const void *res)
+{
+	NEED_CTX();
+	if (!obj || !res)
+		return CUDA_ERROR_INVALID_VALUE;
+	LOCK_SCOPE();
+	*obj = ++g_objects;
+	return CUDA_SUCCESS;
+}
+
+static CUresult k_cuTexObjectCreate(unsigned long long *pTexObject, const void *pResDesc, const void *pTexDesc,
+				    const void *pResViewDesc)
+{
+	(void)pResViewDesc;
+	return pTexDesc ? object_create(pTexObject, pResDesc) : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult k_cuTexObjectDestroy(unsigned long long texObject)
+{
+	NEED_INIT();
+	return texObject && texObject <= g_objects ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult k_cuSurfObjectCreate(unsigned long long *pSurfObject, const void *pResDesc)
+{
+	return object_create(pSurfObject, pResDesc);
+}
+
+static CUresult k_cuSurfObjectDestroy(unsigned long long surfObject)
+{
+	return k_cuTexObjectDestroy(surfObject);
+}
+
 static CUresult k_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
 						CUmemAllocationGranularity_flags option)
 {
@@ -2545,6 +2649,13 @@ static CUresult k_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVe
 	X(cuMemAllocAsync, 11020)               \
 	X(cuMemFreeAsync, 11020)                \
 	X(cuMemAllocPitch_v2, 3020)             \
+	X(cuMemHostAlloc, 2020)                 \
+	X(cuMemFreeHost, 0)                     \
+	X(cuPointerGetAttribute, 4000)          \
+	X(cuTexObjectCreate, 5000)              \
+	X(cuTexObjectDestroy, 5000)             \
+	X(cuSurfObjectCreate, 5000)             \
+	X(cuSurfObjectDestroy, 5000)            \
 	X(cuMemGetInfo_v2, 3020)                \
 	X(cuMemGetAddressRange_v2, 3020)        \
 	X(cuMemGetAllocationGranularity, 10020) \

@@ -140,6 +140,18 @@ TLK_KERNEL(coop_mark, "0:8")
 	*count += l->cooperative ? 1 : 1000;
 }
 
+/* handle_low(unsigned long long h, int *out): out[0] = the low 16 bits of h
+ * (a texture or surface object's handle, as a kernel that samples it gets
+ * one: a number that names an object of its process only). */
+TLK_KERNEL(handle_low, "0:8,8:8")
+{
+	unsigned long long h = TLK_ARG(unsigned long long, args, 0);
+	int *out = TLK_ARG(int *, args, 8);
+
+	if (l->block_idx.x == 0)
+		*out = (int)(h & 0xffff);
+}
+
 /* uses_shared(float *y, int n): y[i] = 2*y[i] + 1, grid-stride, staged
  * through dynamic shared memory: each tile of blockDim threads is loaded
  * into shared[t] by thread t, then written back by thread blockDim-1-t from

@@ -446,6 +446,20 @@ if [ -n "$nb" ] && command -v make >/dev/null && "$TLREPLAY" pack -o big.zip --k
 else
 	ok 1 "pack --kdb of the cluster launch builds: $(cat "$TMP/make.log")"
 fi
+# arguments a recording cannot carry (issue 27.3): a pointer to pinned host memory, a texture
+# object's handle: said when recorded, kept as the launch's notes, shown by kreplay
+run env KAPP_HANDLES=1 "$TLREPLAY" record -k 'small_block|handle_low' --count 0 -o dbh -- "$K/kapp" "$IMG" 1
+[ "$RC" -eq 0 ] && grep -q '^kapp: checksum=' "$TMP/out" &&
+	grep -q 'small_block: parameter 0 points to pinned or mapped host memory (0x[0-9a-f]*): not saved' "$TMP/err" &&
+	grep -q 'handle_low: parameter 0 is texture object 1: the handle names an object of the recorded process' "$TMP/err" &&
+	[ "$(field dbh/index.json '[len(l.get("notes", [])) for l in j["launches"]]')" = "[0, 1, 1]" ]
+ok $? "record: host-memory pointers and texture handles among the arguments are said and kept as notes"
+run "$TLREPLAY" kreplay dbh --launch 2 --no-store
+[ "$RC" -eq 0 ] && grep -q '^  note   handle_low: parameter 0 is texture object 1' "$TMP/out"
+ok $? "kreplay: shows the recorder's notes"
+[ "$(field dball/index.json 'sum(1 for l in j["launches"] if "notes" in l)')" = 0 ]
+ok $? "record: no note on launches whose arguments are all device memory or plain values"
+
 # cooperative launches (issue 27.3): cuLaunchCooperativeKernel is recorded with the cooperative
 # attribute and replayed with it; coop_mark counts 1 a block when cooperative, 1000 when not
 run env KAPP_COOP=1 "$TLREPLAY" record -k '^coop_mark$' --count 0 -o dbcoop -- "$K/kapp" "$IMG"

@@ -77,6 +77,7 @@ struct tl_kdb_launch {
 	const char *device_name;
 	int cc_major, cc_minor, driver;
 	const struct cJSON *source;	/**< {"trace": identity, "uid": N, "trace_us": T, "command": [...]} or NULL */
+	const struct cJSON *notes;	/**< the recorder's notes on arguments it could not carry (strings), or NULL */
 };
 
 /**

@@ -94,6 +94,11 @@ typedef struct CUlaunchConfig_st {
 	unsigned int numAttrs;
 } CUlaunchConfig;
 
+/* cuPointerGetAttribute */
+#define CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
+#define CU_POINTER_ATTRIBUTE_IS_MANAGED	 8
+#define CU_MEMORYTYPE_HOST		 1
+
 /* The virtual memory management API (cuMemCreate / cuMemMap). */
 #define CU_MEM_ALLOCATION_TYPE_PINNED 0x1
 #define CU_MEM_LOCATION_TYPE_DEVICE 0x1

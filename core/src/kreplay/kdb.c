@@ -260,6 +260,9 @@ static int parse_launch(struct tl_kdb *db, const cJSON *o, const char *where, st
 		l->cc_major = cJSON_GetArrayItem(cc, 0) ? cJSON_GetArrayItem(cc, 0)->valueint : 0;
 		l->cc_minor = cJSON_GetArrayItem(cc, 1) ? cJSON_GetArrayItem(cc, 1)->valueint : 0;
 	}
+	l->notes = cJSON_GetObjectItemCaseSensitive(o, "notes");
+	if (l->notes && !cJSON_IsArray(l->notes))
+		l->notes = NULL;
 	l->source = cJSON_GetObjectItemCaseSensitive(o, "source");
 	if (l->source && !cJSON_IsObject(l->source))
 		l->source = NULL;
