@@ -30,6 +30,9 @@ runs out):
   kreplay   `tlreplay record --uid` of a cuBLAS GEMM, an ATen elementwise and a Triton kernel of
             a torch program (kreplay_prog.py), `tlreplay kreplay --verify` of each: bit-exact?
             replay time against the trace's kernel time (dry run: the stand-in driver's kapp)
+  cudaprogs real CUDA programs (cudart shared and static, cuBLAS, a driver-API module loader
+            with expandable-segment memory) built with nvcc, recorded with glibc's malloc
+            checks on: same output, no heap corruption, replayed bit-exactly?
 
 OUT receives two files, so that a remote runner can bring them back: report.md and raw.tar.gz
 (under 16 MiB: report.json, the schema snapshot torch-X.Y.json.gz, the self trace, every
@@ -1141,6 +1144,83 @@ class Check:
                 "not replayed bit-exactly: %s" % ", ".join(bad) if bad else "",
                 "the recorded program failed: %s" % ", ".join(died) if died else "") if x))
 
+    # -- real CUDA programs under the recorder
+    def p_cudaprogs(self, rec):
+        """tests/kreplay/cuda/'s programs (cudart shared and static, cuBLAS, a driver-API module
+        loader with expandable-segment memory) built with the machine's nvcc, each run plain, then
+        recorded with glibc's malloc checks on (the H200 showed heap corruption under the recorder),
+        then replayed with --verify. On the stand-ins: rr_modload runs whole; cudart stops at
+        NVIDIA's private export tables, with and without the recorder alike."""
+        src = os.path.join(HERE, "cuda")
+        out = os.path.join(self.work, "cudaprogs")
+        env = dict(self.env)
+        cap = self.report["phases"].get("env", {}).get("python", {}).get("capability") or "9.0"
+        env["CUDA_ARCH"] = "sm_" + cap.replace(".", "")
+        if self.o.stand_ins:
+            kd = os.path.join(self.o.stand_ins, "kdrv")
+            env["TLREPLAY_CUDA_LIB"] = os.path.join(kd, "libcuda.so.1")
+            env["LD_LIBRARY_PATH"] = kd + (os.pathsep + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+            env["FAKE_KDRV_VERSION"] = "13000"
+            image = os.path.join(kd, "libkkernels.so")
+        else:
+            image = os.path.join(out, "rr_scale.cubin")
+        self.run.env = env
+        try:
+            rc, _, err = self.run.run("cudaprogs-build", ["sh", os.path.join(src, "build.sh"), out], timeout=240)
+            if rc == 77:
+                rec.update(status="skipped", why="no nvcc on this machine")
+                return
+            if rc != 0:
+                raise CheckError("building the CUDA programs failed: %s" % first_line(err))
+            debug = [p for p in ("/lib/x86_64-linux-gnu/libc_malloc_debug.so.0",
+                                 "/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0",
+                                 "/lib64/libc_malloc_debug.so.0") if os.path.exists(p)]
+            checked = dict(env, MALLOC_CHECK_="3", MALLOC_PERTURB_="165")
+            if debug:
+                checked["LD_PRELOAD"] = debug[0] + (" " + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+            rec["malloc_checks"] = "MALLOC_CHECK_=3" + (" with " + debug[0] if debug else " (no libc_malloc_debug)")
+            rows = []
+            for prog, sel, args in (("rr_vecadd_shared", "rr_vecadd", []), ("rr_vecadd_static", "rr_vecadd", []),
+                                    ("rr_gemm", ".", []), ("rr_modload", "rr_scale", [image])):
+                argv = [os.path.join(out, prog)] + args
+                row = {"program": prog}
+                rc, out1, err1 = self.run.run("cudaprog-" + prog, argv, timeout=120)
+                row["plain_exit"] = rc
+                row["checksum"] = out1.strip().splitlines()[-1] if out1.strip() else first_line(err1)
+                db = os.path.join(self.work, "cudaprogs", prog + ".kdb")
+                self.run.env = checked
+                try:
+                    rc, out2, err2 = self.run.run("record-" + prog, self.tl("record", "-k", sel, "--nth", "1", "-o", db)
+                                                  + ["--"] + argv, timeout=300)
+                finally:
+                    self.run.env = env
+                row["recorded_exit"] = rc
+                row["same_output"] = out2.strip() == out1.strip()
+                row["recorded"] = recorded_launches(db) > 0
+                crash = [ln for ln in err2.splitlines()
+                         if re.search(r"corrupt|double free|malloc\(\)|free\(\)|munmap_chunk", ln)]
+                if crash:
+                    row["heap"] = first_line(crash[0])
+                if row["recorded"]:
+                    rc, out3, err3 = self.run.run("kreplay-" + prog, self.tl("kreplay", db, "--verify", "-j", "-r", "20",
+                                                                              "--no-store"), timeout=120)
+                    try:
+                        r = json.loads(out3.splitlines()[0])
+                    except (ValueError, IndexError):
+                        r = {}
+                    row.update(kernel=r.get("kernel"), verify=r.get("verify") or first_line(err3),
+                               in_arena=r.get("in_arena"), allocations=r.get("allocations"))
+                rows.append(row)
+        finally:
+            self.run.env = self.env
+        rec["programs"] = rows
+        bad = [r["program"] for r in rows
+               if r["plain_exit"] != r["recorded_exit"] or not r["same_output"] or r.get("heap")
+               or (r["recorded"] and r.get("verify") != "match")
+               or (not self.o.stand_ins and (r["plain_exit"] != 0 or not r["recorded"]))]
+        if bad:
+            raise CheckError("under the recorder: %s" % ", ".join(bad))
+
     # -- the arena
     def p_arena(self, rec):
         """Reserve the recorder's arena at its base in fresh processes (three bare, two after torch
@@ -1188,6 +1268,7 @@ class Check:
             self.phase("gdb", self.p_gdb, need_s=20, cap_s=30)
             self.phase("arena", self.p_arena, need_s=10, cap_s=30)
             self.phase("kreplay", self.p_kreplay, need_s=30, cap_s=60)
+            self.phase("cudaprogs", self.p_cudaprogs, need_s=30, cap_s=90)
         self.report["seconds"] = round(time.monotonic() - self.t_start, 1)
         self.report["commands"] = self.run.commands
         self.write()
@@ -1399,6 +1480,21 @@ def render_markdown(rep):
         w("\n")
     if kr.get("why"):
         w("%s: %s.\n\n" % (kr.get("status", "not run").capitalize(), kr["why"]))
+    cp = ph.get("cudaprogs", {})
+    w("## Real CUDA programs under the recorder (tests/kreplay/cuda/)\n\n")
+    if cp.get("programs"):
+        w("%s.\n\n| program | plain exit | output | recorded exit | same output | recorded | heap | kernel "
+          "| in arena | replay |\n|---|---|---|---|---|---|---|---|---|---|\n" % cp.get("malloc_checks", ""))
+        for r in cp["programs"]:
+            w("| %s | %s | %s | %s | %s | %s | %s | `%s` | %s | %s |\n" % (
+                r["program"], r["plain_exit"], (r.get("checksum") or "-")[:80], r["recorded_exit"],
+                "yes" if r["same_output"] else "NO", "yes" if r["recorded"] else "no", r.get("heap") or "ok",
+                (r.get("kernel") or "-")[:60],
+                "-" if r.get("allocations") is None else "%s of %s" % (r.get("in_arena"), r["allocations"]),
+                r.get("verify") or "-"))
+        w("\n")
+    if cp.get("why"):
+        w("%s: %s.\n\n" % (cp.get("status", "not run").capitalize(), cp["why"]))
     w("Raw outputs of every command: raw.tar.gz.\n")
     return "".join(lines)
 

@@ -16,6 +16,8 @@ cp "$src/bench/gpu-check/run.sh" "$src/bench/gpu-check/gpu_check.py" "$src/bench
 	"$src/bench/gpu-check/self_model.py" "$src/bench/gpu-check/arena_probe.py" \
 	"$src/scripts/gen_schema_snapshot.py" \
 	"$src/tests/gdb/inferiors/addmm_model.py" "$tmp/"
+mkdir -p "$tmp/cuda"
+cp "$src"/tests/kreplay/cuda/*.cu "$src"/tests/kreplay/cuda/*.c "$src"/tests/kreplay/cuda/build.sh "$tmp/cuda/"
 cp "$src/tests/replay/standin/python" "$src/tests/replay/standin/standin_python.py" \
 	"$src/tests/replay/standin/ncu" "$src/tests/replay/standin/nvidia-smi" \
 	"$src/tests/replay/fake_torch_cuda.py" "$tmp/standin/"

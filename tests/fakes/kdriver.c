@@ -679,7 +679,9 @@ static CUresult k_cuDriverGetVersion(int *driverVersion)
 {
 	if (!driverVersion)
 		return CUDA_ERROR_INVALID_VALUE;
-	*driverVersion = KDRV_VERSION;
+	/* FAKE_KDRV_VERSION: another version to report (a CUDA 13 cudart wants 13000) */
+	const char *v = getenv("FAKE_KDRV_VERSION");
+	*driverVersion = v && atoi(v) > 0 ? atoi(v) : KDRV_VERSION;
 	return CUDA_SUCCESS;
 }
 
@@ -2563,7 +2565,12 @@ static CUresult k_cuEventDestroy_v2(CUevent hEvent)
 
 static CUresult k_cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
-	(void)pExportTableId;
+	if (env_on("FAKE_KDRV_LOG") && pExportTableId) {
+		fprintf(stderr, "kdrv: cuGetExportTable(");
+		for (int i = 0; i < 16; i++)
+			fprintf(stderr, "%02x", (unsigned char)pExportTableId->bytes[i]);
+		fprintf(stderr, "): none\n");
+	}
 	if (ppExportTable)
 		*ppExportTable = NULL;
 	return CUDA_ERROR_NOT_SUPPORTED;
@@ -2746,7 +2753,8 @@ static CUresult get_proc(const char *symbol, void **pfn, int cudaVersion, cuuint
 	const char *suffixes[4];
 	int ns = 0;
 	if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) &&
-	    (strcmp(symbol, "cuLaunchKernel") == 0 || strcmp(symbol, "cuLaunchKernelEx") == 0))
+	    (strcmp(symbol, "cuLaunchKernel") == 0 || strcmp(symbol, "cuLaunchKernelEx") == 0 ||
+	     strcmp(symbol, "cuLaunchCooperativeKernel") == 0))
 		suffixes[ns++] = "_ptsz";
 	suffixes[ns++] = "_v3";
 	suffixes[ns++] = "_v2";
@@ -2766,5 +2774,7 @@ static CUresult get_proc(const char *symbol, void **pfn, int cudaVersion, cuuint
 	}
 	if (status && too_new)
 		*status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+	if (env_on("FAKE_KDRV_LOG"))
+		fprintf(stderr, "kdrv: cuGetProcAddress(%s, %d): not found\n", symbol, cudaVersion);
 	return CUDA_ERROR_NOT_FOUND;
 }

@@ -140,6 +140,22 @@ TLK_KERNEL(coop_mark, "0:8")
 	*count += l->cooperative ? 1 : 1000;
 }
 
+/* rr_scale(float *y, const float *x, float a, int n): y = a*x + y,
+ * grid-stride; tests/kreplay/cuda/rr_scale.cu's kernel, for rr_modload on
+ * the stand-in. */
+TLK_KERNEL(rr_scale, "0:8,8:8,16:4,20:4")
+{
+	float *y = TLK_ARG(float *, args, 0);
+	const float *x = TLK_ARG(const float *, args, 8);
+	float a = TLK_ARG(float, args, 16);
+	int n = TLK_ARG(int, args, 20);
+	unsigned long long stride = gstride(l);
+
+	for (unsigned long long t = 0; t < tlk_block_threads(l); t++)
+		for (unsigned long long i = gtid(l, t); n > 0 && i < (unsigned long long)n; i += stride)
+			y[i] = a * x[i] + y[i];
+}
+
 /* handle_low(unsigned long long h, int *out): out[0] = the low 16 bits of h
  * (a texture or surface object's handle, as a kernel that samples it gets
  * one: a number that names an object of its process only). */

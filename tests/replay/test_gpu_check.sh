@@ -72,8 +72,23 @@ import json, sys
 rep = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
 ph = rep["phases"]
-want = ["env", "schemas", "self", "ir", "replay", "counters", "energy", "flush", "graph", "gdb", "arena", "kreplay"]
+want = ["env", "schemas", "self", "ir", "replay", "counters", "energy", "flush", "graph", "gdb", "arena", "kreplay",
+        "cudaprogs"]
 assert sorted(ph) == sorted(want), list(ph)
+# the CUDA programs need nvcc: without one the phase says so
+cp = ph["cudaprogs"]
+if cp["status"] == "skipped":
+    assert cp["why"] == "no nvcc on this machine", cp
+else:
+    rows = {r["program"]: r for r in cp["programs"]}
+    assert sorted(rows) == ["rr_gemm", "rr_modload", "rr_vecadd_shared", "rr_vecadd_static"], rows
+    m = rows["rr_modload"]
+    assert m["plain_exit"] == 0 and m["recorded_exit"] == 0 and m["same_output"] and m["verify"] == "match", m
+    assert m["in_arena"] == m["allocations"] > 0, m
+    # cudart on the stand-in stops at NVIDIA's private tables, recorded or not
+    assert all(r["plain_exit"] == r["recorded_exit"] == 1 and r["same_output"] and not r.get("heap")
+               for p, r in rows.items() if p != "rr_modload"), rows
+want.remove("cudaprogs")
 for k in want:
     if k in ("gdb", "counters") and sys.argv[3]:
         assert ph[k]["status"] == "skipped", ph[k]

@@ -1,0 +1,60 @@
+#!/bin/sh
+# Real CUDA programs under the kernel recorder (issue 27.1), built with the
+# CUDA toolkit's nvcc (tests/kreplay/cuda/build.sh; skipped without one) and
+# run against the stand-in driver (tests/fakes/kdriver.c):
+# - rr_modload, a driver-API program as Triton's launcher and PyTorch's
+#   expandable segments are (module image from the heap, VMM memory mapped in
+#   chunks, kernelParams and cuLaunchKernelEx), runs whole: recorded under
+#   valgrind, same checksum, every launch replayed bit-exactly;
+# - rr_vecadd (cudart shared and static) and rr_gemm (cuBLAS) get as far as
+#   cudart goes on the stand-in: through some 330 cuGetProcAddress lookups,
+#   each answered through the recorder, to cudart's private export tables
+#   (cuGetExportTable), which only NVIDIA's driver has; recorded, they end
+#   exactly as without the recorder, valgrind clean. On a GPU the GPU check
+#   runs them whole (docs/gpu-check.md, the kreplay phase).
+. "$(dirname "$0")/../taplib.sh"
+
+use_kdrv
+cd "$TMP" || exit 1
+sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/cuda" >"$TMP/build.log" 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then
+	skip "no CUDA toolkit (nvcc) to build the programs"
+	done_testing
+fi
+[ $rc -eq 0 ]
+ok $? "the programs build with nvcc: cudart shared and static, cuBLAS, a driver-API module loader"
+[ $rc -eq 0 ] || { sed 's/^/# /' "$TMP/build.log"; done_testing; }
+C=$TMP/cuda
+export LD_LIBRARY_PATH=$K${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+VG=
+command -v valgrind >/dev/null 2>&1 && VG="valgrind -q --error-exitcode=9"
+
+run "$C/rr_modload" "$K/libkkernels.so"
+want=$(cat "$TMP/out")
+[ "$RC" -eq 0 ] && case $want in "rr_modload: checksum="*) true ;; *) false ;; esac
+ok $? "rr_modload runs on the stand-in: $want"
+run "$TLREPLAY" record -k rr_scale --count 0 -o dbm -- $VG "$C/rr_modload" "$K/libkkernels.so"
+[ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$want" ] && grep -q '4 launches recorded into dbm' "$TMP/err" &&
+	! grep -q '^==[0-9]*==' "$TMP/err"
+ok $? "rr_modload recorded${VG:+ under valgrind}: exit 0, the same checksum, 4 launches, no memory error"
+[ "$RC" -eq 0 ] || sed -n 1,20p "$TMP/err" | sed 's/^/# /'
+run "$TLREPLAY" kreplay dbm --verify --no-store
+[ "$RC" -eq 0 ] && [ "$(grep -c '^  verify match' "$TMP/out")" = 4 ] &&
+	[ "$(grep -c "in the recorder's arena at 0x200000000000" "$TMP/out")" = 4 ]
+ok $? "kreplay: its four launches replay bit-exactly, their VMM chunks and buffer from the arena"
+
+# cudart on the stand-in: a CUDA 13 cudart wants a 13.0 driver, then NVIDIA's private tables
+export FAKE_KDRV_VERSION=13000
+for p in rr_vecadd_shared rr_vecadd_static rr_gemm; do
+	run "$C/$p"
+	plain_rc=$RC
+	plain_err=$(grep "^rr_" "$TMP/err")
+	case $p in rr_vecadd_static) vg=$VG ;; *) vg= ;; esac
+	run "$TLREPLAY" record -k . -o "db_$p" -- $vg "$C/$p"
+	[ "$plain_rc" -eq 1 ] && [ -n "$plain_err" ] && [ "$(grep "^rr_" "$TMP/err")" = "$plain_err" ] &&
+		grep -q "record: $C/$p exited with status 1\|record: valgrind exited with status 1" "$TMP/err" &&
+		! grep -q '^==[0-9]*==' "$TMP/err"
+	ok $? "$p recorded${vg:+ under valgrind}: cudart's lookups pass through the recorder, it ends as without it ($plain_err)"
+done
+done_testing
