@@ -612,6 +612,7 @@ REC_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int vers
  * (not calls) to glibc's for RTLD_NEXT, leaving the caller's return address
  * in place, and calls rec_dlsym for any other handle. */
 void *rec_dlsym(void *handle, const char *name);
+void *rec_dlsym_resolve(void);
 void *rec_dlsym_next;	/* glibc's dlsym, for the trampoline */
 
 __attribute__((visibility("hidden"))) void *rec_dlsym(void *handle, const char *name)
@@ -625,34 +626,64 @@ __attribute__((visibility("hidden"))) void *rec_dlsym(void *handle, const char *
 	return p;
 }
 
+/* glibc's dlsym, found on the first RTLD_NEXT lookup: that may come before
+ * our constructor runs (ASan's runtime finds what it intercepts from its
+ * preinit, before any constructor), and must still reach glibc's with the
+ * caller's return address, or the sanitizer's "next" would be itself. */
+__attribute__((visibility("hidden"))) void *rec_dlsym_resolve(void)
+{
+	void *p = (void *)rec_real_dlsym();
+
+	__atomic_store_n(&rec_dlsym_next, p, __ATOMIC_RELEASE);
+	return p;
+}
+
 __attribute__((constructor)) static void rec_init(void)
 {
-	rec_dlsym_next = (void *)rec_real_dlsym();
+	rec_dlsym_resolve();
 }
 
 #if defined(__x86_64__)
+/* the stack is 16-byte aligned at the call: entry (8) + two pushes + 8 */
 __asm__(".text\n"
 	".globl dlsym\n"
 	".type dlsym, @function\n"
 	"dlsym:\n"
-	"	cmpq $-1, %rdi\n"		/* RTLD_NEXT */
+	"	cmpq $-1, %rdi\n" /* RTLD_NEXT */
 	"	jne rec_dlsym\n"
 	"	movq rec_dlsym_next(%rip), %rax\n"
-	"	testq %rax, %rax\n"		/* before our constructor ran */
+	"	testq %rax, %rax\n"
+	"	jnz 1f\n"
+	"	pushq %rdi\n"
+	"	pushq %rsi\n"
+	"	subq $8, %rsp\n"
+	"	call rec_dlsym_resolve\n"
+	"	addq $8, %rsp\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+	"	testq %rax, %rax\n"
 	"	jz rec_dlsym\n"
-	"	jmp *%rax\n"
+	"1:	jmp *%rax\n"
 	".size dlsym, .-dlsym\n");
 #elif defined(__aarch64__)
 __asm__(".text\n"
 	".globl dlsym\n"
 	".type dlsym, %function\n"
 	"dlsym:\n"
-	"	cmn x0, #1\n"			/* RTLD_NEXT */
+	"	cmn x0, #1\n" /* RTLD_NEXT */
 	"	b.ne rec_dlsym\n"
 	"	adrp x16, rec_dlsym_next\n"
 	"	ldr x16, [x16, :lo12:rec_dlsym_next]\n"
-	"	cbz x16, rec_dlsym\n"		/* before our constructor ran */
-	"	br x16\n"
+	"	cbnz x16, 1f\n"
+	"	stp x29, x30, [sp, #-32]!\n"
+	"	stp x0, x1, [sp, #16]\n"
+	"	bl rec_dlsym_resolve\n"
+	"	mov x16, x0\n"
+	"	ldp x0, x1, [sp, #16]\n"
+	"	ldp x29, x30, [sp], #32\n"
+	"	cbnz x16, 1f\n"
+	"	b rec_dlsym\n"
+	"1:	br x16\n"
 	".size dlsym, .-dlsym\n");
 #else
 /* elsewhere RTLD_NEXT lookups see the recorder as their caller */

@@ -44,6 +44,23 @@ run "$TLREPLAY" kreplay dbm --verify --no-store
 	[ "$(grep -c "in the recorder's arena at 0x200000000000" "$TMP/out")" = 4 ]
 ok $? "kreplay: its four launches replay bit-exactly, their VMM chunks and buffer from the arena"
 
+# the same program built with ASan and UBSan, the recorder preloaded ahead of the sanitizer's
+# runtime: the runtime finds what it intercepts through dlsym(RTLD_NEXT) before the recorder's
+# constructor has run (it once looped there forever), and then sees every heap call of the
+# recorder too
+cuda=$(cd "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/.." && pwd)
+if ${CC:-cc} -std=c11 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I"$cuda/include" \
+	-o "$C/rr_modload_asan" "$ROOT/tests/kreplay/cuda/rr_modload.c" -L"$cuda/lib64/stubs" -lcuda 2>"$TMP/asan.log"; then
+	ASAN_OPTIONS=verify_asan_link_order=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1 \
+		run timeout 300 "$TLREPLAY" record -k rr_scale --count 0 -o dbasan -- "$C/rr_modload_asan" "$K/libkkernels.so"
+	[ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$want" ] && grep -q '4 launches recorded into dbasan' "$TMP/err" &&
+		! grep -q 'ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer' "$TMP/err"
+	ok $? "rr_modload built with ASan and UBSan, recorded: the same checksum, no sanitizer report"
+	[ "$RC" -eq 0 ] || sed -n 1,20p "$TMP/err" | sed 's/^/# /'
+else
+	skip "no ASan here: $(head -1 "$TMP/asan.log")"
+fi
+
 # cudart on the stand-in: a CUDA 13 cudart wants a 13.0 driver, then NVIDIA's private tables
 export FAKE_KDRV_VERSION=13000
 for p in rr_vecadd_shared rr_vecadd_static rr_gemm; do
