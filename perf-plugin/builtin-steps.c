@@ -67,6 +67,10 @@ static void print_step(struct out_fmt *o, const struct tl_step *s)
 		fprintf(o->f, "{\"step\":%s,\"name\":", b);
 		json_str(o->f, s->name);
 		fprintf(o->f, ",\"uid\":%llu", (unsigned long long)s->uid);
+		if (s->inner) {
+			fprintf(o->f, ",\"inner\":");
+			json_str(o->f, s->inner);
+		}
 		for (i = 0; i < TL_ARRAY_N(v); i++) {
 			fprintf(o->f, ",\"%s\":", keys[i]);
 			num(o, v[i], false);

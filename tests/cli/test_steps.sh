@@ -112,4 +112,47 @@ else
 	skip "$T not found"
 fi
 
+# SGLang writes vLLM's execute_... annotation around its own step[...] on the same thread: one
+# iteration, not a phantom step holding the few kernels launched before step[...] began (issue 28.1)
+S=$SHARED/traces/TraceLens/tests/traces/inference
+for case in "sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode step[EXTEND bs=15 toks=15360] 534" \
+	"sglang_decode/sglang_Qwen3-8B_decode step[DECODE bs=32] 558"; do
+	t=${case%% *}
+	rest=${case#* }
+	inner=${rest% *}
+	n=${rest##* }
+	if [ -f "$S/$t.json.gz" ]; then
+		run tl steps -i "$S/$t.json.gz" -j
+		"$PYTHON" -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+steps = [r for r in rows if "step" in r]
+assert len(steps) == 1, steps
+s = steps[0]
+assert s["name"].startswith("execute_") and s["inner"] == sys.argv[2] and s["gpu_events"] == int(sys.argv[3]), s
+' "$TMP/out" "$inner" "$n" 2>"$TMP/py"
+		ok $? "${t##*/}: execute_... and the $inner nested in it are one iteration, $n GPU events"
+	else
+		skip "$S/$t.json.gz not found"
+	fi
+done
+# nesting on another thread is not one iteration
+"$PYTHON" - "$F" "$TMP/nest.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+ev = [e for e in j["traceEvents"] if not e.get("name", "").startswith("ProfilerStep")]
+ev.append({"ph": "X", "cat": "user_annotation", "name": "execute_context_1(10)_generation_2(2)", "ts": 1000, "dur": 150,
+           "pid": 100, "tid": 100})
+ev.append({"ph": "X", "cat": "user_annotation", "name": "step[EXTEND bs=1 toks=10]", "ts": 1010, "dur": 80,
+           "pid": 100, "tid": 100})
+ev.append({"ph": "X", "cat": "user_annotation", "name": "step[DECODE bs=1]", "ts": 1100, "dur": 40,
+           "pid": 100, "tid": 200})
+j["traceEvents"] = ev
+json.dump(j, open(sys.argv[2], "w"))
+PY
+run tl steps -i "$TMP/nest.json" -x,
+[ "$RC" -eq 0 ] && [ "$(grep -c '^[0-9]' "$TMP/out")" = 2 ] && grep -q '^0,execute_context_1' "$TMP/out" &&
+	grep -q '^1,step\[DECODE bs=1\]' "$TMP/out"
+ok $? "nested serving annotations: one iteration on the same thread, another thread's stays its own"
+
 done_testing

@@ -9,7 +9,9 @@
  * steps). A trace with none falls back to vLLM / SGLang iteration
  * annotations (user_annotation named execute_..._context_..._generation_...,
  * step[EXTEND|DECODE|MIXED...], prefill[...], decode[...]), numbered 0, 1, ...
- * in time order.
+ * in time order. Serving annotations that nest on one thread (SGLang writes
+ * vLLM's execute_... around its own step[...]) are one iteration: the
+ * outer's range, the inner's name in tl_step.inner.
  *
  * Events are assigned to steps with HTA's rule (hta/common/trace.py,
  * add_iteration): a host event belongs to step s when s.ts <= ts < s.ts +
@@ -43,6 +45,8 @@ struct tl_trace;
 
 struct tl_step {
 	const char *name;	/**< the annotation's name ("ProfilerStep#3") */
+	const char *inner;	/**< a serving annotation nested in it, of the same iteration
+				     (SGLang's step[EXTEND ...] in execute_...), or NULL */
 	long long number;	/**< N of ProfilerStep#N; the index for vLLM/SGLang */
 	uint64_t uid;		/**< the annotation event */
 	double ts, dur;		/**< its CPU range: the wall time is dur */

@@ -54,6 +54,29 @@ static int cmp_step(const void *a, const void *b)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
+/* Serving annotations of one iteration nest: vLLM's execute_..._context_..
+ * (the engine's) encloses SGLang's step[EXTEND ...] (the scheduler's) on the
+ * same thread. One iteration, the outer range; the first nested name is kept
+ * as @inner. @v is in time order (an enclosing range comes first). */
+static size_t merge_nested(const struct tl_trace *tr, struct tl_step *v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct tl_step *o = k ? &v[k - 1] : NULL;
+		const struct tl_ev *a = o ? &tr->ev[o->uid] : NULL, *b = &tr->ev[v[i].uid];
+
+		if (o && a->pid == b->pid && a->tid == b->tid && v[i].ts >= o->ts &&
+		    v[i].ts + v[i].dur <= o->ts + o->dur) {
+			if (!o->inner)
+				o->inner = v[i].name;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	return k;
+}
+
 /* The steps in time order, without their GPU numbers. */
 static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 {
@@ -88,9 +111,11 @@ static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 	}
 	if (v.n)
 		tl_qsort(v.v, v.n, sizeof(*v.v), cmp_step);
-	if (!set->profiler_steps)
+	if (!set->profiler_steps) {
+		v.n = merge_nested(tr, v.v, v.n);
 		for (i = 0; i < v.n; i++)
 			v.v[i].number = (long long)i;
+	}
 	set->n = v.n;
 	set->v = v.v;
 	return 0;
