@@ -53,13 +53,23 @@ static void print_step(struct out_fmt *o, const struct tl_step *s)
 			     s->us[TL_BD_EXPOSED_COMM], s->us[TL_BD_EXPOSED_MEMCPY], s->us[TL_BD_IDLE] };
 	static const char *const keys[] = { "wall_ms", "gpu_span_ms", "busy_ms", "computation_ms",
 					    "exposed_comm_ms", "exposed_memcpy_ms", "idle_ms" };
-	char b[32];
+	const char *phase = tl_phase_name(s->phase);
+	char b[32], label[64];
 	size_t i;
 
 	if (!o->sep && !o->json) {
-		fprintf(o->f, "%6lld %-22.22s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %8llu\n",
-			s->number, s->name, v[0] / 1e3, v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3,
-			v[5] / 1e3, v[6] / 1e3, (unsigned long long)s->ngpu);
+		/* a serving iteration is told by what it ran; its name is in -j, -x */
+		if (phase) {
+			int n = snprintf(label, sizeof(label), "%s", phase);
+
+			if (s->batch_size >= 0)
+				n += snprintf(label + n, sizeof(label) - (size_t)n, " bs=%lld", s->batch_size);
+			if (s->tokens >= 0)
+				snprintf(label + n, sizeof(label) - (size_t)n, " toks=%lld", s->tokens);
+		}
+		fprintf(o->f, "%6lld %-26.26s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %8llu\n", s->number,
+			phase ? label : s->name, v[0] / 1e3, v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3, v[5] / 1e3,
+			v[6] / 1e3, (unsigned long long)s->ngpu);
 		return;
 	}
 	snprintf(b, sizeof(b), "%lld", s->number);
@@ -75,7 +85,21 @@ static void print_step(struct out_fmt *o, const struct tl_step *s)
 			fprintf(o->f, ",\"%s\":", keys[i]);
 			num(o, v[i], false);
 		}
-		fprintf(o->f, ",\"gpu_events\":%llu}\n", (unsigned long long)s->ngpu);
+		fprintf(o->f, ",\"gpu_events\":%llu,\"phase\":", (unsigned long long)s->ngpu);
+		if (phase)
+			fprintf(o->f, "\"%s\"", phase);
+		else
+			fputs("null", o->f);
+		fputs(",\"batch_size\":", o->f);
+		if (s->batch_size >= 0)
+			fprintf(o->f, "%lld", s->batch_size);
+		else
+			fputs("null", o->f);
+		fputs(",\"tokens\":", o->f);
+		if (s->tokens >= 0)
+			fprintf(o->f, "%lld}\n", s->tokens);
+		else
+			fputs("null}\n", o->f);
 		return;
 	}
 	out_field(o, b, false);
@@ -85,14 +109,30 @@ static void print_step(struct out_fmt *o, const struct tl_step *s)
 	for (i = 0; i < TL_ARRAY_N(v); i++)
 		num(o, v[i], false);
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)s->ngpu);
-	out_field(o, b, true);
+	out_field(o, b, false);
+	out_field(o, phase ? phase : "", false);
+	snprintf(b, sizeof(b), "%lld", s->batch_size);
+	out_field(o, s->batch_size >= 0 ? b : "", false);
+	snprintf(b, sizeof(b), "%lld", s->tokens);
+	out_field(o, s->tokens >= 0 ? b : "", true);
 }
 
 static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_step_set *set)
 {
-	static const char *const cols[] = { "step", "name", "uid", "wall ms", "gpu span ms", "busy ms",
-					    "computation ms", "exposed comm ms", "exposed memcpy ms",
-					    "idle ms", "gpu events" };
+	static const char *const cols[] = { "step",
+					    "name",
+					    "uid",
+					    "wall ms",
+					    "gpu span ms",
+					    "busy ms",
+					    "computation ms",
+					    "exposed comm ms",
+					    "exposed memcpy ms",
+					    "idle ms",
+					    "gpu events",
+					    "phase",
+					    "batch size",
+					    "tokens" };
 	const struct tl_step *slow = &set->v[set->slowest];
 	size_t i;
 
@@ -102,10 +142,10 @@ static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_st
 	else if (!o->json)
 		fprintf(o->f,
 			"Steps of %s (%s; GPU events in the step of the call that launched them)\n"
-			"%6s %-22s %10s %10s %10s %10s %10s %10s %10s %8s\n",
-			tl_trace_path(tr), set->profiler_steps ? "ProfilerStep#N" : "vLLM/SGLang iterations",
-			"step", "name", "wall ms", "span ms", "busy ms", "compute ms", "x-comm ms",
-			"x-memcpy ms", "idle ms", "gpu evs");
+			"%6s %-26s %10s %10s %10s %10s %10s %10s %10s %8s\n",
+			tl_trace_path(tr), set->profiler_steps ? "ProfilerStep#N" : "vLLM/SGLang iterations", "step",
+			set->profiler_steps ? "name" : "phase", "wall ms", "span ms", "busy ms", "compute ms",
+			"x-comm ms", "x-memcpy ms", "idle ms", "gpu evs");
 	for (i = 0; i < set->n; i++)
 		print_step(o, &set->v[i]);
 	if (o->sep)

@@ -9,6 +9,9 @@ const struct opt opts_trace_input[] = {
 		   "merge the CUDA/HIP-graph capture traces in DIR first"),
 	OPT_STRING(0, "step", "N", struct common_opts, step,
 		   "iteration N only (ProfilerStep#N; `tlreplay steps` lists them)"),
+	OPT_STRING(0, "phase", "PHASE", struct common_opts, phase,
+		   "serving iterations of that phase only: prefill, decode or\n"
+		   "mixed (`tlreplay steps` says each one's)"),
 	OPT_STRING(0, "link", "RULE", struct common_opts, link,
 		   "tracelens: link launches to GPU events as TraceLens does (ac2g flows\n"
 		   "only); tlreplay (the default) also follows older async_cpu_to_gpu flows"),
@@ -30,6 +33,7 @@ const struct opt opts_analysis[] = {
 	OPT_HELP(),
 	OPT_USE(opts_trace_input, 0, "capture", CAPTURE_HELP_LONG),
 	OPT_USE(opts_trace_input, 0, "step", NULL),
+	OPT_USE(opts_trace_input, 0, "phase", NULL),
 	OPT_USE(opts_trace_input, 0, "link", NULL),
 	OPT_END(),
 };

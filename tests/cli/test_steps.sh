@@ -19,12 +19,12 @@ field() { awk -F, -v s="$2" -v c="$3" '$1 == s { print $c }' "$1"; }
 #     span 30 = busy = compute, idle 0
 #   wall 100 and 50: min 50, median 75, max 100, mean 75, stdev sqrt(2 * 25^2) = 35.355
 run tl steps -i "$F" -x,
-[ "$RC" -eq 0 ] && [ "$(head -1 "$TMP/out")" = "step,name,uid,wall ms,gpu span ms,busy ms,computation ms,exposed comm ms,exposed memcpy ms,idle ms,gpu events" ] &&
+[ "$RC" -eq 0 ] && [ "$(head -1 "$TMP/out")" = "step,name,uid,wall ms,gpu span ms,busy ms,computation ms,exposed comm ms,exposed memcpy ms,idle ms,gpu events,phase,batch size,tokens" ] &&
 	[ "$(grep -c . "$TMP/out")" -eq 3 ]
 ok $? "steps -x,: header and one row per step"
-[ "$(sed -n 2p "$TMP/out")" = "1,ProfilerStep#1,2,0.1,0.07,0.06,0.035,0.015,0.01,0.01,5" ]
+[ "$(sed -n 2p "$TMP/out")" = "1,ProfilerStep#1,2,0.1,0.07,0.06,0.035,0.015,0.01,0.01,5,,," ]
 ok $? "step 1: wall 0.1, span 0.07, busy 0.06, compute 0.035, exposed comm 0.015, memcpy 0.01, idle 0.01 ms, 5 GPU events (one launched from another thread)"
-[ "$(sed -n 3p "$TMP/out")" = "2,ProfilerStep#2,26,0.05,0.03,0.03,0.03,0.0,0.0,0.0,2" ]
+[ "$(sed -n 3p "$TMP/out")" = "2,ProfilerStep#2,26,0.05,0.03,0.03,0.03,0.0,0.0,0.0,2,,," ]
 ok $? "step 2: the kernels launched inside it, though they run after it ended"
 
 run tl steps -i "$F" -j
@@ -79,9 +79,9 @@ ok $? "--step on a trace without steps: one-line error"
 sed -e 's/ProfilerStep#1/execute_context_1(10)_generation_2(2)/g' \
 	-e 's/ProfilerStep#2/execute_context_0(0)_generation_4(4)/g' "$F" >"$TMP/vllm.json"
 run tl steps -i "$TMP/vllm.json" -x,
-[ "$RC" -eq 0 ] && [ "$(sed -n 2p "$TMP/out")" = "0,execute_context_1(10)_generation_2(2),2,0.1,0.07,0.06,0.035,0.015,0.01,0.01,5" ] &&
-	[ "$(sed -n 3p "$TMP/out" | cut -d, -f1,4-)" = "1,0.05,0.03,0.03,0.03,0.0,0.0,0.0,2" ]
-ok $? "vLLM iteration annotations: steps 0 and 1, the same numbers"
+[ "$RC" -eq 0 ] && [ "$(sed -n 2p "$TMP/out")" = "0,execute_context_1(10)_generation_2(2),2,0.1,0.07,0.06,0.035,0.015,0.01,0.01,5,mixed,3,12" ] &&
+	[ "$(sed -n 3p "$TMP/out" | cut -d, -f1,4-)" = "1,0.05,0.03,0.03,0.03,0.0,0.0,0.0,2,decode,4,4" ]
+ok $? "vLLM iteration annotations: steps 0 and 1, the same numbers; phases from the context/generation counts"
 run tl steps -i "$TMP/missing.json"
 [ "$RC" -ne 0 ] && [ -s "$TMP/err" ]
 ok $? "steps: missing trace is an error"
@@ -154,5 +154,43 @@ run tl steps -i "$TMP/nest.json" -x,
 [ "$RC" -eq 0 ] && [ "$(grep -c '^[0-9]' "$TMP/out")" = 2 ] && grep -q '^0,execute_context_1' "$TMP/out" &&
 	grep -q '^1,step\[DECODE bs=1\]' "$TMP/out"
 ok $? "nested serving annotations: one iteration on the same thread, another thread's stays its own"
+# phases (issue 28.2): the inner step[EXTEND ...] says prefill (the outer execute_ alone would
+# say mixed), the other thread's step[DECODE bs=1] decode
+run tl steps -i "$TMP/nest.json" -j
+"$PYTHON" -c '
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1])][:2]
+assert [(r["phase"], r["batch_size"], r["tokens"]) for r in s] == [("prefill", 1, 10), ("decode", 1, 1)], s
+' "$TMP/out"
+ok $? "steps -j: each serving iteration's phase, batch size and tokens (SGLang's inner annotation first)"
+run tl breakdown -i "$TMP/nest.json" --phase decode -x,
+dec=$(awk -F, '$1 == "busy_time" { print $2 }' "$TMP/out")
+run tl steps -i "$TMP/nest.json" -x,
+[ -n "$dec" ] && [ "$dec" = "$(awk -F, '$1 == 1 { print $6 }' "$TMP/out")" ]
+ok $? "breakdown --phase decode: the decode iteration's busy time alone ($dec ms)"
+run tl breakdown -i "$TMP/nest.json" --phase mixed
+[ "$RC" -eq 1 ] && grep -q 'no mixed iteration; the trace has 1 prefill, 1 decode, 0 mixed' "$TMP/err"
+ok $? "--phase with no such iteration: said, with the phases there are"
+run tl breakdown -i "$F" --phase decode
+[ "$RC" -eq 1 ] && grep -q 'its steps have no phase (phases come from vLLM/SGLang iteration annotations)' "$TMP/err"
+ok $? "--phase on ProfilerStep#N steps: they have no phase, said"
+run tl breakdown -i "$TMP/nest.json" --phase warmup
+[ "$RC" -eq 1 ] && grep -q "bad --phase 'warmup' (prefill, decode or mixed)" "$TMP/err"
+ok $? "--phase: a bad value is named"
+run tl report -i "$TMP/nest.json" --phase decode --step 1 -o "$TMP/rep"
+[ "$RC" -eq 1 ] && grep -q -- '--step and --phase: give one of them' "$TMP/err"
+ok $? "--step with --phase is refused"
+V=$S/vllm_prefilldecode_piecewise/graph_execution.json.gz
+if [ -f "$V" ]; then
+	run tl steps -i "$V" -j
+	p=$("$PYTHON" -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r["phase"], r["batch_size"], r["tokens"])' "$TMP/out")
+	run tl breakdown -i "$V" -x,
+	all=$(cat "$TMP/out")
+	run tl breakdown -i "$V" --phase mixed -x,
+	[ "$p" = "mixed 46 8192" ] && [ "$(cat "$TMP/out")" = "$all" ]
+	ok $? "vLLM piecewise trace: one mixed iteration of 46 requests, 8192 tokens; --phase mixed = the whole trace"
+else
+	skip "$V not found"
+fi
 
 done_testing

@@ -43,6 +43,20 @@ extern "C" {
 
 struct tl_trace;
 
+/** What a serving iteration ran: prefill (new prompts), decode (one token
+ *  per running request), or both. */
+enum tl_phase {
+	TL_PHASE_NONE,
+	TL_PHASE_PREFILL,
+	TL_PHASE_DECODE,
+	TL_PHASE_MIXED
+};
+
+/** "prefill", "decode", "mixed", or NULL for TL_PHASE_NONE. */
+TL_API const char *tl_phase_name(int phase);
+/** The phase named @p name ("prefill", "decode", "mixed"), else TL_PHASE_NONE. */
+TL_API int tl_phase_of_name(const char *name);
+
 struct tl_step {
 	const char *name;	/**< the annotation's name ("ProfilerStep#3") */
 	const char *inner;	/**< a serving annotation nested in it, of the same iteration
@@ -53,6 +67,12 @@ struct tl_step {
 	uint64_t ngpu;		/**< GPU events launched from inside it */
 	double gpu_start, gpu_end;	/**< first start, last end of those (0 when none) */
 	double us[TL_BD_NROWS];	/**< their breakdown (enum tl_bd_row) */
+	/** A serving iteration's phase (enum tl_phase), from SGLang's step[EXTEND|DECODE|MIXED
+	 *  bs=B toks=T] or vLLM's execute_..._context_C(..)_generation_G(..) (prefill when only
+	 *  C > 0, decode when only G > 0, mixed when both); TL_PHASE_NONE for ProfilerStep#N. */
+	int phase;
+	long long batch_size; /**< requests in it (bs=, C + G); -1 when not said */
+	long long tokens;     /**< tokens it ran (toks=, the two sides' tokens); -1 when not said */
 };
 
 struct tl_step_set {
@@ -95,6 +115,15 @@ TL_API long tl_step_of_event(struct tl_trace *tr, const struct tl_step_set *set,
  *         were merged already), -ENOMEM.
  */
 TL_API int tl_trace_keep_step(struct tl_trace *tr, long long number);
+
+/**
+ * @brief Keep the serving iterations of phase @p phase only, as
+ *        tl_trace_keep_step() keeps one.
+ * @return 0; -ENODATA (no steps, or steps without phases: ProfilerStep#N),
+ *         -ENOENT (no iteration of that phase: tl_last_error() says which
+ *         there are), -EINVAL (@p phase is TL_PHASE_NONE), -EBUSY, -ENOMEM.
+ */
+TL_API int tl_trace_keep_phase(struct tl_trace *tr, int phase);
 
 #ifdef __cplusplus
 }

@@ -78,6 +78,9 @@ int tl_breakdown_uids(const struct tl_trace *tr, const uint32_t *uids, size_t n,
  * {n_prefill, prefill_tokens, n_decode, decode_tokens[, *_kv_tokens]};
  * *out NULL when there is none. */
 int tl_batch_context(struct tl_trace *tr, uint64_t uid, cJSON **out);
+/* The phase (enum tl_phase) of serving iteration annotation @name, its batch
+ * size and tokens (-1 when not said); TL_PHASE_NONE when it says none. */
+int tl_serving_phase(const char *name, long long *batch, long long *tokens);
 
 /* ====================================== trace_diff*.c (the merged call tree) */
 

@@ -15,6 +15,8 @@
 #include "analysis/analysis_internal.h"
 #include "trace/trace_internal.h"
 
+#include <tlreplay/steps.h>
+
 struct tl_batch_ann {
 	double ts, end;
 	long long n_prefill, prefill_tokens, prefill_kv, n_decode, decode_tokens, decode_kv;
@@ -153,4 +155,48 @@ int tl_batch_context(struct tl_trace *tr, uint64_t uid, cJSON **out)
 	}
 	*out = o;
 	return 0;
+}
+
+/* "bs=15" or "toks=15360" inside SGLang's step[...]: its number, else -1. */
+static long long bracket_number(const char *name, const char *key)
+{
+	const char *p = strstr(name, key), *end = strchr(name, ']');
+	long long v;
+
+	if (!p || (end && p > end))
+		return -1;
+	p += strlen(key);
+	return parse_ll(&p, &v) ? v : -1;
+}
+
+int tl_serving_phase(const char *name, long long *batch, long long *tokens)
+{
+	static const struct {
+		const char *prefix;
+		int phase;
+	} sglang[] = {
+		{ "step[EXTEND", TL_PHASE_PREFILL }, { "step[DECODE", TL_PHASE_DECODE },
+		{ "step[MIXED", TL_PHASE_MIXED },    { "prefill[", TL_PHASE_PREFILL },
+		{ "decode[", TL_PHASE_DECODE },
+	};
+	struct tl_batch_ann a;
+	size_t i;
+
+	*batch = *tokens = -1;
+	for (i = 0; i < TL_ARRAY_SIZE(sglang); i++) {
+		if (strncmp(name, sglang[i].prefix, strlen(sglang[i].prefix)))
+			continue;
+		*batch = bracket_number(name, "bs=");
+		*tokens = bracket_number(name, "toks=");
+		/* a decode step runs one token per request */
+		if (*tokens < 0 && sglang[i].phase == TL_PHASE_DECODE)
+			*tokens = *batch;
+		return sglang[i].phase;
+	}
+	if (!parse_name(name, &a) || (!a.n_prefill && !a.n_decode))
+		return TL_PHASE_NONE;
+	*batch = a.n_prefill + a.n_decode;
+	if (a.prefill_tokens >= 0 && a.decode_tokens >= 0)
+		*tokens = a.prefill_tokens + a.decode_tokens;
+	return a.n_prefill && a.n_decode ? TL_PHASE_MIXED : a.n_prefill ? TL_PHASE_PREFILL : TL_PHASE_DECODE;
 }

@@ -111,10 +111,18 @@ static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 	}
 	if (v.n)
 		tl_qsort(v.v, v.n, sizeof(*v.v), cmp_step);
+	for (i = 0; i < v.n; i++)
+		v.v[i].batch_size = v.v[i].tokens = -1;
 	if (!set->profiler_steps) {
 		v.n = merge_nested(tr, v.v, v.n);
-		for (i = 0; i < v.n; i++)
-			v.v[i].number = (long long)i;
+		for (i = 0; i < v.n; i++) {
+			struct tl_step *s = &v.v[i];
+
+			s->number = (long long)i;
+			/* SGLang's inner step[...] says it plainest */
+			if (!s->inner || !(s->phase = tl_serving_phase(s->inner, &s->batch_size, &s->tokens)))
+				s->phase = tl_serving_phase(s->name, &s->batch_size, &s->tokens);
+		}
 	}
 	set->n = v.n;
 	set->v = v.v;
@@ -123,11 +131,11 @@ static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 
 /* The step whose range holds @ts (the last one in time order, as HTA's
  * loop keeps the last match), else -1. */
-static int64_t step_at(const struct tl_step_set *set, double ts)
+/* The number of steps that start at or before @ts (they come first). */
+static size_t starts_by(const struct tl_step_set *set, double ts)
 {
 	size_t lo = 0, hi = set->n;
 
-	/* first step starting after ts */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -136,6 +144,13 @@ static int64_t step_at(const struct tl_step_set *set, double ts)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static int64_t step_at(const struct tl_step_set *set, double ts)
+{
+	size_t lo = starts_by(set, ts);
+
 	while (lo--) {
 		const struct tl_step *s = &set->v[lo];
 
@@ -297,10 +312,57 @@ static void list_numbers(const struct tl_step_set *set, char *buf, size_t n)
 		snprintf(buf + o, n - o, ", ...");
 }
 
+/* Whether a kept step's range holds @ts (any of them, where ranges overlap).
+ * @reach[i] is the latest end of steps 0..i: the walk back stops where no
+ * earlier step reaches @ts, so thousands of serving iterations cost a
+ * binary search per event. */
+static bool in_kept(const struct tl_step_set *set, const bool *keep, const double *reach, double ts)
+{
+	size_t lo = starts_by(set, ts);
+
+	while (lo-- && ts < reach[lo])
+		if (keep[lo] && ts < set->v[lo].ts + set->v[lo].dur)
+			return true;
+	return false;
+}
+
+/* Keep the steps of @set marked in @keep only (see tl_trace_keep_step()). */
+static int keep_steps(struct tl_trace *tr, const struct tl_step_set *set, const bool *keep)
+{
+	double *reach = malloc((set->n + 1) * sizeof(*reach));
+	int32_t *st = NULL;
+	size_t i;
+
+	if (!reach || gpu_steps(tr, set, &st)) {
+		free(reach);
+		return tl_err(-ENOMEM, "out of memory choosing steps");
+	}
+	for (i = 0; i < set->n; i++) {
+		double end = set->v[i].ts + set->v[i].dur;
+
+		reach[i] = i && reach[i - 1] > end ? reach[i - 1] : end;
+	}
+	for (i = 0; i < tr->nev; i++) {
+		struct tl_ev *e = &tr->ev[i];
+
+		if (tl_kind_is_gpu(e->kind)) {
+			if (st[i] < 0 || !keep[st[i]])
+				e->kind = TL_KIND_OTHER;
+		} else if (is_host_kind(e->kind) && (e->flags & EV_HAS_TS) && !in_kept(set, keep, reach, e->ts)) {
+			e->kind = TL_KIND_OTHER;
+		}
+	}
+	/* the links were made with every event: made again on next use */
+	tl_tree_free(&tr->tree);
+	free(st);
+	free(reach);
+	return 0;
+}
+
 int tl_trace_keep_step(struct tl_trace *tr, long long number)
 {
 	struct tl_step_set set = { 0 };
-	int32_t *st = NULL;
+	bool *keep = NULL;
 	int64_t idx = -1;
 	size_t i;
 	int err;
@@ -320,30 +382,73 @@ int tl_trace_keep_step(struct tl_trace *tr, long long number)
 		err = tl_err(-ENOENT, "%s: no step %lld; the steps are %s", tr->path, number, list);
 		goto out;
 	}
-	if (gpu_steps(tr, &set, &st)) {
+	keep = calloc(set.n, sizeof(*keep));
+	if (!keep) {
 		err = tl_err(-ENOMEM, "out of memory choosing a step");
 		goto out;
 	}
-	{
-		const struct tl_step *s = &set.v[idx];
-
-		for (i = 0; i < tr->nev; i++) {
-			struct tl_ev *e = &tr->ev[i];
-
-			if (tl_kind_is_gpu(e->kind)) {
-				if (st[i] != idx)
-					e->kind = TL_KIND_OTHER;
-			} else if (is_host_kind(e->kind) && (e->flags & EV_HAS_TS) &&
-				   !(s->ts <= e->ts && e->ts < s->ts + s->dur)) {
-				e->kind = TL_KIND_OTHER;
-			}
-		}
-	}
-	/* the links were made with every event: made again on next use */
-	tl_tree_free(&tr->tree);
-	err = 0;
+	keep[idx] = true;
+	err = keep_steps(tr, &set, keep);
 out:
-	free(st);
+	free(keep);
+	free(set.v);
+	return err;
+}
+
+const char *tl_phase_name(int phase)
+{
+	static const char *const names[] = { NULL, "prefill", "decode", "mixed" };
+
+	return phase > 0 && phase < (int)TL_ARRAY_SIZE(names) ? names[phase] : NULL;
+}
+
+int tl_phase_of_name(const char *name)
+{
+	int p;
+
+	for (p = TL_PHASE_PREFILL; name && p <= TL_PHASE_MIXED; p++)
+		if (!strcmp(name, tl_phase_name(p)))
+			return p;
+	return TL_PHASE_NONE;
+}
+
+int tl_trace_keep_phase(struct tl_trace *tr, int phase)
+{
+	struct tl_step_set set = { 0 };
+	size_t i, n[4] = { 0 };
+	bool *keep = NULL;
+	int err;
+
+	if (!tl_phase_name(phase))
+		return tl_err(-EINVAL, "no such phase %d", phase);
+	if (tr->merged)
+		return tl_err(-EBUSY, "%s: a phase cannot be chosen once graph captures are merged", tr->path);
+	err = load_steps(tr, &set);
+	if (err)
+		goto out;
+	keep = calloc(set.n, sizeof(*keep));
+	if (!keep) {
+		err = tl_err(-ENOMEM, "out of memory choosing a phase");
+		goto out;
+	}
+	for (i = 0; i < set.n; i++) {
+		n[set.v[i].phase]++;
+		keep[i] = set.v[i].phase == phase;
+	}
+	if (n[TL_PHASE_NONE] == set.n) {
+		err = tl_err(-ENODATA,
+			     "%s: its steps have no phase (phases come from vLLM/SGLang iteration annotations)",
+			     tr->path);
+		goto out;
+	}
+	if (!n[phase]) {
+		err = tl_err(-ENOENT, "%s: no %s iteration; the trace has %zu prefill, %zu decode, %zu mixed", tr->path,
+			     tl_phase_name(phase), n[TL_PHASE_PREFILL], n[TL_PHASE_DECODE], n[TL_PHASE_MIXED]);
+		goto out;
+	}
+	err = keep_steps(tr, &set, keep);
+out:
+	free(keep);
 	free(set.v);
 	return err;
 }
