@@ -57,6 +57,7 @@ static const struct opt breakdown_opts[] = {
 	OPT_USE(opts_trace_input, offsetof(struct bd_args, co), "capture", CAPTURE_HELP_LONG),
 	OPT_USE(opts_trace_input, offsetof(struct bd_args, co), "step", NULL),
 	OPT_USE(opts_trace_input, offsetof(struct bd_args, co), "phase", NULL),
+	OPT_USE(opts_trace_input, offsetof(struct bd_args, co), "steady", NULL),
 	OPT_USE(opts_trace_input, offsetof(struct bd_args, co), "link", NULL),
 	OPT_BOOL(0, "per-device", struct bd_args, per_dev,
 		 "one breakdown per device (TraceLens's JAX gpu_timeline;\n"

@@ -39,6 +39,7 @@ static const struct opt report_opts[] = {
 	OPT_USE(opts_trace_input, offsetof(struct report_ctx, co), "capture", CAPTURE_HELP_LONG),
 	OPT_USE(opts_trace_input, offsetof(struct report_ctx, co), "step", NULL),
 	OPT_USE(opts_trace_input, offsetof(struct report_ctx, co), "phase", NULL),
+	OPT_USE(opts_trace_input, offsetof(struct report_ctx, co), "steady", NULL),
 	OPT_USE(opts_trace_input, offsetof(struct report_ctx, co), "link", NULL),
 	OPT_BOOL(0, "recompute", struct report_ctx, recompute,
 		 "split by activation recompute (is_recompute columns), like\n"

@@ -22,7 +22,7 @@ static const struct opt steps_opts[] = {
 /* the usage text is laid out as it prints */
 /* clang-format off */
 TL_CMD(steps, steps_opts, "per iteration (ProfilerStep#N): wall time, GPU busy time, breakdown",
-	"usage: tlreplay steps [-i TRACE] [-x SEP | -j] [-o FILE] [--step N]\n"
+	"usage: tlreplay steps [-i TRACE] [-x SEP | -j] [-o FILE] [--step N | --phase P | --steady]\n"
 	"\n"
 	"One row per iteration: the ProfilerStep#N ranges, else vLLM/SGLang iteration\n"
 	"annotations (execute_..., step[...], prefill[...], decode[...]). A GPU event\n"
@@ -30,7 +30,9 @@ TL_CMD(steps, steps_opts, "per iteration (ProfilerStep#N): wall time, GPU busy t
 	"wall time (the CPU range) and its GPU time may differ. Per step: the wall time,\n"
 	"the GPU span and busy time, and the breakdown of `tlreplay breakdown` over its\n"
 	"GPU events (computation, exposed comm, exposed memcpy, idle); then the slowest\n"
-	"step and the spread of wall times (min, median, max, mean, stdev). docs/analyses.md,\n"
+	"step and the spread of wall times (min, median, max, mean, stdev). Serving\n"
+	"iterations say their phase (prefill, decode, mixed). --steady shows the\n"
+	"steady-state window and why the others are left out. docs/analyses.md,\n"
 	"\"Iterations\", has the details.\n"
 	"\n");
 /* clang-format on */
@@ -178,30 +180,111 @@ static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_st
 		fprintf(o->f, "%.3f ms\n", set->std_us / 1e3);
 }
 
+static int by_dur(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The wall-time spread of @w's steps alone (min, median, max, mean, stdev). */
+static void window_stats(struct tl_step_set *w)
+{
+	double *d = malloc(w->n * sizeof(*d)), sum = 0, ss = 0;
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < w->n; i++)
+		sum += d[i] = w->v[i].dur;
+	w->mean_us = sum / (double)w->n;
+	for (i = 0; i < w->n; i++)
+		ss += (d[i] - w->mean_us) * (d[i] - w->mean_us);
+	w->std_us = w->n > 1 ? sqrt(ss / (double)(w->n - 1)) : NAN;
+	qsort(d, w->n, sizeof(*d), by_dur);
+	w->min_us = d[0];
+	w->max_us = d[w->n - 1];
+	w->median_us = w->n % 2 ? d[w->n / 2] : (d[w->n / 2 - 1] + d[w->n / 2]) / 2;
+	free(d);
+}
+
+/* --steady: the window's rows, then which steps were left out and why. */
+static void print_steady(struct out_fmt *o, struct tl_trace *tr, struct tl_step_set *set, const struct tl_steady *st)
+{
+	struct tl_step_set win = *set;
+	size_t i;
+
+	win.v = set->v + st->first;
+	win.n = st->last - st->first + 1;
+	win.slowest = 0;
+	for (i = 1; i < win.n; i++)
+		if (win.v[i].dur > win.v[win.slowest].dur)
+			win.slowest = i;
+	window_stats(&win);
+	print_all(o, tr, &win);
+	if (o->sep)
+		return;
+	if (o->json) {
+		fprintf(o->f,
+			"{\"summary\":\"steady\",\"first_step\":%lld,\"last_step\":%lld,\"steps\":%zu,\"of\":%zu,"
+			"\"median_ms\":",
+			set->v[st->first].number, set->v[st->last].number, win.n, set->n);
+		num(o, st->median_us, false);
+		fprintf(o->f, ",\"cv\":%.6g,\"left_out\":[", st->cv);
+		for (i = 0; i < st->nout; i++)
+			fprintf(o->f, "%s{\"step\":%lld,\"why\":\"%s\",\"ratio\":%.4g}", i ? "," : "",
+				set->v[st->out[i].idx].number, tl_steady_why_name(st->out[i].why), st->out[i].ratio);
+		fputs("]}\n", o->f);
+		return;
+	}
+	fprintf(o->f,
+		"steady: steps %lld to %lld (%zu of %zu; wall time median %.3f ms, cv %.1f%%, each within 20%% of "
+		"its phase's later median)\n",
+		set->v[st->first].number, set->v[st->last].number, win.n, set->n, st->median_us / 1e3, 100 * st->cv);
+	for (i = 0; i < st->nout; i++)
+		fprintf(o->f, "  left out: step %lld, %s (%.2fx the median)\n", set->v[st->out[i].idx].number,
+			tl_steady_why_name(st->out[i].why), st->out[i].ratio);
+}
+
 static int cmd_steps(int argc, char **argv)
 {
 	struct steps_args a = { 0 };
 	struct out_fmt o = { 0 };
 	struct tl_trace *tr = NULL;
 	struct tl_step_set *set = NULL;
+	struct tl_steady *st = NULL;
+	bool steady;
 	int rc = 1, err;
 
 	if (!opts_parse(&steps_cmd, argc, argv, &a, &rc))
 		goto out;
 	if (cli_no_args("steps", argc, argv) || cli_check_format("steps", &a.co))
 		goto out;
+	/* steps --steady shows the window among all the steps, numbered as they are */
+	steady = a.co.steady;
+	if (steady && (a.co.step || a.co.phase)) {
+		rc = cli_error("steps: --step, --phase and --steady: give one of them");
+		goto out;
+	}
+	a.co.steady = false;
 	if (cli_open_trace(&a.co, &tr))
 		goto out;
 	err = tl_steps(tr, &set);
+	if (!err && steady)
+		err = tl_steps_steady(tr, set, &st);
 	if (err) {
 		rc = cli_lib_error(err);
 		goto out;
 	}
 	if (out_open_opts(&o, &a.co))
 		goto out;
-	print_all(&o, tr, set);
+	if (st)
+		print_steady(&o, tr, set, st);
+	else
+		print_all(&o, tr, set);
 	rc = out_close(&o, false);
 out:
+	tl_steady_free(st);
 	tl_step_set_free(set);
 	tl_trace_close(tr);
 	return rc;

@@ -108,6 +108,7 @@ struct common_opts {
 	const char *capture;	/* --capture DIR */
 	const char *step;	/* --step N: one iteration only (tl_trace_keep_step()) */
 	const char *phase;	/* --phase prefill|decode|mixed: those iterations (tl_trace_keep_phase()) */
+	bool steady;		/* --steady: the steady-state iterations (tl_trace_keep_steady()) */
 	const char *link;	/* --link tlreplay|tracelens: how launches link to GPU events */
 };
 

@@ -12,6 +12,9 @@ const struct opt opts_trace_input[] = {
 	OPT_STRING(0, "phase", "PHASE", struct common_opts, phase,
 		   "serving iterations of that phase only: prefill, decode or\n"
 		   "mixed (`tlreplay steps` says each one's)"),
+	OPT_BOOL(0, "steady", struct common_opts, steady,
+		 "the steady-state iterations only (`tlreplay steps --steady`\n"
+		 "shows which, and why the others are left out)"),
 	OPT_STRING(0, "link", "RULE", struct common_opts, link,
 		   "tracelens: link launches to GPU events as TraceLens does (ac2g flows\n"
 		   "only); tlreplay (the default) also follows older async_cpu_to_gpu flows"),
@@ -34,6 +37,7 @@ const struct opt opts_analysis[] = {
 	OPT_USE(opts_trace_input, 0, "capture", CAPTURE_HELP_LONG),
 	OPT_USE(opts_trace_input, 0, "step", NULL),
 	OPT_USE(opts_trace_input, 0, "phase", NULL),
+	OPT_USE(opts_trace_input, 0, "steady", NULL),
 	OPT_USE(opts_trace_input, 0, "link", NULL),
 	OPT_END(),
 };

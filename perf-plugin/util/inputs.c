@@ -335,19 +335,19 @@ static int cli_graph_annotations(struct tl_trace *tr)
 	return 0;
 }
 
-/* --phase P: keep the serving iterations of that phase (no-op if NULL). */
-static int cli_keep_phase(struct tl_trace *tr, const char *phase, const char *step)
+/* --phase P or --steady: keep those iterations (no-op without either). */
+static int cli_keep_phase(struct tl_trace *tr, const struct common_opts *co)
 {
-	int p = tl_phase_of_name(phase);
+	int p = tl_phase_of_name(co->phase);
 	int err;
 
-	if (!phase)
+	if (!co->phase && !co->steady)
 		return 0;
-	if (step)
-		return cli_error("--step and --phase: give one of them");
-	if (!p)
-		return cli_error("bad --phase '%s' (prefill, decode or mixed)", phase);
-	err = tl_trace_keep_phase(tr, p);
+	if ((co->step != NULL) + (co->phase != NULL) + co->steady > 1)
+		return cli_error("--step, --phase and --steady: give one of them");
+	if (co->phase && !p)
+		return cli_error("bad --phase '%s' (prefill, decode or mixed)", co->phase);
+	err = co->steady ? tl_trace_keep_steady(tr) : tl_trace_keep_phase(tr, p);
 	return err ? cli_lib_error(err) : 0;
 }
 
@@ -359,8 +359,7 @@ int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 	if (!path || cli_load(path, tr))
 		return 1;
 	if (cli_link_rule(*tr, co->link) || cli_merge_capture(*tr, co->capture) ||
-	    (!co->capture && cli_graph_annotations(*tr)) || cli_keep_phase(*tr, co->phase, co->step) ||
-	    cli_keep_step(*tr, co->step)) {
+	    (!co->capture && cli_graph_annotations(*tr)) || cli_keep_phase(*tr, co) || cli_keep_step(*tr, co->step)) {
 		tl_trace_close(*tr);
 		*tr = NULL;
 		return 1;

@@ -178,8 +178,55 @@ run tl breakdown -i "$TMP/nest.json" --phase warmup
 [ "$RC" -eq 1 ] && grep -q "bad --phase 'warmup' (prefill, decode or mixed)" "$TMP/err"
 ok $? "--phase: a bad value is named"
 run tl report -i "$TMP/nest.json" --phase decode --step 1 -o "$TMP/rep"
-[ "$RC" -eq 1 ] && grep -q -- '--step and --phase: give one of them' "$TMP/err"
+[ "$RC" -eq 1 ] && grep -q -- '--step, --phase and --steady: give one of them' "$TMP/err"
 ok $? "--step with --phase is refused"
+# the steady state (issue 28.3): eight steps, the first a graph capture, the second
+# compilation, the third a slow warm-up, four steady ones, and a short last one
+"$PYTHON" - "$TMP/steady.json" <<'PY'
+import json, sys
+ev, ts = [], 1000
+durs = [500, 300, 200, 100, 104, 97, 101, 40]
+for n, d in enumerate(durs, 1):
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % n, "ts": ts, "dur": d,
+               "pid": 1, "tid": 1})
+    if n == 1:
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamBeginCapture", "ts": ts + 5, "dur": 2,
+                   "pid": 1, "tid": 1})
+    if n == 2:
+        ev.append({"ph": "X", "cat": "python_function", "name": "torch/_dynamo/convert_frame.py(1020): __call__",
+                   "ts": ts + 5, "dur": 200, "pid": 1, "tid": 1})
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": ts + 1, "dur": 1, "pid": 1,
+               "tid": 1, "args": {"correlation": n}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "k%d" % n, "ts": ts + 2, "dur": 10 * n, "pid": 0, "tid": 7,
+               "args": {"correlation": n, "device": 0, "stream": 7}})
+    ts += d
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+run tl steps -i "$TMP/steady.json" --steady
+[ "$RC" -eq 0 ] && grep -q '^steady: steps 4 to 7 (4 of 8; wall time median 0.101 ms, cv 2.9%' "$TMP/out" &&
+	grep -q '^  left out: step 1, graph capture' "$TMP/out" && grep -q '^  left out: step 2, compilation' "$TMP/out" &&
+	grep -q '^  left out: step 3, warm-up (2.02x the median)' "$TMP/out" &&
+	grep -q '^  left out: step 8, wrap-up (0.40x the median)' "$TMP/out" && [ "$(grep -c 'ProfilerStep#' "$TMP/out")" -ge 4 ] &&
+	! grep -q '^ *3 ProfilerStep#3 ' "$TMP/out" && grep -q '^wall time over 4 steps: min 0.097, median 0.101, max 0.104' "$TMP/out"
+ok $? "steps --steady: steps 4-7; 1 graph capture, 2 compilation, 3 warm-up, 8 wrap-up, each said"
+run tl steps -i "$TMP/steady.json" --steady -j
+"$PYTHON" -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+s = [r for r in rows if r.get("summary") == "steady"][0]
+assert (s["first_step"], s["last_step"], s["steps"], s["of"]) == (4, 7, 4, 8), s
+assert [(o["step"], o["why"]) for o in s["left_out"]] == [(1, "graph capture"), (2, "compilation"), (3, "warm-up"), (8, "wrap-up")], s
+assert [r["step"] for r in rows if "step" in r and "summary" not in r] == [4, 5, 6, 7], rows
+' "$TMP/out"
+ok $? "steps --steady -j: the window's rows and a steady summary with the left-out steps"
+run tl kernels -i "$TMP/steady.json" --steady -x,
+[ "$RC" -eq 0 ] && [ "$(grep -c ',k[0-9],' "$TMP/out")" = 4 ] && grep -q ',k4,' "$TMP/out" && grep -q ',k7,' "$TMP/out" &&
+	! grep -q ',k3,\|,k8,' "$TMP/out"
+ok $? "kernels --steady: the kernels of steps 4-7 only"
+run tl breakdown -i "$TMP/steady.json" --steady --phase decode
+[ "$RC" -eq 1 ] && grep -q -- '--step, --phase and --steady: give one of them' "$TMP/err"
+ok $? "--steady with --phase is refused"
+
 V=$S/vllm_prefilldecode_piecewise/graph_execution.json.gz
 if [ -f "$V" ]; then
 	run tl steps -i "$V" -j

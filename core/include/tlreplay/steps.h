@@ -125,6 +125,48 @@ TL_API int tl_trace_keep_step(struct tl_trace *tr, long long number);
  */
 TL_API int tl_trace_keep_phase(struct tl_trace *tr, int phase);
 
+/** Why a step lies outside the steady state. */
+enum tl_steady_why {
+	TL_STEADY_WARMUP,  /**< before it, slower or faster than the rest */
+	TL_STEADY_CAPTURE, /**< it holds a CUDA graph capture (BeginCapture, GraphInstantiate) */
+	TL_STEADY_COMPILE, /**< it holds torch.compile's work (dynamo's convert_frame, inductor) */
+	TL_STEADY_WRAPUP,  /**< after it */
+	TL_STEADY_OUTLIER, /**< between steady runs */
+};
+
+struct tl_steady_out {
+	size_t idx;   /**< into tl_step_set.v */
+	int why;      /**< enum tl_steady_why */
+	double ratio; /**< its wall time over its phase's steady median */
+};
+
+/** The steady state: set->v[first..last]. */
+struct tl_steady {
+	size_t first, last;
+	double median_us, cv; /**< wall time over the window: median, std / mean */
+	size_t nout;
+	struct tl_steady_out *out; /**< the steps left out, in order */
+};
+
+/**
+ * @brief The steady state of @p set (a result of tl_steps() or the steps
+ *        tl_trace_keep_steady() finds): the longest run of consecutive steps
+ *        whose wall time is within 20 % of the median of their phase's later
+ *        half (the later run of two as long), and why each other step is out.
+ *        With no step within 20 %, the last step alone.
+ * @return 0; -ENODATA (no steps), -ENOMEM. Free with tl_steady_free().
+ */
+TL_API int tl_steps_steady(struct tl_trace *tr, const struct tl_step_set *set, struct tl_steady **out);
+TL_API void tl_steady_free(struct tl_steady *st);
+/** "warm-up", "graph capture", "compilation", "wrap-up", "an outlier". */
+TL_API const char *tl_steady_why_name(int why);
+
+/**
+ * @brief Keep the steady state's steps only, as tl_trace_keep_step() keeps one.
+ * @return 0; -ENODATA (no steps), -EBUSY, -ENOMEM.
+ */
+TL_API int tl_trace_keep_steady(struct tl_trace *tr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -452,3 +452,33 @@ out:
 	free(set.v);
 	return err;
 }
+
+int tl_trace_keep_steady(struct tl_trace *tr)
+{
+	struct tl_step_set set = { 0 };
+	struct tl_steady *st = NULL;
+	bool *keep = NULL;
+	size_t i;
+	int err;
+
+	if (tr->merged)
+		return tl_err(-EBUSY, "%s: the steady state cannot be chosen once graph captures are merged", tr->path);
+	err = load_steps(tr, &set);
+	if (!err)
+		err = tl_steps_steady(tr, &set, &st);
+	if (err)
+		goto out;
+	keep = calloc(set.n, sizeof(*keep));
+	if (!keep) {
+		err = tl_err(-ENOMEM, "out of memory choosing the steady state");
+		goto out;
+	}
+	for (i = st->first; i <= st->last; i++)
+		keep[i] = true;
+	err = keep_steps(tr, &set, keep);
+out:
+	free(keep);
+	tl_steady_free(st);
+	free(set.v);
+	return err;
+}
