@@ -164,9 +164,15 @@ static void aa_timelines(struct tl_trace *tr, aa_check_fn check)
 	check("steps", tl_steps(tr, &steps));
 	if (steps) {
 		uint64_t u, n = tl_trace_nevents(tr);
+		struct tl_steady *st = NULL;
 
 		for (u = 0; u < n; u += 1 + n / 64)
 			(void)tl_step_of_event(tr, steps, u);
+		check("steady state", tl_steps_steady(tr, steps, &st));
+		if (st &&
+		    (st->first > st->last || st->last >= steps->n || st->nout != steps->n - (st->last - st->first + 1)))
+			abort();
+		tl_steady_free(st);
 	}
 	check("kernel n-grams", tl_kernel_ngrams(tr, &no, &ng));
 	check("op patterns", tl_op_kernel_patterns(tr, &po, &pt));

@@ -306,13 +306,28 @@ static void cp_steps(const uint8_t *data, size_t size, struct tl_trace *linked)
 	struct tl_report *r = NULL;
 	struct tl_step_set *steps = NULL;
 	long long want[2];
-	int k;
+	int k, phase;
 
 	if (tl_steps(linked, &steps))
 		return;
 	want[0] = steps->v[0].number;
 	want[1] = steps->v[steps->slowest].number;
+	phase = steps->v[0].phase;
 	tl_step_set_free(steps);
+	/* --phase of the first step's phase (when it has one), and --steady */
+	for (k = 0; k < 2; k++) {
+		struct tl_trace *tr;
+
+		if (!k && !phase)
+			continue;
+		tr = cp_load(data, size, "fuzz", false);
+		if (!tr)
+			abort();
+		cp_check(k ? "--steady" : "--phase", k ? tl_trace_keep_steady(tr) : tl_trace_keep_phase(tr, phase));
+		cp_check("link after --phase/--steady", tl_trace_link(tr, &lo));
+		aa_summaries(tr, cp_check);
+		tl_trace_close(tr);
+	}
 	for (k = 0; k < 2 && (!k || want[1] != want[0]); k++) {
 		struct tl_trace *tr = cp_load(data, size, "fuzz", false);
 
