@@ -246,6 +246,62 @@ struct step_acc {
 	double cpu, delay, queue;
 };
 
+/* Serving iterations by phase (prefill, decode, mixed): how many, their
+ * wall and GPU busy time, requests and tokens, and tokens a second of wall
+ * time. Written only when some iteration has a phase. */
+static void phases_part(FILE *f, const struct tl_step_set *ss)
+{
+	static const char *const cols[] = { "phase",	 "#iterations", "#wall",   "#mean wall",
+					    "#GPU busy", "#mean batch", "#tokens", "#tokens/s" };
+	struct {
+		size_t n, nbatch, ntok;
+		double wall, busy, batch, tokens, tok_wall;
+	} acc[4] = { { 0 } };
+	int p;
+	size_t i;
+
+	for (i = 0; i < ss->n; i++) {
+		const struct tl_step *s = &ss->v[i];
+
+		acc[s->phase].n++;
+		acc[s->phase].wall += s->dur;
+		acc[s->phase].busy += s->us[TL_BD_BUSY];
+		if (s->batch_size >= 0) {
+			acc[s->phase].nbatch++;
+			acc[s->phase].batch += (double)s->batch_size;
+		}
+		if (s->tokens >= 0) {
+			acc[s->phase].ntok++;
+			acc[s->phase].tokens += (double)s->tokens;
+			acc[s->phase].tok_wall += s->dur;
+		}
+	}
+	if (acc[TL_PHASE_NONE].n == ss->n)
+		return;
+	hp_h3(f, "Per phase");
+	hp_p(f, "note",
+	     "Serving iterations by what they ran: prefill (new prompts), decode (a token per running "
+	     "request) or mixed, as tlreplay steps labels them from the vLLM/SGLang annotations; "
+	     "--phase keeps one phase for every analysis. Tokens a second are over the wall time of "
+	     "the iterations that say their tokens.");
+	hp_table(f, NULL, cols, TL_ARRAY_N(cols));
+	for (p = TL_PHASE_PREFILL; p <= TL_PHASE_MIXED; p++) {
+		if (!acc[p].n)
+			continue;
+		hp_tr(f);
+		hp_td(f, tl_phase_name(p), 16);
+		hp_td_count(f, acc[p].n);
+		hp_td_time(f, acc[p].wall);
+		hp_td_time(f, acc[p].wall / (double)acc[p].n);
+		hp_td_time(f, acc[p].busy);
+		hp_td_num(f, "%.1f", acc[p].nbatch ? acc[p].batch / (double)acc[p].nbatch : NAN);
+		hp_td_num(f, "%.0f", acc[p].ntok ? acc[p].tokens : NAN);
+		hp_td_num(f, "%.0f", acc[p].tok_wall > 0 ? acc[p].tokens / (acc[p].tok_wall / 1e6) : NAN);
+		hp_tr_end(f);
+	}
+	hp_table_end(f);
+}
+
 static int steps_part(FILE *f, const struct html_ctx *c)
 {
 	static const char *const cols[] = { "step", "#wall", "#GPU span", "#busy", "#idle", "#host wait",
@@ -326,6 +382,8 @@ static int steps_part(FILE *f, const struct html_ctx *c)
 
 		hp_tr(f);
 		fprintf(f, "<td%s>", i == ss->slowest && ss->n > 1 ? " class=\"slow\" title=\"the slowest step\"" : "");
+		if (tl_phase_name(s->phase))
+			fprintf(f, "[%s] ", tl_phase_name(s->phase));
 		hp_esc(f, s->name, 40);
 		fputs("</td>", f);
 		hp_td_time(f, s->dur);
@@ -343,6 +401,7 @@ static int steps_part(FILE *f, const struct html_ctx *c)
 		hp_tr_end(f);
 	}
 	hp_table_end(f);
+	phases_part(f, ss);
 	free(acc);
 	free(rows);
 	free(notes);

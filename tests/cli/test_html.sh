@@ -35,6 +35,15 @@ run tl report -i "$F/steps_basic.json" --step 2 --html "$TMP/step2.html"
 [ "$RC" -eq 0 ] && grep -q '>ProfilerStep#2</td>' "$TMP/step2.html" && ! grep -q '>ProfilerStep#1</td>' "$TMP/step2.html"
 ok $? "report --step 2 --html: the page of that iteration only"
 
+# serving iterations (issue 28.5): each row says its phase, and a per-phase table follows
+run tl report -i "$F/serving_phases.json" --html "$TMP/phases.html"
+[ "$RC" -eq 0 ] && grep -q '<h3>Per phase</h3>' "$TMP/phases.html" &&
+	grep -q '<tr><td class="t">decode</td><td class="n">2</td><td class="n">204 µs</td><td class="n">102 µs</td><td class="n">60 µs</td><td class="n">2.0</td><td class="n">4</td><td class="n">19608</td></tr>' "$TMP/phases.html" &&
+	grep -q '<tr><td class="t">prefill</td><td class="n">1</td>' "$TMP/phases.html" &&
+	grep -q '<tr><td class="t">mixed</td><td class="n">1</td>' "$TMP/phases.html" &&
+	grep -q '>\[prefill\] execute_15_context_1' "$TMP/phases.html" && ! grep -q '<h3>Per phase</h3>' "$P"
+ok $? "serving iterations: a per-phase table (iterations, wall, busy, batch, tokens, tokens/s), rows labelled; none for ProfilerSteps"
+
 run tl report -i "$F/launch_basic.json" --html "$TMP/idle.html"
 [ "$RC" -eq 0 ] && ! grep -q '<h3>Per iteration</h3>' "$TMP/idle.html" && grep -q '<h3>Idle time by cause</h3>' "$TMP/idle.html"
 ok $? "a trace without ProfilerStep: no per-iteration part, the idle causes still"
