@@ -7,7 +7,7 @@
  *    "span": µs, "cats": [{"name", "color"}...], "names": [...],
  *    "lanes": [{"label", "group", "kind": "cpu"|"idle"|"gpu", "n": events,
  *               "iv": [gap, width, code, name, ...]}...],
- *    "steps": [{"name", "a", "b"}...]}
+ *    "steps": [{"name", "a", "b", "phase" (serving iterations)}...]}
  * Each interval is four integers: the ticks from the end of the one before
  * (from 0 for the first), its width in ticks, its code (category | busy
  * level << 3 | 64 when it merges several events) and the index of its name
@@ -471,7 +471,10 @@ int gantt_write_json(FILE *f, const struct gantt_in *in, struct gantt_stats *st)
 		}
 		fprintf(f, "%s{\"name\":", i ? "," : "");
 		hp_json_str(f, s->name, 60);
-		fprintf(f, ",\"a\":%.3f,\"b\":%.3f}", a - t0, z - t0);
+		fprintf(f, ",\"a\":%.3f,\"b\":%.3f", a - t0, z - t0);
+		if (tl_phase_name(s->phase))
+			fprintf(f, ",\"phase\":\"%s\"", tl_phase_name(s->phase));
+		fputc('}', f);
 	}
 	fputs("]}", f);
 	st->lanes = g.nlane;

@@ -43,6 +43,9 @@ run tl report -i "$F/serving_phases.json" --html "$TMP/phases.html"
 	grep -q '<tr><td class="t">mixed</td><td class="n">1</td>' "$TMP/phases.html" &&
 	grep -q '>\[prefill\] execute_15_context_1' "$TMP/phases.html" && ! grep -q '<h3>Per phase</h3>' "$P"
 ok $? "serving iterations: a per-phase table (iterations, wall, busy, batch, tokens, tokens/s), rows labelled; none for ProfilerSteps"
+[ "$(grep -o '"phase":"[a-z]*"' "$TMP/phases.html" | tr '\n' ' ')" = '"phase":"prefill" "phase":"decode" "phase":"decode" "phase":"mixed" ' ] &&
+	grep -q "PHASE_TINT\[s.phase\]" "$TMP/phases.html" && ! grep -q '"phase":' "$P"
+ok $? "the timeline's iteration bands carry their phase (tinted and labelled by it)"
 
 run tl report -i "$F/launch_basic.json" --html "$TMP/idle.html"
 [ "$RC" -eq 0 ] && ! grep -q '<h3>Per iteration</h3>' "$TMP/idle.html" && grep -q '<h3>Idle time by cause</h3>' "$TMP/idle.html"

@@ -8,6 +8,8 @@
 	var NS = 'http://www.w3.org/2000/svg';
 	var LABEL = 200, ROW = 15, AXIS = 36, PAD = 8;
 	var OPACITY = [0.35, 0.55, 0.78, 1];
+	/* iteration bands of serving traces by phase (warm for prefill, cool for decode) */
+	var PHASE_TINT = { prefill: '#fbecd9', decode: '#dfeefa', mixed: '#ece3f5' };
 	var data = null, lanes = [], rows = [], view = [0, 1], height = 0, plotW = 0, drag = null;
 
 	function $(id) { return document.getElementById(id); }
@@ -107,10 +109,13 @@
 				return;
 			var x0 = Math.max(LABEL, xOf(s.a)), x1 = Math.min(LABEL + plotW, xOf(s.b));
 			var band = el('g', { 'class': 'stp' }, svg);
-			el('rect', { x: x0, y: 2, width: Math.max(1, x1 - x0), height: height - 4, fill: k % 2 ? '#f4f6f9' : '#eaf0f7' }, band);
+			/* a serving iteration's band is tinted by its phase */
+			var tint = PHASE_TINT[s.phase] || (k % 2 ? '#f4f6f9' : '#eaf0f7');
+			var label = (s.phase ? '[' + s.phase + '] ' : '') + s.name;
+			el('rect', { x: x0, y: 2, width: Math.max(1, x1 - x0), height: height - 4, fill: tint }, band);
 			if (x1 - x0 > 40)
-				el('text', { x: x0 + 4, y: 13, 'class': 'tk' }, band, s.name);
-			el('title', {}, band, s.name + ': ' + fmt(s.b - s.a) + ' (click to zoom to it)');
+				el('text', { x: x0 + 4, y: 13, 'class': 'tk' }, band, label);
+			el('title', {}, band, label + ': ' + fmt(s.b - s.a) + ' (click to zoom to it)');
 			band.addEventListener('click', function (ev) {
 				if (!drag || !drag.moved)
 					zoom(s.a, s.b);
@@ -267,7 +272,7 @@
 			$('g-steps').hidden = false;
 			sel.appendChild(new Option('\u2013', ''));
 			data.steps.forEach(function (s, k) {
-				sel.appendChild(new Option(s.name + ' (' + fmt(s.b - s.a) + ')', String(k)));
+				sel.appendChild(new Option((s.phase ? '[' + s.phase + '] ' : '') + s.name + ' (' + fmt(s.b - s.a) + ')', String(k)));
 			});
 			sel.addEventListener('change', function () {
 				if (sel.value !== '')
