@@ -19,6 +19,7 @@
 	CMD(idle)        \
 	CMD(launches)    \
 	CMD(steps)       \
+	CMD(split)       \
 	CMD(annotations) \
 	CMD(critpath)    \
 	CMD(collectives) \

@@ -81,6 +81,10 @@ int tl_batch_context(struct tl_trace *tr, uint64_t uid, cJSON **out);
 /* The phase (enum tl_phase) of serving iteration annotation @name, its batch
  * size and tokens (-1 when not said); TL_PHASE_NONE when it says none. */
 int tl_serving_phase(const char *name, long long *batch, long long *tokens);
+/* ========================================================= steps.c */
+/* The step of @set whose range holds time @ts (the later of overlapping
+ * ones, as HTA), or -1. */
+int64_t tl_step_at(const struct tl_step_set *set, double ts);
 
 /* ====================================== trace_diff*.c (the merged call tree) */
 

@@ -147,7 +147,7 @@ static size_t starts_by(const struct tl_step_set *set, double ts)
 	return lo;
 }
 
-static int64_t step_at(const struct tl_step_set *set, double ts)
+int64_t tl_step_at(const struct tl_step_set *set, double ts)
 {
 	size_t lo = starts_by(set, ts);
 
@@ -178,7 +178,7 @@ static int gpu_steps(struct tl_trace *tr, const struct tl_step_set *set, int32_t
 			continue;
 		p = tr->tree.parent[i];
 		if (p >= 0)
-			st[i] = (int32_t)step_at(set, tr->ev[p].ts);
+			st[i] = (int32_t)tl_step_at(set, tr->ev[p].ts);
 	}
 	*out = st;
 	return 0;
@@ -280,10 +280,10 @@ long tl_step_of_event(struct tl_trace *tr, const struct tl_step_set *set, uint64
 	if (!has_time(e))
 		return -1;
 	if (!tl_kind_is_gpu(e->kind))
-		return (long)step_at(set, e->ts);
+		return (long)tl_step_at(set, e->ts);
 	/* as gpu_steps(): the launching call's step */
 	p = tr->tree.in_tree[uid] == 2 ? tr->tree.parent[uid] : -1;
-	return p >= 0 ? (long)step_at(set, tr->ev[p].ts) : -1;
+	return p >= 0 ? (long)tl_step_at(set, tr->ev[p].ts) : -1;
 }
 
 void tl_step_set_free(struct tl_step_set *set)
