@@ -314,6 +314,31 @@ static void cp_steps(const uint8_t *data, size_t size, struct tl_trace *linked)
 	want[1] = steps->v[steps->slowest].number;
 	phase = steps->v[0].phase;
 	tl_step_set_free(steps);
+	/* split by iteration and by phase: every file must come back as a trace
+	 * that loads (the text the loader accepted, cut at element bounds) */
+	for (k = 0; k < 2; k++) {
+		struct tl_split_opts so = { sizeof(so), k ? TL_SPLIT_PHASE : TL_SPLIT_ITERATION, k == 1 };
+		struct tl_split_result *sr = NULL;
+		struct tl_trace *tr = cp_load(data, size, "fuzz", false), *part;
+		size_t j;
+
+		if (!tr)
+			abort();
+		cp_check("split", tl_split(tr, cp_path(0, "split"), &so, &sr));
+		for (j = 0; sr && j < sr->n && j < 4; j++) {
+			char path[PATH_MAX];
+
+			snprintf(path, sizeof(path), "%s/%s", cp_path(0, "split"), sr->v[j].file);
+			if (tl_trace_open(path, NULL, &part)) {
+				fprintf(stderr, "fuzz_analyses: split file %s does not load: %s\n", path,
+					tl_last_error());
+				abort();
+			}
+			tl_trace_close(part);
+		}
+		tl_split_result_free(sr);
+		tl_trace_close(tr);
+	}
 	/* --phase of the first step's phase (when it has one), and --steady */
 	for (k = 0; k < 2; k++) {
 		struct tl_trace *tr;

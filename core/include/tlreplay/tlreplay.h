@@ -13,6 +13,7 @@
 #include <tlreplay/idle.h>
 #include <tlreplay/launch.h>
 #include <tlreplay/steps.h>
+#include <tlreplay/split.h>
 #include <tlreplay/annotations.h>
 #include <tlreplay/critpath.h>
 #include <tlreplay/kernel_seq.h>
