@@ -18,6 +18,7 @@
 #define PART_ALL    (-2)
 #define SPLIT_BATCH 256		/* files open at once */
 #define SPLIT_BUF   (64u << 10) /* buffered per file */
+#define SPLIT_DROP  (8u << 20)	/* text walked between two drops of its pages */
 
 struct writer {
 	struct tl_output o;
@@ -187,7 +188,8 @@ static int write_batch(const struct tl_trace *tr, const char *dir, struct tl_spl
 	struct writer *w = calloc(hi - lo, sizeof(*w));
 	struct tl_output *outs = calloc(hi - lo, sizeof(*outs));
 	struct js_err je = { 0 };
-	size_t k, uid = 0;
+	struct tl_text text = tl_trace_text(tr);
+	size_t k, uid = 0, dropped = 0;
 	int err = 0;
 
 	if (!w || !outs) {
@@ -211,10 +213,18 @@ static int write_batch(const struct tl_trace *tr, const char *dir, struct tl_spl
 		w_put(&w[k], hlen ? ",\n\"traceEvents\":[\n" : "\"traceEvents\":[\n",
 		      hlen ? strlen(",\n\"traceEvents\":[\n") : strlen("\"traceEvents\":[\n"));
 	}
+	/* the walk reads the whole text: its pages go behind it, so that the
+	 * resident set stays the loader's */
+	tl_text_drop_pages(&text, 0, tr->text_len);
 	p = js_ws(base + tr->events_open + 1, end);
 	while (p < end && *p != ']') {
 		const char *q = js_skip_value(p, end, &je);
 		int32_t part = uid < tr->nev_src ? pt[uid] : PART_NONE;
+
+		if ((size_t)(p - base) - dropped >= SPLIT_DROP) {
+			tl_text_drop_pages(&text, dropped, (size_t)(p - base));
+			dropped = (size_t)(p - base);
+		}
 
 		if (!q) {
 			err = tl_err(-EBADMSG, "%s: unexpected JSON at byte %zu while splitting", tr->path,
@@ -232,6 +242,7 @@ static int write_batch(const struct tl_trace *tr, const char *dir, struct tl_spl
 		if (p < end && *p == ',')
 			p = js_ws(p + 1, end);
 	}
+	tl_text_drop_pages(&text, 0, tr->text_len);
 	for (k = 0; k < hi - lo; k++) {
 		w_put(&w[k], "\n]}\n", 4);
 		w_flush(&w[k]);

@@ -330,13 +330,6 @@ static int cmp_edit(const void *pa, const void *pb)
 		return a->at < b->at ? -1 : 1;
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
-/* The trace's text as the page dropping reads it. */
-static struct tl_text text_of(const struct tl_trace *tr)
-{
-	return (struct tl_text){ tr->text, tr->text_len, tr->map_len, tr->text_is_file, tr->text_inflated,
-				 tr->text_id };
-}
-
 
 /* A slice of the original text, in chunks; pages of a mapped file that
  * were copied are dropped so that the resident set stays small. */
@@ -344,7 +337,7 @@ static int emit_text(const struct splice *s, size_t from, size_t to, tl_fold_wri
 		     void *ctx)
 {
 	const struct tl_trace *tr = s->tr;
-	struct tl_text t = text_of(tr);
+	struct tl_text t = tl_trace_text(tr);
 
 	while (from < to) {
 		size_t n = to - from > WRITE_CHUNK ? WRITE_CHUNK : to - from;
@@ -361,7 +354,7 @@ static int emit_text(const struct splice *s, size_t from, size_t to, tl_fold_wri
 static int emit(struct splice *s, tl_fold_write_fn write, void *ctx)
 {
 	const struct tl_trace *tr = s->tr;
-	struct tl_text t = text_of(tr);
+	struct tl_text t = tl_trace_text(tr);
 	size_t i, pos = 0;
 	int err;
 
@@ -608,7 +601,7 @@ int tl_trace_write_marked(struct tl_trace *tr, const struct tl_mark *marks, size
 			  void *ctx)
 {
 	struct splice s = { tr, tr->text, tr->text + tr->text_len, { 0 } };
-	struct tl_text t = text_of(tr);
+	struct tl_text t = tl_trace_text(tr);
 	char *app = NULL;
 	size_t len = 0, cap = 0, i;
 	int err = tl_file_id_check(&tr->text_id, tr->path);

@@ -407,4 +407,11 @@ int tl_xplane_hlo_json(const uint8_t *plane, size_t len, char **out, size_t *out
  * traces are left alone. Returns 0 or -ENOMEM. */
 int tl_xplane_classify(struct tl_trace *tr);
 
+/* The trace's text as base's page dropping reads it (fold and split stream
+ * it out and let the pages go behind them). */
+static inline struct tl_text tl_trace_text(const struct tl_trace *tr)
+{
+	return (struct tl_text){ tr->text, tr->text_len, tr->map_len, tr->text_is_file, tr->text_inflated, tr->text_id };
+}
+
 #endif
