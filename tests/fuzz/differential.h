@@ -585,8 +585,10 @@ static inline void diff_check_ids(struct diff_ctx *c, uint64_t uid, const cJSON 
 
 /* Every ts and dur member of event @o (repeated keys too: the loader reads
  * each): one that is infinite or beyond +-2^63 ns must make the library
- * refuse the trace. */
-static inline void diff_check_times(struct diff_ctx *c, const cJSON *o, bool strings_unsure)
+ * refuse the trace, unless cJSON may not see what the loader sees (a string
+ * value, or any key, that a NUL cuts short for it: @strings_unsure,
+ * @keys_unsure). */
+static inline void diff_check_times(struct diff_ctx *c, const cJSON *o, bool strings_unsure, bool keys_unsure)
 {
 	const cJSON *it;
 
@@ -604,7 +606,7 @@ static inline void diff_check_times(struct diff_ctx *c, const cJSON *o, bool str
 		}
 		if (d >= -TL_TIME_MAX_US && d <= TL_TIME_MAX_US)
 			continue;
-		if (cJSON_IsString(it) && strings_unsure)
+		if ((cJSON_IsString(it) && strings_unsure) || keys_unsure)
 			c->time_unsure = true;
 		else
 			c->time_bad = true;
@@ -720,8 +722,11 @@ static inline const char *diff_events(struct diff_ctx *c, const char *p)
 
 			/* A string with an escape or a raw NUL may read otherwise
 			 * through cJSON (a NUL ends its C string: "-1e308\0..." is a
-			 * number to it, not to the loader). */
-			diff_check_times(c, o, memchr(start, '\\', n) || memchr(start, 0, n));
+			 * number to it, not to the loader), and so may a key with a
+			 * NUL, raw or \u0000 ("dur\0x" is "dur" to cJSON only). */
+			bool nul = memchr(start, 0, n) || memmem(start, n, "\\u0000", 6);
+
+			diff_check_times(c, o, memchr(start, '\\', n) || nul, nul);
 			if (c->tr)
 				diff_event(c, c->count, o, start, (size_t)(p - start));
 		}
