@@ -180,34 +180,6 @@ static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_st
 		fprintf(o->f, "%.3f ms\n", set->std_us / 1e3);
 }
 
-static int by_dur(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The wall-time spread of @w's steps alone (min, median, max, mean, stdev). */
-static void window_stats(struct tl_step_set *w)
-{
-	double *d = malloc(w->n * sizeof(*d)), sum = 0, ss = 0;
-	size_t i;
-
-	if (!d)
-		return;
-	for (i = 0; i < w->n; i++)
-		sum += d[i] = w->v[i].dur;
-	w->mean_us = sum / (double)w->n;
-	for (i = 0; i < w->n; i++)
-		ss += (d[i] - w->mean_us) * (d[i] - w->mean_us);
-	w->std_us = w->n > 1 ? sqrt(ss / (double)(w->n - 1)) : NAN;
-	qsort(d, w->n, sizeof(*d), by_dur);
-	w->min_us = d[0];
-	w->max_us = d[w->n - 1];
-	w->median_us = w->n % 2 ? d[w->n / 2] : (d[w->n / 2 - 1] + d[w->n / 2]) / 2;
-	free(d);
-}
-
 /* --steady: the window's rows, then which steps were left out and why. */
 static void print_steady(struct out_fmt *o, struct tl_trace *tr, struct tl_step_set *set, const struct tl_steady *st)
 {
@@ -220,7 +192,12 @@ static void print_steady(struct out_fmt *o, struct tl_trace *tr, struct tl_step_
 	for (i = 1; i < win.n; i++)
 		if (win.v[i].dur > win.v[win.slowest].dur)
 			win.slowest = i;
-	window_stats(&win);
+	/* the spread of the window alone */
+	win.min_us = st->min_us;
+	win.median_us = st->median_us;
+	win.max_us = st->max_us;
+	win.mean_us = st->mean_us;
+	win.std_us = st->std_us;
 	print_all(o, tr, &win);
 	if (o->sep)
 		return;

@@ -215,44 +215,6 @@ static void arena_start(void)
 		rec_say("arena 0x%llx-0x%llx", base, base + size);
 }
 
-/* Take @size bytes aligned to @align from the free spans (first fit). */
-static CUdeviceptr take(size_t size, size_t align)
-{
-	size_t i;
-
-	for (i = 0; i < A.nfree; i++) {
-		struct span *s = &A.free[i];
-		CUdeviceptr lo = (s->lo + align - 1) & ~(CUdeviceptr)(align - 1);
-		size_t lead = lo - s->lo;
-
-		if (lo < s->lo || lead > s->size || s->size - lead < size)
-			continue;
-		if (lead) {
-			/* the span splits in two around what is taken */
-			size_t tail = s->size - lead - size;
-
-			s->size = lead;
-			if (tail) {
-				if (!grow((void **)&A.free, &A.capfree, A.nfree + 1, sizeof(*A.free)))
-					return 0;
-				memmove(&A.free[i + 2], &A.free[i + 1], (A.nfree - i - 1) * sizeof(*A.free));
-				A.free[i + 1].lo = lo + size;
-				A.free[i + 1].size = tail;
-				A.nfree++;
-			}
-		} else {
-			s->lo += size;
-			s->size -= size;
-			if (!s->size) {
-				memmove(s, s + 1, (A.nfree - i - 1) * sizeof(*A.free));
-				A.nfree--;
-			}
-		}
-		return lo;
-	}
-	return 0;
-}
-
 /* Give [lo, lo+size) back, merging with its neighbours. */
 static void give(CUdeviceptr lo, size_t size)
 {
@@ -282,6 +244,30 @@ static void give(CUdeviceptr lo, size_t size)
 	A.free[i].lo = lo;
 	A.free[i].size = size;
 	A.nfree++;
+}
+
+/* Take @size bytes aligned to @align from the free spans (first fit): the
+ * span leaves the list and what is left of it on either side goes back. */
+static CUdeviceptr take(size_t size, size_t align)
+{
+	size_t i;
+
+	for (i = 0; i < A.nfree; i++) {
+		struct span sp = A.free[i];
+		CUdeviceptr lo = (sp.lo + align - 1) & ~(CUdeviceptr)(align - 1);
+		size_t lead = lo - sp.lo;
+
+		if (lo < sp.lo || lead > sp.size || sp.size - lead < size)
+			continue;
+		memmove(&A.free[i], &A.free[i + 1], (A.nfree - i - 1) * sizeof(*A.free));
+		A.nfree--;
+		if (lead)
+			give(sp.lo, lead);
+		if (sp.size - lead - size)
+			give(lo + size, sp.size - lead - size);
+		return lo;
+	}
+	return 0;
 }
 
 static size_t used_at(CUdeviceptr p, bool *found)

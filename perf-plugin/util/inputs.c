@@ -336,7 +336,7 @@ static int cli_graph_annotations(struct tl_trace *tr)
 }
 
 /* --phase P or --steady: keep those iterations (no-op without either). */
-static int cli_keep_phase(struct tl_trace *tr, const struct common_opts *co)
+static int cli_keep_iterations(struct tl_trace *tr, const struct common_opts *co)
 {
 	int p = tl_phase_of_name(co->phase);
 	int err;
@@ -359,7 +359,8 @@ int cli_open_trace(const struct common_opts *co, struct tl_trace **tr)
 	if (!path || cli_load(path, tr))
 		return 1;
 	if (cli_link_rule(*tr, co->link) || cli_merge_capture(*tr, co->capture) ||
-	    (!co->capture && cli_graph_annotations(*tr)) || cli_keep_phase(*tr, co) || cli_keep_step(*tr, co->step)) {
+	    (!co->capture && cli_graph_annotations(*tr)) || cli_keep_iterations(*tr, co) ||
+	    cli_keep_step(*tr, co->step)) {
 		tl_trace_close(*tr);
 		*tr = NULL;
 		return 1;

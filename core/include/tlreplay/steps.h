@@ -144,6 +144,7 @@ struct tl_steady_out {
 struct tl_steady {
 	size_t first, last;
 	double median_us, cv; /**< wall time over the window: median, std / mean */
+	double min_us, max_us, mean_us, std_us; /**< ... its spread (std: sample, NaN for one) */
 	size_t nout;
 	struct tl_steady_out *out; /**< the steps left out, in order */
 };

@@ -210,8 +210,9 @@ static int write_batch(const struct tl_trace *tr, const char *dir, struct tl_spl
 			goto out;
 		w_put(&w[k], "{", 1);
 		w_put(&w[k], hdr, hlen);
-		w_put(&w[k], hlen ? ",\n\"traceEvents\":[\n" : "\"traceEvents\":[\n",
-		      hlen ? strlen(",\n\"traceEvents\":[\n") : strlen("\"traceEvents\":[\n"));
+		if (hlen)
+			w_put(&w[k], ",\n", 2);
+		w_put(&w[k], "\"traceEvents\":[\n", 16);
 	}
 	/* the walk reads the whole text: its pages go behind it, so that the
 	 * resident set stays the loader's */
@@ -384,7 +385,7 @@ int tl_split(struct tl_trace *tr, const char *dir, const struct tl_split_opts *o
 	int32_t *part_of_step = NULL, *pt = NULL;
 	bool *keep = NULL;
 	char *hdr = NULL;
-	size_t i, hlen = 0;
+	size_t i, hlen = 0, nall = 0;
 	int err;
 
 	*out = NULL;
@@ -434,14 +435,14 @@ int tl_split(struct tl_trace *tr, const char *dir, const struct tl_split_opts *o
 				r->v[pt[i]].gpu_us += e->dur;
 			}
 		} else if (pt[i] == PART_ALL) {
-			size_t k;
-
-			for (k = 0; k < r->n; k++)
-				r->v[k].events++;
+			nall++;
 		}
 	}
-	for (i = 0; i < r->n; i++)
+	/* metadata goes to every part */
+	for (i = 0; i < r->n; i++) {
+		r->v[i].events += nall;
 		r->coverage += r->v[i].gpu_us;
+	}
 	r->coverage = r->gpu_us > 0 ? r->coverage / r->gpu_us : 1;
 	if ((err = tl_output_mkdirs(dir)))
 		goto out;

@@ -40,28 +40,32 @@ static int later_median(const struct tl_step_set *set, int phase, double *out)
 	return 0;
 }
 
-/* Why step @idx, left out, is: graph capture or compilation when its range
- * holds their calls, else by where it lies. */
-static int left_out_why(struct tl_trace *tr, const struct tl_step *s, size_t idx, const struct tl_steady *st)
+/* Why each step outside [@first, @last] is out, into @why (by step):
+ * graph capture or compilation when its range holds their calls (capture
+ * first), else by where it lies. One pass over the events. */
+static void left_out_why(struct tl_trace *tr, const struct tl_step_set *set, size_t first, size_t last, int *why)
 {
 	size_t i;
 
+	for (i = 0; i < set->n; i++)
+		why[i] = i < first ? TL_STEADY_WARMUP : i > last ? TL_STEADY_WRAPUP : TL_STEADY_OUTLIER;
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
+		int64_t k;
 		const char *n;
 
-		if (!(e->flags & EV_HAS_TS) || e->ts < s->ts || e->ts >= s->ts + s->dur || tl_kind_is_gpu(e->kind))
+		if (!(e->flags & EV_HAS_TS) || tl_kind_is_gpu(e->kind))
+			continue;
+		k = tl_step_at(set, e->ts);
+		if (k < 0 || ((size_t)k >= first && (size_t)k <= last) || why[k] == TL_STEADY_CAPTURE)
 			continue;
 		n = tl_ev_name(tr, e);
 		if (strstr(n, "BeginCapture") || strstr(n, "GraphInstantiate"))
-			return TL_STEADY_CAPTURE;
-		if (strstr(n, "convert_frame") || strstr(n, "compile_fx") || strstr(n, "_inductor/codecache") ||
-		    strstr(n, "async_compile"))
-			return TL_STEADY_COMPILE;
+			why[k] = TL_STEADY_CAPTURE;
+		else if (strstr(n, "convert_frame") || strstr(n, "compile_fx") || strstr(n, "_inductor/codecache") ||
+			 strstr(n, "async_compile"))
+			why[k] = TL_STEADY_COMPILE;
 	}
-	if (idx < st->first)
-		return TL_STEADY_WARMUP;
-	return idx > st->last ? TL_STEADY_WRAPUP : TL_STEADY_OUTLIER;
 }
 
 const char *tl_steady_why_name(int why)
@@ -75,6 +79,7 @@ int tl_steps_steady(struct tl_trace *tr, const struct tl_step_set *set, struct t
 {
 	struct tl_steady *st = calloc(1, sizeof(*st));
 	double med[4] = { 0 }, *walls = NULL;
+	int *why = NULL;
 	size_t i, run = 0, best = 0, best_end = 0;
 	struct tl_agg agg;
 	int p, err = -ENOMEM;
@@ -104,29 +109,37 @@ int tl_steps_steady(struct tl_trace *tr, const struct tl_step_set *set, struct t
 	st->first = best_end + 1 - best;
 	st->last = best_end;
 	walls = malloc(best * sizeof(*walls));
+	why = malloc(set->n * sizeof(*why));
 	st->out = calloc(set->n - best + 1, sizeof(*st->out));
-	if (!walls || !st->out)
+	if (!walls || !why || !st->out)
 		goto fail;
 	for (i = 0; i < best; i++)
 		walls[i] = set->v[st->first + i].dur;
 	tl_aggregate(walls, best, &agg);
 	st->median_us = agg.median;
+	st->min_us = agg.min;
+	st->max_us = agg.max;
+	st->mean_us = agg.mean;
+	st->std_us = agg.std;
 	st->cv = best > 1 && agg.mean > 0 ? agg.std / agg.mean : 0;
+	left_out_why(tr, set, st->first, st->last, why);
 	for (i = 0; i < set->n; i++) {
 		const struct tl_step *s = &set->v[i];
 
 		if (i >= st->first && i <= st->last)
 			continue;
 		st->out[st->nout].idx = i;
-		st->out[st->nout].why = left_out_why(tr, s, i, st);
+		st->out[st->nout].why = why[i];
 		st->out[st->nout].ratio = med[s->phase] > 0 ? s->dur / med[s->phase] : 0;
 		st->nout++;
 	}
 	free(walls);
+	free(why);
 	*out = st;
 	return 0;
 fail:
 	free(walls);
+	free(why);
 	tl_steady_free(st);
 	return set->n ? tl_err(err, "out of memory finding the steady state") : tl_err(-ENODATA, "no steps");
 }

@@ -118,6 +118,25 @@ static int reserve_arena(struct tl_kreplay *k, size_t gran)
 	return 0;
 }
 
+/* Reserve @r at its recorded address. */
+static int reserve_region(struct tl_kreplay *k, struct region *r, size_t gran)
+{
+	CUdeviceptr got = 0;
+	CUresult cr = k->d.MemAddressReserve(&got, r->size, gran, r->lo, 0);
+
+	if (cr == CUDA_SUCCESS && got != r->lo)
+		k->d.MemAddressFree(got, r->size);
+	if (cr != CUDA_SUCCESS || got != r->lo)
+		return tl_err(
+			-EADDRINUSE,
+			"cannot have 0x%llx-0x%llx at its address for %s: the range is taken in this process (the "
+			"driver offered 0x%llx)",
+			(unsigned long long)r->lo, (unsigned long long)(r->lo + r->size), kind_err(k->l, r->first_mem),
+			(unsigned long long)got);
+	r->reserved = true;
+	return 0;
+}
+
 static int map_regions(struct tl_kreplay *k)
 {
 	CUmemAllocationProp prop = { 0 };
@@ -138,23 +157,11 @@ static int map_regions(struct tl_kreplay *k)
 		return err;
 	for (i = 0; i < k->nregions; i++) {
 		struct region *r = &k->regions[i];
-		CUdeviceptr got = 0;
-		CUresult cr;
+		bool in_arena = k->arena_len && r->lo >= k->arena && r->lo + r->size <= k->arena + k->arena_len;
 
-		if (k->arena_len && r->lo >= k->arena && r->lo + r->size <= k->arena + k->arena_len)
-			goto back;
-		cr = k->d.MemAddressReserve(&got, r->size, gran, r->lo, 0);
-
-		if (cr == CUDA_SUCCESS && got != r->lo)
-			k->d.MemAddressFree(got, r->size);
-		if (cr != CUDA_SUCCESS || got != r->lo)
-			return tl_err(-EADDRINUSE,
-				      "cannot have 0x%llx-0x%llx at its address for %s: the range is taken in this "
-				      "process (the driver offered 0x%llx)",
-				      (unsigned long long)r->lo, (unsigned long long)(r->lo + r->size),
-				      kind_err(k->l, r->first_mem), (unsigned long long)got);
-		r->reserved = true;
-back:
+		/* a range in the arena lies in its reservation already */
+		if (!in_arena && (err = reserve_region(k, r, gran)))
+			return err;
 		snprintf(what, sizeof(what), "cuMemCreate(%zu bytes) for 0x%llx", r->size, (unsigned long long)r->lo);
 		if ((err = kdrv_check(&k->d, k->d.MemCreate(&r->h, r->size, &prop, 0), what)))
 			return err;
