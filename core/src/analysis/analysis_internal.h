@@ -85,6 +85,10 @@ int tl_serving_phase(const char *name, long long *batch, long long *tokens);
 /* The step of @set whose range holds time @ts (the later of overlapping
  * ones, as HTA), or -1. */
 int64_t tl_step_at(const struct tl_step_set *set, double ts);
+/* The steps of @tr without their GPU numbers (0; -ENODATA said when none). */
+int tl_steps_load(struct tl_trace *tr, struct tl_step_set *set);
+/* Keep the steps of @set marked in @keep only, as tl_trace_keep_step(). */
+int tl_steps_keep(struct tl_trace *tr, const struct tl_step_set *set, const bool *keep);
 
 /* ====================================== trace_diff*.c (the merged call tree) */
 

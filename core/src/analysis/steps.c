@@ -184,7 +184,7 @@ static int gpu_steps(struct tl_trace *tr, const struct tl_step_set *set, int32_t
 	return 0;
 }
 
-static int load_steps(struct tl_trace *tr, struct tl_step_set *set)
+int tl_steps_load(struct tl_trace *tr, struct tl_step_set *set)
 {
 	int err = tl_links_ensure(tr);
 
@@ -213,7 +213,7 @@ int tl_steps(struct tl_trace *tr, struct tl_step_set **out)
 	*out = NULL;
 	if (!set)
 		goto nomem;
-	err = load_steps(tr, set);
+	err = tl_steps_load(tr, set);
 	if (err)
 		goto out;
 	err = -ENOMEM;
@@ -327,7 +327,7 @@ static bool in_kept(const struct tl_step_set *set, const bool *keep, const doubl
 }
 
 /* Keep the steps of @set marked in @keep only (see tl_trace_keep_step()). */
-static int keep_steps(struct tl_trace *tr, const struct tl_step_set *set, const bool *keep)
+int tl_steps_keep(struct tl_trace *tr, const struct tl_step_set *set, const bool *keep)
 {
 	double *reach = malloc((set->n + 1) * sizeof(*reach));
 	int32_t *st = NULL;
@@ -369,7 +369,7 @@ int tl_trace_keep_step(struct tl_trace *tr, long long number)
 
 	if (tr->merged)
 		return tl_err(-EBUSY, "%s: a step cannot be chosen once graph captures are merged", tr->path);
-	err = load_steps(tr, &set);
+	err = tl_steps_load(tr, &set);
 	if (err)
 		goto out;
 	for (i = 0; i < set.n; i++)
@@ -388,7 +388,7 @@ int tl_trace_keep_step(struct tl_trace *tr, long long number)
 		goto out;
 	}
 	keep[idx] = true;
-	err = keep_steps(tr, &set, keep);
+	err = tl_steps_keep(tr, &set, keep);
 out:
 	free(keep);
 	free(set.v);
@@ -423,7 +423,7 @@ int tl_trace_keep_phase(struct tl_trace *tr, int phase)
 		return tl_err(-EINVAL, "no such phase %d", phase);
 	if (tr->merged)
 		return tl_err(-EBUSY, "%s: a phase cannot be chosen once graph captures are merged", tr->path);
-	err = load_steps(tr, &set);
+	err = tl_steps_load(tr, &set);
 	if (err)
 		goto out;
 	keep = calloc(set.n, sizeof(*keep));
@@ -446,39 +446,9 @@ int tl_trace_keep_phase(struct tl_trace *tr, int phase)
 			     tl_phase_name(phase), n[TL_PHASE_PREFILL], n[TL_PHASE_DECODE], n[TL_PHASE_MIXED]);
 		goto out;
 	}
-	err = keep_steps(tr, &set, keep);
+	err = tl_steps_keep(tr, &set, keep);
 out:
 	free(keep);
-	free(set.v);
-	return err;
-}
-
-int tl_trace_keep_steady(struct tl_trace *tr)
-{
-	struct tl_step_set set = { 0 };
-	struct tl_steady *st = NULL;
-	bool *keep = NULL;
-	size_t i;
-	int err;
-
-	if (tr->merged)
-		return tl_err(-EBUSY, "%s: the steady state cannot be chosen once graph captures are merged", tr->path);
-	err = load_steps(tr, &set);
-	if (!err)
-		err = tl_steps_steady(tr, &set, &st);
-	if (err)
-		goto out;
-	keep = calloc(set.n, sizeof(*keep));
-	if (!keep) {
-		err = tl_err(-ENOMEM, "out of memory choosing the steady state");
-		goto out;
-	}
-	for (i = st->first; i <= st->last; i++)
-		keep[i] = true;
-	err = keep_steps(tr, &set, keep);
-out:
-	free(keep);
-	tl_steady_free(st);
 	free(set.v);
 	return err;
 }

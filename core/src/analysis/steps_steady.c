@@ -151,3 +151,33 @@ void tl_steady_free(struct tl_steady *st)
 	free(st->out);
 	free(st);
 }
+
+int tl_trace_keep_steady(struct tl_trace *tr)
+{
+	struct tl_step_set set = { 0 };
+	struct tl_steady *st = NULL;
+	bool *keep = NULL;
+	size_t i;
+	int err;
+
+	if (tr->merged)
+		return tl_err(-EBUSY, "%s: the steady state cannot be chosen once graph captures are merged", tr->path);
+	err = tl_steps_load(tr, &set);
+	if (!err)
+		err = tl_steps_steady(tr, &set, &st);
+	if (err)
+		goto out;
+	keep = calloc(set.n, sizeof(*keep));
+	if (!keep) {
+		err = tl_err(-ENOMEM, "out of memory choosing the steady state");
+		goto out;
+	}
+	for (i = st->first; i <= st->last; i++)
+		keep[i] = true;
+	err = tl_steps_keep(tr, &set, keep);
+out:
+	free(keep);
+	tl_steady_free(st);
+	free(set.v);
+	return err;
+}
