@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # tlreplay split on the x8 OWLv2 trace (bench/x8.sh makes it: 8 copies of the H100 trace, one
 # ProfilerStep each), plain and gzipped: wall time and peak RSS beside `breakdown` (the loader
-# alone), the files written and their size. docs/BENCHMARKS.md has the results.
+# alone), the files written and their size; and steps finding the iterations by ProfilerStep#N
+# and, on a copy without them, in the call tree. docs/BENCHMARKS.md has the results.
 #     sh bench/split.sh build/tlreplay ../shared [REPEATS]
 set -eu
 . "$(dirname "$0")/x8.sh"
@@ -30,6 +31,11 @@ for f in owlv2_x8.json owlv2_x8.json.gz; do
 	echo "| \`breakdown\` (the loader) | $f | $(measure "$tl" breakdown -i "$out/$f" -x,) |"
 	echo "| \`split -o DIR\` | $f | $(measure "$tl" split -i "$out/$f" -o "$out/split") |"
 done
+# steps finding the loop in the call tree (issue 28.1): the same trace, its ProfilerSteps renamed
+sed 's/ProfilerStep#/Prof Step /g' "$out/owlv2_x8.json" >"$out/owlv2_x8_noprof.json"
+echo "| \`steps\` (ProfilerStep#N) | owlv2_x8.json | $(measure "$tl" steps -i "$out/owlv2_x8.json") |"
+echo "| \`steps\` (the call tree's loop) | owlv2_x8_noprof.json | $(measure "$tl" steps -i "$out/owlv2_x8_noprof.json") |"
+rm -f "$out/owlv2_x8_noprof.json"
 "$tl" split -i "$out/owlv2_x8.json" -o "$out/split" >/dev/null 2>&1
 n=$(ls "$out/split" | grep -c 'iteration-')
 size=$(du -sm "$out/split" | cut -f1)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tlreplay steps: per iteration (ProfilerStep#N, else vLLM/SGLang iteration
- * annotations) the wall time, GPU busy time and breakdown, then the slowest
+ * annotations, else the loop found in the call tree) the wall time, GPU busy time and breakdown, then the slowest
  * step and the spread (tl_steps(), include/tlreplay/steps.h). */
 #include <math.h>
 #include <stdlib.h>
@@ -25,9 +25,11 @@ TL_CMD(steps, steps_opts, "per iteration (ProfilerStep#N): wall time, GPU busy t
 	"usage: tlreplay steps [-i TRACE] [-x SEP | -j] [-o FILE] [--step N | --phase P | --steady]\n"
 	"\n"
 	"One row per iteration: the ProfilerStep#N ranges, else vLLM/SGLang iteration\n"
-	"annotations (execute_..., step[...], prefill[...], decode[...]). A GPU event\n"
-	"belongs to the step of the runtime call that launched it (HTA's rule), so its\n"
-	"wall time (the CPU range) and its GPU time may differ. Per step: the wall time,\n"
+	"annotations (execute_..., step[...], prefill[...], decode[...]), else the loop\n"
+	"found in the call tree (calls that repeat, each block waiting for the GPU;\n"
+	"the line under the title says how it was found). A GPU event belongs to the\n"
+	"step of the runtime call that launched it (HTA's rule), so its wall time (the\n"
+	"CPU range) and its GPU time may differ. Per step: the wall time,\n"
 	"the GPU span and busy time, and the breakdown of `tlreplay breakdown` over its\n"
 	"GPU events (computation, exposed comm, exposed memcpy, idle); then the slowest\n"
 	"step and the spread of wall times (min, median, max, mean, stdev). Serving\n"
@@ -119,6 +121,41 @@ static void print_step(struct out_fmt *o, const struct tl_step *s)
 	out_field(o, s->tokens >= 0 ? b : "", true);
 }
 
+static const char *source_name(int source)
+{
+	switch (source) {
+	case TL_STEPS_PROFILER:
+		return "ProfilerStep#N";
+	case TL_STEPS_SERVING:
+		return "vLLM/SGLang iterations";
+	default:
+		return "no iteration annotation: found in the call tree";
+	}
+}
+
+/* How the call tree's loop was told, in a line under the title: a user who
+ * sees iterations the trace never named must see what they were cut by. */
+static void print_found(struct out_fmt *o, const struct tl_step_set *set)
+{
+	const char *under = set->found_under ? set->found_under : "a thread's top level";
+
+	if (!strcmp(set->found_how, "one"))
+		fprintf(o->f,
+			"  no loop: one iteration, the call holding the busiest thread's GPU work (and the wait for "
+			"it, "
+			"if any); %.1f%% of the trace's GPU time\n",
+			100 * set->share);
+	else
+		fprintf(o->f,
+			"  %zu blocks of the children of %.60s, %s; %.1f%% of the GPU time launched in their span, "
+			"%.1f%% of "
+			"the trace's\n",
+			set->n, under,
+			!strcmp(set->found_how, "period") ? "the same calls over again"
+							  : "each starting at the same call",
+			100 * set->coverage, 100 * set->share);
+}
+
 static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_step_set *set)
 {
 	static const char *const cols[] = { "step",
@@ -141,20 +178,34 @@ static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_st
 	if (o->sep)
 		for (i = 0; i < TL_ARRAY_N(cols); i++)
 			out_field(o, cols[i], i + 1 == TL_ARRAY_N(cols));
-	else if (!o->json)
-		fprintf(o->f,
-			"Steps of %s (%s; GPU events in the step of the call that launched them)\n"
-			"%6s %-26s %10s %10s %10s %10s %10s %10s %10s %8s\n",
-			tl_trace_path(tr), set->profiler_steps ? "ProfilerStep#N" : "vLLM/SGLang iterations", "step",
-			set->profiler_steps ? "name" : "phase", "wall ms", "span ms", "busy ms", "compute ms",
-			"x-comm ms", "x-memcpy ms", "idle ms", "gpu evs");
+	else if (!o->json) {
+		fprintf(o->f, "Steps of %s (%s; GPU events in the step of the call that launched them)\n",
+			tl_trace_path(tr), source_name(set->source));
+		if (set->source == TL_STEPS_CALLTREE)
+			print_found(o, set);
+		fprintf(o->f, "%6s %-26s %10s %10s %10s %10s %10s %10s %10s %8s\n", "step",
+			set->source == TL_STEPS_SERVING ? "phase" : "name", "wall ms", "span ms", "busy ms",
+			"compute ms", "x-comm ms", "x-memcpy ms", "idle ms", "gpu evs");
+	}
 	for (i = 0; i < set->n; i++)
 		print_step(o, &set->v[i]);
 	if (o->sep)
 		return;
 	if (o->json) {
-		fprintf(o->f, "{\"summary\":\"wall\",\"steps\":%zu,\"slowest_step\":%lld,\"min_ms\":", set->n,
-			slow->number);
+		fprintf(o->f, "{\"summary\":\"wall\",\"source\":\"%s\",",
+			set->source == TL_STEPS_PROFILER  ? "profiler_steps"
+			: set->source == TL_STEPS_SERVING ? "serving_annotations"
+							  : "call_tree");
+		if (set->source == TL_STEPS_CALLTREE) {
+			fputs("\"found_under\":", o->f);
+			if (set->found_under)
+				json_str(o->f, set->found_under);
+			else
+				fputs("null", o->f);
+			fprintf(o->f, ",\"found_by\":\"%s\",\"coverage\":%.6g,\"share\":%.6g,", set->found_how,
+				set->coverage, set->share);
+		}
+		fprintf(o->f, "\"steps\":%zu,\"slowest_step\":%lld,\"min_ms\":", set->n, slow->number);
 		num(o, set->min_us, false);
 		fputs(",\"median_ms\":", o->f);
 		num(o, set->median_us, false);

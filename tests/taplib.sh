@@ -27,7 +27,9 @@ skip() {
 	echo "ok $TAP_N # SKIP $1"
 }
 
-diag() { echo "$*" | sed 's/^/# /'; }
+# diag TEXT: TAP comments on stderr, as Test::More's diag, so that prove shows
+# them without -v: a CI log then says why a test failed, not only that it did
+diag() { echo "$*" | sed 's/^/# /' >&2; }
 
 done_testing() {
 	echo "1..$TAP_N"

@@ -67,7 +67,13 @@ ok $? "--step 99: one line that lists the steps there are"
 run tl ops -i "$F" --step x
 [ "$RC" -ne 0 ] && grep -q "bad --step 'x'" "$TMP/err"
 ok $? "--step x: bad value"
-sed 's/ProfilerStep#/Step /g' "$F" >"$TMP/nosteps.json"
+# a trace that launches nothing from a host thread has nothing to find steps by (a trace
+# without annotations has them found in the call tree: test_steps_calltree.sh)
+"$PYTHON" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["traceEvents"] = [e for e in j["traceEvents"] if e.get("cat") != "cuda_runtime" and "ProfilerStep" not in e.get("name", "")]
+json.dump(j, open(sys.argv[2], "w"))' "$F" "$TMP/nosteps.json"
 run tl steps -i "$TMP/nosteps.json"
 [ "$RC" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "no steps in the trace" "$TMP/err"
 ok $? "steps on a trace without steps: one-line error"

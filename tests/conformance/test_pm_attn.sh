@@ -54,7 +54,7 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 		fi
 		TAP_FAILED=$((TAP_FAILED + 1))
 		echo "not ok $TAP_N - $rel/$sheet"
-		sed 's/^/# /' "$TMP/res"
+		sed 's/^/# /' "$TMP/res" >&2
 	done
 done
 done_testing

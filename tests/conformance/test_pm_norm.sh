@@ -107,7 +107,7 @@ for d in $(find "$GOLD" -type d \( -name '*_perf_report_csvs' -o -name perf_csvs
 			*) echo "$line" ;;
 			esac
 		done <"$TMP/res"
-		sed 's/^/# /' "$TMP/log"
+		sed 's/^/# /' "$TMP/log" >&2
 	done
 done
 done_testing

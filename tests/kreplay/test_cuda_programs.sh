@@ -16,16 +16,41 @@
 
 use_kdrv
 cd "$TMP" || exit 1
+
+# build.sh on a toolkit without cuBLAS (an nvcc that cannot link it, a toolkit folder without
+# it): that program is named in OUT/missing, the rest built; with cuBLAS there, a failed build
+# fails the script and shows why
+mkdir -p "$TMP/tk/bin" "$TMP/tk/lib64/stubs"
+cat >"$TMP/tk/bin/nvcc" <<'EOF'
+#!/bin/sh
+# a stand-in nvcc: cannot link cuBLAS, "builds" the rest
+case " $* " in *" -lcublas "*) echo "ld: cannot find -lcublas" >&2; exit 1 ;; esac
+while [ $# -gt 0 ]; do [ "$1" = -o ] && : >"$2"; shift; done
+exit 0
+EOF
+chmod +x "$TMP/tk/bin/nvcc"
+for f in lib64/libcudart.so lib64/libcudart_static.a lib64/stubs/libcuda.so; do : >"$TMP/tk/$f"; done
+NVCC=$TMP/tk/bin/nvcc CC=true sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/tkout" >"$TMP/tk.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(cat "$TMP/tkout/missing")" = "rr_gemm: not built, the toolkit has no lib64/libcublas.so" ] &&
+	[ -e "$TMP/tkout/rr_vecadd_static" ] && ! [ -e "$TMP/tkout/rr_gemm" ]
+ok $? "build.sh, toolkit without cuBLAS: rr_gemm named as not built, the others built, exit 0"
+: >"$TMP/tk/lib64/libcublas.so"
+NVCC=$TMP/tk/bin/nvcc CC=true sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/tkout" >"$TMP/tk.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^build.sh: building rr_gemm failed: ' "$TMP/tk.log" && grep -q 'cannot find -lcublas' "$TMP/tk.log"
+ok $? "build.sh, cuBLAS there but its build fails: exit 1, the command and the linker's words"
 sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/cuda" >"$TMP/build.log" 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then
 	skip "no CUDA toolkit (nvcc) to build the programs"
 	done_testing
 fi
-[ $rc -eq 0 ]
-ok $? "the programs build with nvcc: cudart shared and static, cuBLAS, a driver-API module loader"
-[ $rc -eq 0 ] || { sed 's/^/# /' "$TMP/build.log"; done_testing; }
 C=$TMP/cuda
+[ $rc -eq 0 ] && [ -x "$C/rr_modload" ]
+ok $? "the programs build with nvcc: cudart shared and static, cuBLAS, a driver-API module loader$(
+	[ -s "$C/missing" ] && printf ' (not built: %s)' "$(cut -d: -f1 "$C/missing" | tr '\n' ' ')")"
+[ $rc -eq 0 ] && [ -x "$C/rr_modload" ] || { sed 's/^/# /' "$TMP/build.log" >&2; done_testing; }
 export LD_LIBRARY_PATH=$K${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 VG=
 command -v valgrind >/dev/null 2>&1 && VG="valgrind -q --error-exitcode=9"
@@ -38,7 +63,7 @@ run "$TLREPLAY" record -k rr_scale --count 0 -o dbm -- $VG "$C/rr_modload" "$K/l
 [ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$want" ] && grep -q '4 launches recorded into dbm' "$TMP/err" &&
 	! grep -q '^==[0-9]*==' "$TMP/err"
 ok $? "rr_modload recorded${VG:+ under valgrind}: exit 0, the same checksum, 4 launches, no memory error"
-[ "$RC" -eq 0 ] || sed -n 1,20p "$TMP/err" | sed 's/^/# /'
+[ "$RC" -eq 0 ] || sed -n 1,20p "$TMP/err" | sed 's/^/# /' >&2
 run "$TLREPLAY" kreplay dbm --verify --no-store
 [ "$RC" -eq 0 ] && [ "$(grep -c '^  verify match' "$TMP/out")" = 4 ] &&
 	[ "$(grep -c "in the recorder's arena at 0x200000000000" "$TMP/out")" = 4 ]
@@ -56,7 +81,7 @@ if ${CC:-cc} -std=c11 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointe
 	[ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$want" ] && grep -q '4 launches recorded into dbasan' "$TMP/err" &&
 		! grep -q 'ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer' "$TMP/err"
 	ok $? "rr_modload built with ASan and UBSan, recorded: the same checksum, no sanitizer report"
-	[ "$RC" -eq 0 ] || sed -n 1,20p "$TMP/err" | sed 's/^/# /'
+	[ "$RC" -eq 0 ] || sed -n 1,20p "$TMP/err" | sed 's/^/# /' >&2
 else
 	skip "no ASan here: $(head -1 "$TMP/asan.log")"
 fi
@@ -64,6 +89,10 @@ fi
 # cudart on the stand-in: a CUDA 13 cudart wants a 13.0 driver, then NVIDIA's private tables
 export FAKE_KDRV_VERSION=13000
 for p in rr_vecadd_shared rr_vecadd_static rr_gemm; do
+	if [ ! -x "$C/$p" ]; then
+		skip "$(grep "^$p:" "$C/missing")"
+		continue
+	fi
 	run "$C/$p"
 	plain_rc=$RC
 	plain_err=$(grep "^rr_" "$TMP/err")

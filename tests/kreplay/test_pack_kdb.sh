@@ -100,7 +100,7 @@ print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)" "$T
 set -- $rss
 [ "$1" -eq 0 ] && [ "$2" -lt 262144 ]
 ok $? "pack --kdb with a 1 GB blob: peak RSS $2 KiB (under 256 MiB)"
-[ "$1" -eq 0 ] || sed 's/^/# /' "$TMP/err"
+[ "$1" -eq 0 ] || sed 's/^/# /' "$TMP/err" >&2
 "$PYTHON" -c "
 import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])

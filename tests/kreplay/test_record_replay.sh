@@ -91,7 +91,7 @@ ok $? "record: a launch on a stream the program created"
 run "$TLREPLAY" kreplay dball --verify -r 3 --warmup 1
 [ "$RC" -eq 0 ] && [ "$(grep -c '^  verify match' "$TMP/out")" = "$nall" ]
 ok $? "kreplay --verify: every launch replays bit-exactly in a fresh process"
-[ "$RC" -eq 0 ] || sed -n 1,40p "$TMP/out" "$TMP/err" | sed 's/^/# /'
+[ "$RC" -eq 0 ] || sed -n 1,40p "$TMP/out" "$TMP/err" | sed 's/^/# /' >&2
 grep -A4 '^list_sum' "$TMP/out" | grep -q 'verify match'
 ok $? "kreplay: a kernel that follows pointers stored in device memory (a linked list) replays"
 grep -A4 '^accumulate' "$TMP/out" | grep -q 'verify match'
@@ -334,7 +334,7 @@ if command -v valgrind >/dev/null 2>&1; then
 	[ "$RC" -eq 0 ] && grep -q '^kapp: checksum=' "$TMP/out" && ! grep -q '^==[0-9]*==' "$TMP/err" &&
 		grep -q '1 launch recorded into dbvg' "$TMP/err"
 	ok $? "record: the recorded program runs clean under valgrind (frees, async memory, VMM)"
-	[ "$RC" -eq 0 ] || sed -n 1,30p "$TMP/err" | sed 's/^/# /'
+	[ "$RC" -eq 0 ] || sed -n 1,30p "$TMP/err" | sed 's/^/# /' >&2
 else
 	skip "no valgrind"
 fi

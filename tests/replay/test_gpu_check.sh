@@ -82,6 +82,8 @@ if cp["status"] == "skipped":
 else:
     rows = {r["program"]: r for r in cp["programs"]}
     assert sorted(rows) == ["rr_gemm", "rr_modload", "rr_vecadd_shared", "rr_vecadd_static"], rows
+    # a program whose library the toolkit lacks is named, not run
+    rows = {p: r for p, r in rows.items() if "skipped" not in r or print("# not built:", r["skipped"], file=sys.stderr)}
     m = rows["rr_modload"]
     assert m["plain_exit"] == 0 and m["recorded_exit"] == 0 and m["same_output"] and m["verify"] == "match", m
     assert m["in_arena"] == m["allocations"] > 0, m

@@ -22,7 +22,7 @@ clean() {
 	rc=$?
 	[ "$rc" -eq 0 ] && ! grep -q ThreadSanitizer "$TMP/err"
 	ok $? "$name"
-	[ "$rc" -eq 0 ] || head -30 "$TMP/err" | sed 's/^/# /'
+	[ "$rc" -eq 0 ] || head -30 "$TMP/err" | sed 's/^/# /' >&2
 }
 
 B=$ROOT/tests/fixtures/cmp_base.json

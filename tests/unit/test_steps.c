@@ -26,7 +26,7 @@ int main(void)
 	struct tl_ann_set *as = NULL;
 	struct tl_ann_opts ao = { .sz = sizeof(ao) };
 
-	plan(19);
+	plan(20);
 
 	/* step 1 [0,100), step 2 [100,200), step 3 [150,160) inside step 2,
 	 * step 4 [300,310) with nothing launched inside */
@@ -97,7 +97,16 @@ int main(void)
 	set = NULL;
 	tl_trace_close(tr);
 
+	/* no annotation: the call tree's one iteration (tests/cli/test_steps_calltree.sh has the rest) */
 	tr = LOAD(RT(1, 10, 1), K(20, 10, 1));
+	ok(tl_steps(tr, &set) == 0 && set->n == 1 && set->source == TL_STEPS_CALLTREE && set->v[0].ngpu == 1 &&
+		   !strcmp(set->found_how, "one"),
+	   "no annotation: one iteration found in the call tree");
+	tl_step_set_free(set);
+	set = NULL;
+	tl_trace_close(tr);
+	/* nothing launched from a host thread: nothing to find steps by */
+	tr = LOAD(ANN("fwd", 1, 0, 50), K(20, 10, 1));
 	ok(tl_steps(tr, &set) == -ENODATA && !set, "no steps: -ENODATA");
 	ok(tl_trace_keep_step(tr, 0) == -ENODATA, "keep a step of a trace without steps: -ENODATA");
 	tl_trace_close(tr);

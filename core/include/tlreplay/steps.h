@@ -13,6 +13,19 @@
  * vLLM's execute_... around its own step[...]) are one iteration: the
  * outer's range, the inner's name in tl_step.inner.
  *
+ * A trace with neither (an annotation-stripped trace, a plain
+ * `with profile():` around a loop) has its loop found in the host call tree
+ * of the threads that launch GPU work: from the top down through any event
+ * holding >= 95 % of the GPU time below it, then the first level whose
+ * children repeat (the same names over again, or a name starting each of
+ * K >= 2 blocks of like GPU time), the blocks being iterations when each
+ * waits for the GPU, steps an optimizer or runs backward (a model's layers
+ * repeat too, and do none of those), and hold >= 95 % of the GPU time
+ * launched in their span. With no loop, one iteration: the deepest event
+ * passed through that still waits for the GPU. Such a step's name and uid
+ * are its first event's; numbers are 0, 1, ... (tl_step_set.source says
+ * which of the three the steps are).
+ *
  * Events are assigned to steps with HTA's rule (hta/common/trace.py,
  * add_iteration): a host event belongs to step s when s.ts <= ts < s.ts +
  * s.dur; a GPU event (kernel, gpu_memcpy, gpu_memset) belongs to the step of
@@ -75,10 +88,26 @@ struct tl_step {
 	long long tokens;     /**< tokens it ran (toks=, the two sides' tokens); -1 when not said */
 };
 
+/** Where a trace's steps come from. */
+enum tl_steps_source {
+	TL_STEPS_NONE,
+	TL_STEPS_PROFILER, /**< ProfilerStep#N */
+	TL_STEPS_SERVING,  /**< vLLM/SGLang iteration annotations */
+	TL_STEPS_CALLTREE, /**< found in the host call tree (no iteration annotation) */
+};
+
 struct tl_step_set {
 	size_t n;
 	struct tl_step *v;	/**< in time order */
-	bool profiler_steps;	/**< ProfilerStep#N (else vLLM/SGLang annotations) */
+	bool profiler_steps;	/**< ProfilerStep#N (else vLLM/SGLang annotations or the call tree) */
+	int source;		/**< enum tl_steps_source */
+	/** TL_STEPS_CALLTREE: the event whose children repeat (NULL: a thread's top level), how
+	 *  the loop was told ("period": the same names over again, "anchor": a name that starts
+	 *  each block, "one": no loop, one iteration), the iterations' share of the GPU time
+	 *  launched inside their span (every thread's launches), and of all the GPU time the
+	 *  trace's calls launched. */
+	const char *found_under, *found_how;
+	double coverage, share;
 	size_t slowest;		/**< index of the longest wall time */
 	/** Wall time over the steps: min, median, max, mean, std (sample; NaN for one). */
 	double min_us, median_us, max_us, mean_us, std_us;

@@ -90,6 +90,22 @@ int tl_steps_load(struct tl_trace *tr, struct tl_step_set *set);
 /* Keep the steps of @set marked in @keep only, as tl_trace_keep_step(). */
 int tl_steps_keep(struct tl_trace *tr, const struct tl_step_set *set, const bool *keep);
 
+/* ================================================ steps_calltree.c */
+/* Iterations found in the host call tree (steps_calltree.c's comment), for a
+ * trace with no iteration annotation: v[0..n) in time order (name, uid, ts,
+ * dur set; malloc'ed, the caller's), the event whose children repeat (NULL:
+ * a thread's top level), how they were found ("period", "anchor", "one"),
+ * their share of the GPU time launched in their span, and of all the GPU
+ * time the trace's calls launched. n = 0 when the
+ * trace launches no GPU work. Needs the runtime -> GPU links. */
+struct tl_steps_found {
+	struct tl_step *v;
+	size_t n;
+	const char *under, *how;
+	double coverage, share;
+};
+int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out);
+
 /* ====================================== trace_diff*.c (the merged call tree) */
 
 #include <tlreplay/trace_diff.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Iterations (include/tlreplay/steps.h): the ProfilerStep#N ranges, else the
- * vLLM/SGLang iteration annotations, each with the breakdown of the GPU
+ * vLLM/SGLang iteration annotations, else the loop found in the call tree
+ * (steps_calltree.c), each with the breakdown of the GPU
  * events launched inside it (HTA's add_iteration rule), and --step, which
  * keeps one of them. */
 #include <stdio.h>
@@ -109,11 +110,26 @@ static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 		}
 		set->profiler_steps = !pass;
 	}
+	if (!v.n) {
+		struct tl_steps_found f;
+
+		if (tl_steps_from_calltree(tr, &f))
+			return -ENOMEM;
+		v.v = f.v;
+		v.n = v.cap = f.n;
+		set->source = f.n ? TL_STEPS_CALLTREE : TL_STEPS_NONE;
+		set->found_under = f.under;
+		set->found_how = f.how;
+		set->coverage = f.coverage;
+		set->share = f.share;
+	} else {
+		set->source = set->profiler_steps ? TL_STEPS_PROFILER : TL_STEPS_SERVING;
+	}
 	if (v.n)
 		tl_qsort(v.v, v.n, sizeof(*v.v), cmp_step);
 	for (i = 0; i < v.n; i++)
 		v.v[i].batch_size = v.v[i].tokens = -1;
-	if (!set->profiler_steps) {
+	if (set->source == TL_STEPS_SERVING) {
 		v.n = merge_nested(tr, v.v, v.n);
 		for (i = 0; i < v.n; i++) {
 			struct tl_step *s = &v.v[i];
@@ -124,6 +140,9 @@ static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 				s->phase = tl_serving_phase(s->name, &s->batch_size, &s->tokens);
 		}
 	}
+	if (set->source == TL_STEPS_CALLTREE)
+		for (i = 0; i < v.n; i++)
+			v.v[i].number = (long long)i;
 	set->n = v.n;
 	set->v = v.v;
 	return 0;
@@ -193,9 +212,11 @@ int tl_steps_load(struct tl_trace *tr, struct tl_step_set *set)
 	if (find_steps(tr, set))
 		return tl_err(-ENOMEM, "out of memory finding the steps");
 	if (!set->n)
-		return tl_err(-ENODATA,
-			      "%s: no steps in the trace (no ProfilerStep#N, vLLM or SGLang iteration annotation)",
-			      tr->path);
+		return tl_err(
+			-ENODATA,
+			"%s: no steps in the trace (no ProfilerStep#N, vLLM or SGLang iteration annotation, and no "
+			"GPU work launched from a host thread to find them by)",
+			tr->path);
 	return 0;
 }
 

@@ -1,0 +1,208 @@
+#!/bin/sh
+# Iterations of traces without iteration annotations, found in the call tree
+# (issue 28.1; core/src/analysis/steps_calltree.c): an annotation-stripped copy
+# of each shared serving trace, its capture traces and the training traces
+# finds the iterations the annotations name; small traces of our own show each
+# rule (a loop that never waits, layers under a forward, an anchor, an
+# annotation family, the thread that drives the loop).
+. "$(dirname "$0")/../taplib.sh"
+
+tl() { "$TLREPLAY" "$@"; }
+
+# strip IN OUT: the copy without ProfilerStep#N and serving iteration annotations
+strip() {
+	"$PYTHON" - "$1" "$2" <<'PY'
+import gzip, json, sys
+p = sys.argv[1]
+j = json.load(gzip.open(p) if p.endswith(".gz") else open(p))
+names = ("ProfilerStep", "execute_", "step[", "prefill[", "decode[")
+j["traceEvents"] = [e for e in j["traceEvents"]
+                    if not (e.get("ph") == "X" and e.get("cat") in ("user_annotation", "cpu_op")
+                            and e.get("name", "").startswith(names))]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+}
+
+# count FILE: "STEPS SOURCE FOUND_BY" from steps -j's summary
+count() {
+	"$PYTHON" -c '
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if "summary" in l][-1]
+print(s["steps"], s["source"], s.get("found_by", "-"))' "$1"
+}
+
+S=$SHARED/traces
+I=$S/TraceLens/tests/traces/inference
+# trace, iterations its annotations name (capture traces: one capture run)
+for c in "$I/sglang_decode/sglang_Qwen3-8B_decode.json.gz 1" \
+	"$I/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz 1" \
+	"$I/vllm_decode_full/graph_execution.json.gz 1" \
+	"$I/vllm_prefilldecode_piecewise/graph_execution.json.gz 1" \
+	"$I/sglang_decode/capture_traces/bs_32_rank0.json.gz 1" \
+	"$I/vllm_decode_full/capture_traces/graph_capture_rank_0.1773709742341309550.pt.trace.json.gz 1" \
+	"$I/vllm_prefilldecode_piecewise/capture_traces/graph_capture_rank_0.1773709679453551615.pt.trace.json.gz 1" \
+	"$S/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz 5" \
+	"$S/HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz 6" \
+	"$S/HolisticTraceAnalysis/tests/data/df_index_resolver/df_index_resolver.json.gz 5" \
+	"$S/HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz 3" \
+	"$S/HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz 2" \
+	"$S/TraceLens/tests/traces/mi300/resnet_act_checkpoint.json.gz 3"; do
+	t=${c% *}
+	n=${c##* }
+	name=$(echo "${t#"$S"/}" | cut -c1-70)
+	if [ ! -f "$t" ]; then
+		skip "$t not found"
+		continue
+	fi
+	strip "$t" "$TMP/stripped.json"
+	run tl steps -i "$TMP/stripped.json" -j
+	[ "$RC" -eq 0 ] && set -- $(count "$TMP/out") && [ "$1" = "$n" ] && [ "$2" = call_tree ]
+	ok $? "$name, annotations stripped: $n iteration(s) found in the call tree (got ${1:-none})"
+done
+
+# the stripped HTA trace's iterations are its ProfilerSteps: the same GPU numbers per step
+T=$S/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz
+if [ -f "$T" ]; then
+	strip "$T" "$TMP/rank0.json"
+	run tl steps -i "$T" -x,
+	cut -d, -f6-11 "$TMP/out" | sed 1d >"$TMP/annotated"
+	run tl steps -i "$TMP/rank0.json" -x,
+	cut -d, -f6-11 "$TMP/out" | sed 1d >"$TMP/found"
+	[ "$(wc -l <"$TMP/found")" -eq 5 ] && diff "$TMP/annotated" "$TMP/found" >&2
+	ok $? "HTA rank0 stripped: each found iteration has its ProfilerStep's busy, compute, comm, memcpy, idle, GPU events"
+	run tl steps -i "$TMP/rank0.json"
+	grep -q '^  5 blocks of the children of a thread.s top level, each starting at the same call; 100.0% of the GPU time launched in their span, 100.0% of the trace.s$' "$TMP/out" &&
+		grep -q '^     0 ## ModelGenerationCoordina' "$TMP/out" && grep -q 'no iteration annotation: found in the call tree' "$TMP/out"
+	ok $? "steps says how it found them: the anchor, the coverage, the main thread's '## ModelGenerationCoordinator ##'"
+	run tl breakdown -i "$TMP/rank0.json" --step 3 -x,
+	[ "$RC" -eq 0 ] && [ "$(awk -F, '$1 == "busy_time" { print $2 }' "$TMP/out")" = 80.96 ]
+	ok $? "--step 3 on the stripped copy: ProfilerStep#553's busy time, 80.96 ms"
+else
+	skip "$T not found"
+	skip "$T not found"
+	skip "$T not found"
+fi
+# the one iteration of a stripped prefill trace holds the annotated iteration's GPU work
+T=$I/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz
+if [ -f "$T" ]; then
+	strip "$T" "$TMP/sg.json"
+	run tl steps -i "$T" -x,
+	a=$(awk -F, 'NR == 2 { print $6 }' "$TMP/out")
+	run tl steps -i "$TMP/sg.json" -x,
+	b=$(awk -F, 'NR == 2 { print $6 }' "$TMP/out")
+	awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b >= 0.99 * a && b <= a) }'
+	ok $? "SGLang prefill stripped: its one iteration (forward_extend) holds >= 99% of the busy time ($b of $a ms)"
+else
+	skip "$T not found"
+fi
+
+# our own traces, each for one rule
+"$PYTHON" - "$TMP" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+
+class T:
+    def __init__(self):
+        self.ev, self.c, self.ts = [], 0, 1000.0
+    def x(self, cat, name, ts, dur, tid=1):
+        self.ev.append({"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur})
+    def launch(self, ts, kdur, tid=1):
+        self.c += 1
+        self.ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": tid,
+                        "ts": ts, "dur": 1, "args": {"correlation": self.c}})
+        self.ev.append({"ph": "X", "cat": "kernel", "name": "k%d" % self.c, "pid": 0, "tid": 7, "ts": ts + 2,
+                        "dur": kdur, "args": {"correlation": self.c, "device": 0, "stream": 7}})
+    def op(self, name, ts, kdur, tid=1, dur=5):
+        self.x("cpu_op", name, ts, dur, tid)
+        self.launch(ts + 1, kdur, tid)
+    def sync(self, ts, tid=1):
+        self.x("cuda_runtime", "cudaStreamSynchronize", ts, 2, tid)
+    def save(self, name):
+        json.dump({"traceEvents": self.ev}, open(os.path.join(out, name), "w"))
+
+# 1. a loop that never waits, at a thread's top level: four iterations of linear, relu
+t = T()
+for i in range(4):
+    b = 1000 + 100 * i
+    t.op("aten::linear", b, 30)
+    t.op("aten::relu", b + 10, 10)
+t.save("loop.json")
+
+# 2. one step: a forward of six like layers, then the sampling's wait: one iteration, not six
+t = T()
+t.x("python_function", "serve.py(10): step", 1000, 900)
+t.x("python_function", "model.py(5): run_model", 1005, 700)
+for i in range(6):
+    b = 1010 + 100 * i
+    t.x("python_function", "layer.py(20): layer_call", b, 90)
+    t.op("aten::mm", b + 5, 40)
+    t.op("aten::add", b + 20, 5)
+t.x("python_function", "serve.py(30): sample", 1750, 100)
+t.op("aten::argmax", 1755, 1)
+t.sync(1770)
+t.save("layers.json")
+
+# 3. iterations of unequal op lists, each starting at the same annotation and ending in .item()
+t = T()
+for i, nops in enumerate([3, 5, 4]):
+    b = 1000 + 200 * i
+    t.x("user_annotation", "## train_step ##", b, 5)
+    for k in range(nops):
+        t.op("aten::mm", b + 10 + 20 * k, 100 // nops)
+    t.x("cpu_op", "aten::_local_scalar_dense", b + 150, 10)
+    t.x("cuda_runtime", "cudaMemcpyAsync", b + 151, 2)
+    t.sync(b + 154)
+t.save("anchor.json")
+
+# 4. an annotation family: iter 0 .. iter 3 around the work
+t = T()
+for i in range(4):
+    b = 1000 + 100 * i
+    t.x("user_annotation", "iter %d" % i, b, 90)
+    t.op("aten::conv2d", b + 5, 20 + i)
+t.save("family.json")
+
+# 5. under a model's forward, blocks that even wait (vLLM's piecewise graphs): layers
+t = T()
+t.x("python_function", "model.py(40): forward", 1000, 800)
+for i in range(5):
+    b = 1005 + 150 * i
+    t.x("python_function", "cuda_graph.py(208): __call__", b, 140)
+    t.op("aten::mm", b + 5, 50)
+    t.sync(b + 100)
+t.save("forward.json")
+
+# 6. the autograd thread repeats too; the main thread drives the loop and starts it
+t = T()
+for i in range(3):
+    b = 1000 + 300 * i
+    t.x("user_annotation", "## forward ##", b, 50)
+    t.op("aten::mm", b + 5, 20)
+    t.x("cpu_op", "autograd::engine::evaluate_function: MmBackward0", b + 100, 40, tid=2)
+    t.launch(b + 105, 40, tid=2)
+    t.x("user_annotation", "Optimizer.step#SGD.step", b + 200, 30)
+    t.launch(b + 205, 10)
+t.save("threads.json")
+PY
+for c in "loop.json 4 period" "layers.json 1 one" "anchor.json 3 anchor" "family.json 4 period" \
+	"forward.json 1 one" "threads.json 3 period"; do
+	set -- $c
+	run tl steps -i "$TMP/$1" -j
+	got=$(count "$TMP/out")
+	[ "$RC" -eq 0 ] && [ "$got" = "$2 call_tree $3" ]
+	ok $? "$1: $2 iteration(s) by $3 (got: $got)"
+done
+run tl steps -i "$TMP/layers.json" -x,
+[ "$(awk -F, 'NR == 2 { print $2 "," $11 }' "$TMP/out")" = "serve.py(10): step,13" ]
+ok $? "layers.json: the one iteration is the step that waits, with all 13 GPU events (the layers' and the sampling's)"
+run tl steps -i "$TMP/threads.json" -x,
+[ "$(awk -F, 'NR > 1 { print $2 }' "$TMP/out" | sort -u)" = "## forward ##" ] && [ "$(awk -F, 'NR == 2 { print $11 }' "$TMP/out")" = 3 ]
+ok $? "threads.json: the main thread's iterations, each with its backward's kernel (3 GPU events)"
+run tl kernels -i "$TMP/loop.json" --step 2 -x,
+[ "$RC" -eq 0 ] && [ "$(grep -c ",k[0-9]*," "$TMP/out")" = 2 ] && grep -q ",k5," "$TMP/out" && grep -q ",k6," "$TMP/out"
+ok $? "--step 2 on found iterations: the third iteration's two kernels"
+run tl steps -i "$TMP/loop.json" --steady -j
+[ "$RC" -eq 0 ] && grep -q '"summary":"steady"' "$TMP/out"
+ok $? "steps --steady on found iterations"
+
+done_testing
