@@ -101,9 +101,13 @@ static void print_step(struct out_fmt *o, const struct tl_step *s)
 			fputs("null", o->f);
 		fputs(",\"tokens\":", o->f);
 		if (s->tokens >= 0)
-			fprintf(o->f, "%lld}\n", s->tokens);
+			fprintf(o->f, "%lld", s->tokens);
 		else
-			fputs("null}\n", o->f);
+			fputs("null", o->f);
+		fprintf(o->f, ",\"phase_from\":%s}\n",
+			!phase		       ? "null"
+			: s->phase_from_shapes ? "\"shapes\""
+					       : "\"annotation\"");
 		return;
 	}
 	out_field(o, b, false);
@@ -183,9 +187,11 @@ static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_st
 			tl_trace_path(tr), source_name(set->source));
 		if (set->source == TL_STEPS_CALLTREE)
 			print_found(o, set);
+		if (set->phases_from_shapes)
+			fprintf(o->f, "  phases read from the attention's shapes (no annotation says them)\n");
 		fprintf(o->f, "%6s %-26s %10s %10s %10s %10s %10s %10s %10s %8s\n", "step",
-			set->source == TL_STEPS_SERVING ? "phase" : "name", "wall ms", "span ms", "busy ms",
-			"compute ms", "x-comm ms", "x-memcpy ms", "idle ms", "gpu evs");
+			set->source == TL_STEPS_SERVING || set->phases_from_shapes ? "phase" : "name", "wall ms",
+			"span ms", "busy ms", "compute ms", "x-comm ms", "x-memcpy ms", "idle ms", "gpu evs");
 	}
 	for (i = 0; i < set->n; i++)
 		print_step(o, &set->v[i]);

@@ -178,7 +178,7 @@ run tl breakdown -i "$TMP/nest.json" --phase mixed
 [ "$RC" -eq 1 ] && grep -q 'no mixed iteration; the trace has 1 prefill, 1 decode, 0 mixed' "$TMP/err"
 ok $? "--phase with no such iteration: said, with the phases there are"
 run tl breakdown -i "$F" --phase decode
-[ "$RC" -eq 1 ] && grep -q 'its steps have no phase (phases come from vLLM/SGLang iteration annotations)' "$TMP/err"
+[ "$RC" -eq 1 ] && grep -q 'its steps have no phase (phases come from vLLM/SGLang iteration annotations, or the shapes of a serving trace.s attention)' "$TMP/err"
 ok $? "--phase on ProfilerStep#N steps: they have no phase, said"
 run tl breakdown -i "$TMP/nest.json" --phase warmup
 [ "$RC" -eq 1 ] && grep -q "bad --phase 'warmup' (prefill, decode or mixed)" "$TMP/err"

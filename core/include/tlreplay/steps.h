@@ -82,10 +82,14 @@ struct tl_step {
 	double us[TL_BD_NROWS];	/**< their breakdown (enum tl_bd_row) */
 	/** A serving iteration's phase (enum tl_phase), from SGLang's step[EXTEND|DECODE|MIXED
 	 *  bs=B toks=T] or vLLM's execute_..._context_C(..)_generation_G(..) (prefill when only
-	 *  C > 0, decode when only G > 0, mixed when both); TL_PHASE_NONE for ProfilerStep#N. */
+	 *  C > 0, decode when only G > 0, mixed when both), else from its attention's shapes
+	 *  (phase_from_shapes); TL_PHASE_NONE when neither says. */
 	int phase;
 	long long batch_size; /**< requests in it (bs=, C + G); -1 when not said */
 	long long tokens;     /**< tokens it ran (toks=, the two sides' tokens); -1 when not said */
+	/** The phase, batch size and tokens were read from its attention ops' shapes (no
+	 *  annotation says them; see tl_step_set.phases_from_shapes). */
+	bool phase_from_shapes;
 };
 
 /** Where a trace's steps come from. */
@@ -108,6 +112,12 @@ struct tl_step_set {
 	 *  trace's calls launched. */
 	const char *found_under, *found_how;
 	double coverage, share;
+	/** Some step's phase was read from the shapes of its attention: SDPA's q and k (Lq == 1
+	 *  over a longer k: decode; Lq > 1: prefill), variable-length attention's tokens against
+	 *  its requests (cu_seqlens), paged attention (decode); both in one step: mixed. Only in
+	 *  a trace that serves (variable-length or paged attention, or a decode-shaped SDPA,
+	 *  somewhere), never for a step that runs backward, and never over an annotation's. */
+	bool phases_from_shapes;
 	size_t slowest;		/**< index of the longest wall time */
 	/** Wall time over the steps: min, median, max, mean, std (sample; NaN for one). */
 	double min_us, median_us, max_us, mean_us, std_us;

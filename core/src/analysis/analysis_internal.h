@@ -106,6 +106,11 @@ struct tl_steps_found {
 };
 int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out);
 
+/* ==================================================== steps_phase.c */
+/* The phase, batch size and tokens of each step of @set that has no phase,
+ * from its attention ops' shapes (steps_phase.c's comment). 0 or -ENOMEM. */
+int tl_steps_phase_from_shapes(struct tl_trace *tr, struct tl_step_set *set);
+
 /* ====================================== trace_diff*.c (the merged call tree) */
 
 #include <tlreplay/trace_diff.h>

@@ -211,6 +211,8 @@ int tl_steps_load(struct tl_trace *tr, struct tl_step_set *set)
 		return err;
 	if (find_steps(tr, set))
 		return tl_err(-ENOMEM, "out of memory finding the steps");
+	if (set->n && tl_steps_phase_from_shapes(tr, set))
+		return tl_err(-ENOMEM, "out of memory reading the steps' phases");
 	if (!set->n)
 		return tl_err(
 			-ENODATA,
@@ -458,7 +460,8 @@ int tl_trace_keep_phase(struct tl_trace *tr, int phase)
 	}
 	if (n[TL_PHASE_NONE] == set.n) {
 		err = tl_err(-ENODATA,
-			     "%s: its steps have no phase (phases come from vLLM/SGLang iteration annotations)",
+			     "%s: its steps have no phase (phases come from vLLM/SGLang iteration annotations, or the "
+			     "shapes of a serving trace's attention)",
 			     tr->path);
 		goto out;
 	}
