@@ -43,6 +43,22 @@ run() {
 	RC=$?
 }
 
+# strip_iterations IN OUT: a copy of trace IN without its iteration annotations
+# (ProfilerStep#N, vLLM's execute_..., SGLang's step[...], prefill[...],
+# decode[...]), as a trace recorded without them would be
+strip_iterations() {
+	"$PYTHON" - "$1" "$2" <<'PY'
+import gzip, json, sys
+p = sys.argv[1]
+j = json.load(gzip.open(p) if p.endswith(".gz") else open(p))
+names = ("ProfilerStep", "execute_", "step[", "prefill[", "decode[")
+j["traceEvents"] = [e for e in j["traceEvents"]
+                    if not (e.get("ph") == "X" and e.get("cat") in ("user_annotation", "cpu_op")
+                            and e.get("name", "").startswith(names))]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+}
+
 # tap_relay FILE: the unnumbered TAP lines of a compare script ("ok - ...",
 # "not ok - ...", "not ok - ... # TODO ...") numbered into this test's
 # stream; a TODO does not count as a failure

@@ -9,20 +9,6 @@
 
 tl() { "$TLREPLAY" "$@"; }
 
-# strip IN OUT: the copy without ProfilerStep#N and serving iteration annotations
-strip() {
-	"$PYTHON" - "$1" "$2" <<'PY'
-import gzip, json, sys
-p = sys.argv[1]
-j = json.load(gzip.open(p) if p.endswith(".gz") else open(p))
-names = ("ProfilerStep", "execute_", "step[", "prefill[", "decode[")
-j["traceEvents"] = [e for e in j["traceEvents"]
-                    if not (e.get("ph") == "X" and e.get("cat") in ("user_annotation", "cpu_op")
-                            and e.get("name", "").startswith(names))]
-json.dump(j, open(sys.argv[2], "w"))
-PY
-}
-
 # count FILE: "STEPS SOURCE FOUND_BY" from steps -j's summary
 count() {
 	"$PYTHON" -c '
@@ -54,7 +40,7 @@ for c in "$I/sglang_decode/sglang_Qwen3-8B_decode.json.gz 1" \
 		skip "$t not found"
 		continue
 	fi
-	strip "$t" "$TMP/stripped.json"
+	strip_iterations "$t" "$TMP/stripped.json"
 	run tl steps -i "$TMP/stripped.json" -j
 	[ "$RC" -eq 0 ] && set -- $(count "$TMP/out") && [ "$1" = "$n" ] && [ "$2" = call_tree ]
 	ok $? "$name, annotations stripped: $n iteration(s) found in the call tree (got ${1:-none})"
@@ -63,7 +49,7 @@ done
 # the stripped HTA trace's iterations are its ProfilerSteps: the same GPU numbers per step
 T=$S/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz
 if [ -f "$T" ]; then
-	strip "$T" "$TMP/rank0.json"
+	strip_iterations "$T" "$TMP/rank0.json"
 	run tl steps -i "$T" -x,
 	cut -d, -f6-11 "$TMP/out" | sed 1d >"$TMP/annotated"
 	run tl steps -i "$TMP/rank0.json" -x,
@@ -85,7 +71,7 @@ fi
 # the one iteration of a stripped prefill trace holds the annotated iteration's GPU work
 T=$I/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz
 if [ -f "$T" ]; then
-	strip "$T" "$TMP/sg.json"
+	strip_iterations "$T" "$TMP/sg.json"
 	run tl steps -i "$T" -x,
 	a=$(awk -F, 'NR == 2 { print $6 }' "$TMP/out")
 	run tl steps -i "$TMP/sg.json" -x,

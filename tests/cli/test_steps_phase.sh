@@ -7,20 +7,6 @@
 
 tl() { "$TLREPLAY" "$@"; }
 
-# strip IN OUT: the copy without ProfilerStep#N and serving iteration annotations
-strip() {
-	"$PYTHON" - "$1" "$2" <<'PY'
-import gzip, json, sys
-p = sys.argv[1]
-j = json.load(gzip.open(p) if p.endswith(".gz") else open(p))
-names = ("ProfilerStep", "execute_", "step[", "prefill[", "decode[")
-j["traceEvents"] = [e for e in j["traceEvents"]
-                    if not (e.get("ph") == "X" and e.get("cat") in ("user_annotation", "cpu_op")
-                            and e.get("name", "").startswith(names))]
-json.dump(j, open(sys.argv[2], "w"))
-PY
-}
-
 # phases FILE: each step's "phase batch tokens from" from steps -j
 phases() {
 	"$PYTHON" -c '
@@ -41,7 +27,7 @@ for c in "sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz prefill 15 
 	fi
 	run tl steps -i "$I/$1" -j
 	ann=$(phases "$TMP/out")
-	strip "$I/$1" "$TMP/s.json"
+	strip_iterations "$I/$1" "$TMP/s.json"
 	run tl steps -i "$TMP/s.json" -j
 	got=$(phases "$TMP/out")
 	[ "$got" = "$2 $3 $4 shapes;" ] && case $ann in "$2 "*" annotation;") true ;; *) false ;; esac
