@@ -47,16 +47,7 @@ run() {
 # (ProfilerStep#N, vLLM's execute_..., SGLang's step[...], prefill[...],
 # decode[...]), as a trace recorded without them would be
 strip_iterations() {
-	"$PYTHON" - "$1" "$2" <<'PY'
-import gzip, json, sys
-p = sys.argv[1]
-j = json.load(gzip.open(p) if p.endswith(".gz") else open(p))
-names = ("ProfilerStep", "execute_", "step[", "prefill[", "decode[")
-j["traceEvents"] = [e for e in j["traceEvents"]
-                    if not (e.get("ph") == "X" and e.get("cat") in ("user_annotation", "cpu_op")
-                            and e.get("name", "").startswith(names))]
-json.dump(j, open(sys.argv[2], "w"))
-PY
+	"$PYTHON" "$ROOT/tests/strip_iterations.py" "$1" "$2"
 }
 
 # tap_relay FILE: the unnumbered TAP lines of a compare script ("ok - ...",
