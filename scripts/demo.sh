@@ -12,8 +12,16 @@ mkdir -p "$out"
 trace=$out/sample-trace.json.gz
 "$py" "$here/make_sample_trace.py" "$trace" --steps 4
 
+# the name a user can paste: tlreplay when that is the one on PATH, else its
+# path from here (build/tlreplay), so that every command shown works as pasted
+disp=$tl
+case $tl in "$PWD"/*) disp=${tl#"$PWD"/} ;; esac
+if [ "$(command -v tlreplay 2>/dev/null)" = "$tl" ]; then
+	disp=tlreplay
+fi
+
 step() {
-	printf '\n$ tlreplay %s\n' "$*"
+	printf '\n$ %s %s\n' "$disp" "$*"
 	"$tl" "$@"
 }
 
@@ -33,4 +41,9 @@ step uid -i "$trace" "$uid" -r 20
 step ir -i "$trace" --launchers --unique -o "$out/ops.json"
 step replay "$out/ops.json" -r 5 --warmup 1
 echo
-echo "Next: tlreplay --help, man ./docs/tlreplay.1, or try your own trace with -i."
+echo "Next: $disp --help    (or man ./docs/tlreplay.1; your own trace with -i TRACE)"
+if [ "$disp" != tlreplay ]; then
+	echo "tlreplay is $disp here; to call it tlreplay, put it on your PATH:"
+	echo "  make install PREFIX=~/.local    (~/.local/bin on PATH; man page and bash completion too)"
+	echo "  or: export PATH=\"$(dirname "$tl"):\$PATH\""
+fi
