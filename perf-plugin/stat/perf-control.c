@@ -38,10 +38,62 @@ static int open_fifo(const char *path, int *fd)
 	return 0;
 }
 
+/* The --control spec of the perf that started us (perf stat -D -1 --control
+ * fifo:ctl,ack -- tlreplay ...), read from its command line, into @buf;
+ * false when the parent is not perf or gave none. A relative fifo is made
+ * the parent's: /proc/PPID/cwd/PATH. So the line perf's manual shows works
+ * as typed, without telling tlreplay the channel a second time. */
+static bool parent_control(char *buf, size_t n)
+{
+	char path[64], cmd[8192];
+	const char *a, *end, *spec = NULL, *base;
+	pid_t pp = getppid();
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pp);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, cmd, sizeof(cmd) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	cmd[len] = 0;
+	end = cmd + len;
+	base = strrchr(cmd, '/');
+	base = base ? base + 1 : cmd;
+	if (strncmp(base, "perf", 4))
+		return false;
+	for (a = cmd + strlen(cmd) + 1; a < end && strcmp(a, "--"); a += strlen(a) + 1) {
+		if (!strncmp(a, "--control=", 10))
+			spec = a + 10;
+		else if (!strcmp(a, "--control") && a + strlen(a) + 1 < end)
+			spec = a + strlen(a) + 1;
+	}
+	if (!spec)
+		return false;
+	if (!strncmp(spec, "fifo:", 5)) {
+		/* each relative path from the parent's working directory */
+		char ctl[PATH_MAX], cwd[32], *ack;
+
+		snprintf(ctl, sizeof(ctl), "%s", spec + 5);
+		ack = strchr(ctl, ',');
+		if (ack)
+			*ack++ = 0;
+		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd/", (int)pp);
+		snprintf(buf, n, "fifo:%s%s%s%s%s", ctl[0] == '/' ? "" : cwd, ctl, ack ? "," : "",
+			 ack && ack[0] != '/' ? cwd : "", ack ? ack : "");
+		return true;
+	}
+	snprintf(buf, n, "%s", spec);
+	return true;
+}
+
 int perf_ctl_setup(struct perf_ctl *pc, const char *spec)
 {
 	const char *cfd = NULL, *afd = NULL, *cfifo = NULL, *afifo = NULL;
-	char buf[PATH_MAX * 2 + 16], *comma;
+	char buf[PATH_MAX * 2 + 16], from_parent[PATH_MAX * 2 + 48], *comma;
 
 	pc->ctl = pc->ack = -1;
 	pc->own_fds = false;
@@ -66,6 +118,8 @@ int perf_ctl_setup(struct perf_ctl *pc, const char *spec)
 	} else if (getenv("PERF_STAT_CTL_FIFO")) {
 		cfifo = getenv("PERF_STAT_CTL_FIFO");
 		afifo = getenv("PERF_STAT_ACK_FIFO");
+	} else if (parent_control(from_parent, sizeof(from_parent))) {
+		return perf_ctl_setup(pc, from_parent);
 	} else {
 		return 0;
 	}

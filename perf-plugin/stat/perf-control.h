@@ -4,7 +4,9 @@
  * "enable" just before the timed replay and "disable" just after, so perf
  * counts that region only. The channel comes from --control (perf's
  * syntax), else PERF_CTL_FD/PERF_ACK_FD, else PERF_STAT_CTL_FIFO/
- * PERF_STAT_ACK_FIFO in the environment. perf acks each command with
+ * PERF_STAT_ACK_FIFO in the environment, else the --control of the perf
+ * that started tlreplay (its command line, a relative fifo from its working
+ * directory). perf acks each command with
  * "ack\n" and a NUL; both the 4- and the 5-byte forms are accepted. */
 #ifndef TLREPLAY_PERF_CONTROL_H
 #define TLREPLAY_PERF_CONTROL_H

@@ -105,7 +105,24 @@ if command -v perf >/dev/null 2>&1 && perf stat -e task-clock true >/dev/null 2>
 	theirs=$(awk -F, '$3 == "task-clock" { print $1 }' "$TMP/perf2.csv")
 	[ "$RC" -eq 0 ] && "$PYTHON" -c "import sys; sys.exit(not (0.4 < $ours / ${theirs:-0.000001} < 2.5))"
 	ok $? "the same through --control fd:CTL,ACK and PERF_CTL_FD/PERF_ACK_FD ($theirs msec)"
+	# the README's line as pasted (issue 29.5): no env, relative fifos; tlreplay reads the
+	# channel from the perf that started it
+	(cd "$TMP" && rm -f ctl ack && mkfifo ctl ack &&
+		perf stat -D -1 --control fifo:ctl,ack -x, -e task-clock -o perf3.csv -- \
+			"$TLREPLAY" uid -i "$F" 0 -r 3000 --warmup 0 --no-store >/dev/null 2>&1)
+	RC=$?
+	theirs=$(awk -F, '$3 == "task-clock" { print $1 }' "$TMP/perf3.csv")
+	[ "$RC" -eq 0 ] && "$PYTHON" -c "import sys; sys.exit(not (0.4 < $ours / ${theirs:-0.000001} < 2.5))"
+	ok $? "perf stat -D -1 --control fifo:ctl,ack -- tlreplay uid: the channel read from perf's command line ($theirs msec)"
+	(cd "$TMP" && exec 7<>ctl 8<>ack && perf stat -D -1 --control fd:7,8 -x, -e task-clock -o perf4.csv -- \
+		"$TLREPLAY" uid -i "$F" 0 -r 3000 --warmup 0 --no-store >/dev/null 2>&1)
+	RC=$?
+	theirs=$(awk -F, '$3 == "task-clock" { print $1 }' "$TMP/perf4.csv")
+	[ "$RC" -eq 0 ] && "$PYTHON" -c "import sys; sys.exit(not (0.4 < $ours / ${theirs:-0.000001} < 2.5))"
+	ok $? "perf stat -D -1 --control fd:7,8 -- tlreplay uid, no env: the same ($theirs msec)"
 else
+	skip "perf cannot count here"
+	skip "perf cannot count here"
 	skip "perf cannot count here"
 	skip "perf cannot count here"
 fi
