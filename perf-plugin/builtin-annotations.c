@@ -31,8 +31,11 @@ TL_CMD(annotations, ann_opts, "user annotations (record_function, NVTX-style ran
 	"GPU busy time, and the projected GPU time (per range, first GPU start to last\n"
 	"GPU end, summed: Nsight's nvtx_gpu_proj_sum). Nested ranges each count their\n"
 	"own GPU events (inclusive). gpu_user_annotation ranges (where = gpu) count the\n"
-	"GPU events of their stream that start inside them. docs/analyses.md,\n"
-	"\"Annotations\", has the details.\n"
+	"GPU events of their stream that start inside them. A range counts its own\n"
+	"thread's launches only, so a ProfilerStep here can show a third of the GPU\n"
+	"time `steps` gives it: a step counts every thread's launches (the autograd\n"
+	"thread's backward too, HTA's rule). docs/analyses.md, \"Annotations\", has\n"
+	"the details.\n"
 	"\n");
 /* clang-format on */
 

@@ -34,8 +34,11 @@ TL_CMD(steps, steps_opts, "per iteration (ProfilerStep#N): wall time, GPU busy t
 	"GPU events (computation, exposed comm, exposed memcpy, idle); then the slowest\n"
 	"step and the spread of wall times (min, median, max, mean, stdev). Serving\n"
 	"iterations say their phase (prefill, decode, mixed). --steady shows the\n"
-	"steady-state window and why the others are left out. docs/analyses.md,\n"
-	"\"Iterations\", has the details.\n"
+	"steady-state window and why the others are left out. A step counts every\n"
+	"thread's launches inside it (the autograd thread's backward too), where\n"
+	"`annotations` counts a range's own thread's only: its ProfilerStep rows can\n"
+	"show a third of the GPU time shown here. docs/analyses.md, \"Iterations\",\n"
+	"has the details.\n"
 	"\n");
 /* clang-format on */
 

@@ -113,7 +113,18 @@ for l in open(sys.argv[1]):
 		[ "$(awk -F, '$1 == "busy_time" { print $2 }' "$TMP/out")" = 80.96 ] &&
 		[ "$(awk -F, '$1 == "exposed_comm_time" { print $2 }' "$TMP/out")" = 37.302 ]
 	ok $? "HTA rank0: breakdown --step 553 = steps' row for 553 (busy 80.96, exposed comm 37.302 ms)"
+	# steps and annotations count a ProfilerStep's GPU work by different rules, and say so (issue 29.7)
+	run tl annotations -i "$T" --name '^ProfilerStep#553$' -x,
+	a=$(awk -F, 'NR == 2 { print $5 }' "$TMP/out")
+	run tl steps -i "$T" -x,
+	s=$(awk -F, '$1 == 553 { print $11 }' "$TMP/out")
+	[ "$a" = 820 ] && [ "$s" = 1375 ] && tl steps --help | tr '\n' ' ' |
+		grep -q "\`annotations\` counts a range's own thread's only" &&
+		tl annotations --help | tr '\n' ' ' | grep -q "A range counts its own thread's launches only" &&
+		grep -q "three times as much. Use \`steps\` for an iteration's GPU time" "$ROOT/docs/analyses.md"
+	ok $? "ProfilerStep#553: annotations 820 GPU events (its thread's), steps 1375 (every thread's); both helps and the docs say why"
 else
+	skip "$T not found"
 	skip "$T not found"
 	skip "$T not found"
 fi
