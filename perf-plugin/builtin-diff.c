@@ -35,8 +35,7 @@ struct diff_ctx {
 };
 
 static const struct opt diff_opts[] = {
-	OPT_STRINGS('i', "input", "TRACE", struct diff_ctx, inputs,
-		    "the baseline, then the variant (-i twice)"),
+	OPT_STRINGS('i', "input", "TRACE", struct diff_ctx, inputs, "the baseline, then the variant (-i twice)"),
 	OPT_STRING('x', "field-separator", "SEP", struct diff_ctx, sep,
 		   "the summary as separated values (CSV with -x,), a header line first"),
 	OPT_BOOL('j', "json", struct diff_ctx, json, "the summary as one JSON object per line"),
@@ -47,9 +46,15 @@ static const struct opt diff_opts[] = {
 	OPT_STRING(0, "names", "A,B", struct diff_ctx, names,
 		   "the two reports' tags in the sheets and the summary (default:\n"
 		   "the file names, or baseline,variant when those are equal)"),
-	OPT_U64('n', "top", "N", struct diff_ctx, top,
+	OPT_U64('n', "limit", "N", struct diff_ctx, top,
 		"how many ops and kernels the summary lists each way, and the\n"
 		"chart draws (default 10)"),
+	/* -n is --limit in every command; --top stays for older command lines */
+	{ .kind = OPT_KIND_U64,
+	  .long_name = "top",
+	  .argh = "N",
+	  .flags = OPT_HIDDEN,
+	  .off = OPT_FIELD(struct diff_ctx, top, unsigned long long) },
 	OPT_BOOL(0, "tree", struct diff_ctx, tree,
 		 "print the merged call tree of the two traces (TraceLens's\n"
 		 "TraceDiff) instead of the summary; a UID after it: that\n"

@@ -205,6 +205,23 @@ static int open_ranks(const struct report_ctx *x, struct tl_rankset **set, struc
 	return cli_error("report: %s: only rank summaries, no trace: --html needs a rank's trace", x->co.input);
 }
 
+/* -o names a file, not the directory a report is: out.txt, sheets.csv
+ * (a directory of that name would be made, silently). */
+static bool file_like(const char *path)
+{
+	static const char *const ext[] = { ".txt", ".csv", ".tsv", ".json", ".html", ".htm", ".md",
+					   ".gz",  ".zip", ".xls", ".ods",  ".pdf",  ".png" };
+	const char *base = strrchr(path, '/'), *dot;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	for (i = 0; dot && i < TL_ARRAY_N(ext); i++)
+		if (!strcasecmp(dot, ext[i]))
+			return true;
+	return false;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	struct report_ctx x = { 0 };
@@ -237,6 +254,10 @@ static int cmd_report(int argc, char **argv)
 				 "--html FILE.html takes the ranks of a job", x.co.input);
 	if (multi && x.dir)
 		return cli_error("report: -o takes one trace, not the directory %s (--html alone)", x.co.input);
+	if (x.dir && file_like(x.dir))
+		return cli_error("report: -o %s: a report is a directory of CSV sheets or one FILE.xlsx; give a "
+				 "directory%s",
+				 x.dir, x.html ? "" : " (--html FILE.html writes the page)");
 	if (sheets_is_xlsx(x.dir ? x.dir : "") && check_parent(x.dir))
 		return 1;
 	if (x.html && check_parent(x.html))
@@ -325,6 +346,12 @@ static int cmd_report(int argc, char **argv)
 		if (html_report_write(x.html, &hi))
 			goto out;
 	}
+	/* say what was written, as ir, pack and fold do */
+	if (x.dir && r)
+		fprintf(stderr, "tlreplay: report: %zu sheets to %s%s\n", r->n, x.dir,
+			sheets_is_xlsx(x.dir) || x.dir[strlen(x.dir) - 1] == '/' ? "" : "/");
+	if (x.html)
+		fprintf(stderr, "tlreplay: report: the page to %s\n", x.html);
 	rc = 0;
 out:
 	tl_sheet_free(rf);

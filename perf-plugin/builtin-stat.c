@@ -20,6 +20,7 @@ struct stat_opts {
 	struct replay_opts ro;
 	char *events;			/* -e, joined with ',' */
 	struct count_opts cnt;		/* -r, --no-scale */
+	bool per_call;			/* --per-call: -x gets perf's metric-only rows per call */
 };
 
 static int opt_event(const struct opt *opt, const char *ev, void *obj)
@@ -58,6 +59,9 @@ static const struct opt stat_opts_table[] = {
 	OPT_USE(opts_output_format, CO, "field-separator", "separated values in perf stat -x's field order"),
 	OPT_USE(opts_output_format, CO, "json", "one JSON object per event, with perf stat -j's keys"),
 	OPT_USE(opts_output_format, CO, "output", "write to FILE (atomically) instead of stderr"),
+	OPT_BOOL(0, "per-call", struct stat_opts, per_call,
+		 "with -x: after each counter, a metric-only row (earlier fields\n"
+		 "empty, as perf writes them) with its value per call"),
 	OPT_HELP(),
 	OPT_USE(opts_trace_input, CO, "capture", NULL),
 	OPT_USE(opts_replay, RO, "warmup", NULL),
@@ -89,8 +93,8 @@ TL_CMD(stat, stat_opts_table, "perf stat over the timed replay of one op",
 	"Count hardware and software events (perf_event_open) over the timed replay of one op\n"
 	"only: the counters open on the replay worker's threads after its arguments are built\n"
 	"and its warm-up calls ran, and close when the timed calls end. Output as perf stat's:\n"
-	"the human table (on stderr, as perf), -x SEP with perf's field order, -j with perf's\n"
-	"keys; values per call as well. With -r N the region runs N times and each counter\n"
+	"the human table (on stderr, as perf), -x SEP with perf's field order and one row per\n"
+	"counter (--per-call adds the values per call), -j with perf's keys and per-call. With -r N the region runs N times and each counter\n"
 	"gets perf's noise figure. Results go to the results store (see `tlreplay fold`).\n"
 	"`kreplay DB [N]` counts over the timed launches of a recorded kernel launch instead\n"
 	"(tlreplay record; N: which launch of the database, needed when it holds several).\n"
@@ -118,7 +122,7 @@ static void print_report(FILE *f, const struct stat_opts *o, const struct stat_r
 	if (o->co.json)
 		stat_print_json(f, rep);
 	else if (o->co.sep)
-		stat_print_csv(f, rep, o->co.sep);
+		stat_print_csv(f, rep, o->co.sep, o->per_call);
 	else
 		stat_print_human(f, rep);
 }

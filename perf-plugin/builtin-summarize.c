@@ -105,7 +105,8 @@ static const struct opt summarize_opts[] = {
 	OPT_STRING('o', "output", "FILE|DIR", struct sum_args, output,
 		   "the summary file (atomically; default stdout); for several\n"
 		   "ranks a directory that gets rank-N.tlrank.jsonl each"),
-	OPT_CALLBACK('r', "rank", "N", opt_rank, 0, "the rank, when neither distributedInfo nor the name says"),
+	/* no -r: that is how many times to run, in uid, replay, stat, sweep, kreplay */
+	OPT_CALLBACK(0, "rank", "N", opt_rank, 0, "the rank, when neither distributedInfo nor the name says"),
 	OPT_INCLUDE(opts_rank_reading, offsetof(struct sum_args, in)),
 	OPT_HELP(),
 	OPT_END(),

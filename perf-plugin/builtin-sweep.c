@@ -409,6 +409,20 @@ static int run_one(struct sweep_run *s, cJSON *entry, long index, const char *ev
 	if (err == 1)
 		goto out;
 	*op_failed = err == STAT_RUN_REPLAY_FAILED;
+	if (*op_failed) {
+		/* which op and why, as it goes: "1 failed" at the end says neither */
+		const cJSON *uid = cJSON_GetObjectItemCaseSensitive(entry, "uid");
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(entry, "op_name"));
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reply, "error"));
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", why ? why : "(no reason given)");
+		tl_one_line(msg, sizeof(msg));
+		fprintf(stderr, "tlreplay: sweep: op %ld", index);
+		if (cJSON_IsNumber(uid))
+			fprintf(stderr, " (UID %.0f)", uid->valuedouble);
+		fprintf(stderr, " %s: replay %s: %s\n", name ? name : "?", reply_status(reply), msg);
+	}
 	rec = result_record("sweep", &s->o->ro, s->w, entry, reply, &src);
 	if (!rec) {
 		cli_error("out of memory");
@@ -828,7 +842,8 @@ static int cmd_sweep(int argc, char **argv)
 		(size_t)cJSON_GetArraySize(ops), o.ngroups, s.ran, s.skipped, s.store);
 	if (s.by_others)
 		fprintf(stderr, " (%zu of them by a sweep running beside this one)", s.by_others);
-	fprintf(stderr, ", %zu failed\n", s.failed);
+	fprintf(stderr, ", %zu failed%s\n", s.failed,
+		s.failed ? " (each named above, with why; --retry-failed runs them again)" : "");
 	col.ops = ops;
 	if (collect_results(&col))
 		goto out;

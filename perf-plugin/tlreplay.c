@@ -121,6 +121,20 @@ TL_CMD_LONE_OPTION(help, help_opts, "help on a command",
 
 /* ------------------------------------------------------------------ main */
 
+/* A command that is none of ours: the close names, if any. */
+static int unknown_command(const char *word)
+{
+	const char *names[128], *near;
+	size_t i, n = 0;
+
+	for (i = 0; commands[i] && n < TL_ARRAY_N(names); i++)
+		names[n++] = commands[i]->name;
+	near = opts_closest(word, names, n);
+	if (*near)
+		return cli_error("what is '%s'? did you mean %s? (`tlreplay --help` lists the commands)", word, near);
+	return cli_error("what is '%s'? see `tlreplay --help` for the commands", word);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -172,7 +186,7 @@ int main(int argc, char **argv)
 	if (!c) {
 		if (amb)
 			return cli_error("'%s' is ambiguous; see `tlreplay --help`", argv[1]);
-		return cli_error("what is '%s'? see `tlreplay --help` for the commands", argv[1]);
+		return unknown_command(argv[1]);
 	}
 	argv[1] = (char *)c->name;
 	return c->fn(argc - 1, argv + 1);

@@ -55,8 +55,12 @@ static void row(FILE *f, struct tl_trace *tr, const cJSON *r)
 	hp_td_time(f, trace_gpu);
 	hp_td_time(f, med);
 	hp_td_time(f, kern);
-	/* the replay's kernel time where it has one: the measure trace_gpu_us uses */
-	hp_td_num(f, "%.2f\xc3\x97", isfinite(trace_gpu) && trace_gpu > 0 ? replay / trace_gpu : NAN);
+	/* the replay's kernel time where it has one: the measure trace_gpu_us uses;
+	 * a CPU replay's time is no GPU time (the command line says so too) */
+	if (!strncmp(str(r, "device", "cpu"), "cpu", 3))
+		hp_td(f, "not comparable (a CPU replay)", 30);
+	else
+		hp_td_num(f, "%.2f\xc3\x97", isfinite(trace_gpu) && trace_gpu > 0 ? replay / trace_gpu : NAN);
 	hp_td(f, str(r, "kernels_vs_trace", "\xe2\x80\x93"), 12);
 	hp_td(f, str(r, "time", ""), 30);
 	hp_tr_end(f);

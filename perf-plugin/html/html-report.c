@@ -48,6 +48,12 @@ static int shared_analyses(struct tl_trace *tr, struct tl_step_set **steps, stru
 	err = tl_steps(tr, steps);
 	if (err && err != -ENODATA)
 		return cli_lib_error(err);
+	/* no annotation and no loop in the call tree: the one iteration is the
+	 * whole trace, nothing a per-iteration part could add */
+	if (*steps && (*steps)->source == TL_STEPS_CALLTREE && (*steps)->n < 2) {
+		tl_step_set_free(*steps);
+		*steps = NULL;
+	}
 	err = tl_idle_breakdown(tr, &io, idle);
 	if (err && err != -ENODATA)
 		return cli_lib_error(err);

@@ -355,6 +355,10 @@ static int steps_part(FILE *f, const struct html_ctx *c)
 			"so a step's GPU span may outlast its wall time. Bars to scale: the GPU span of each step, "
 			"broken down as above. The idle gaps (of every device) and the launches are those of the "
 			"events the step launched.");
+	if (ss->source == TL_STEPS_CALLTREE)
+		hp_p(f, "note",
+		     "The trace has no iteration annotation: these steps are the loop found in its call "
+		     "tree, each named by its first call (tlreplay steps says how they were found).");
 	for (i = 0; i < ss->n; i++) {
 		const struct tl_step *s = &ss->v[i];
 		char w[32];

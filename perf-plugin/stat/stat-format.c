@@ -229,7 +229,7 @@ void stat_print_human(FILE *f, const struct stat_report *r)
 	fputc('\n', f);
 }
 
-void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
+void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep, bool per_call)
 {
 	size_t i;
 
@@ -249,8 +249,9 @@ void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 			fprintf(f, "%s%.3f%s%s\n", sep, m, sep, mu);
 		else
 			fprintf(f, "%s%s\n", sep, sep);
-		/* per call, as one of perf's metric-only lines (earlier fields empty) */
-		if (e->status == TL_COUNTER_COUNTED && (e->calls > 0 || r->calls_per_run > 0)) {
+		/* per call, as one of perf's metric-only lines (earlier fields empty):
+		 * asked for only, so that -x has perf's shape, a row per counter */
+		if (per_call && e->status == TL_COUNTER_COUNTED && (e->calls > 0 || r->calls_per_run > 0)) {
 			fprintf(f, "%s%s", sep, sep);
 			if (r->repeat)
 				fputs(sep, f);

@@ -55,7 +55,9 @@ double stat_per_call(const struct stat_report *r, const struct stat_event *e);
 bool stat_metric(const struct stat_report *r, size_t i, double *value, const char **unit);
 
 void stat_print_human(FILE *f, const struct stat_report *r);
-void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep);
+/* perf stat -x's rows, one per counter; with @per_call each followed by a
+ * metric-only row (earlier fields empty) with the value per call. */
+void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep, bool per_call);
 void stat_print_json(FILE *f, const struct stat_report *r);
 
 #endif

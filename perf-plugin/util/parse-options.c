@@ -2,6 +2,7 @@
 /* The one option parser of the tlreplay subcommands (parse-options.h). */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,6 +246,69 @@ static int lone_option(const struct cmd *cmd, const struct flat_list *l, int arg
 	return 0;
 }
 
+/* Levenshtein distance of two short words (each at most 63 bytes counted). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strnlen(a, 63), lb = strnlen(b, 63), i, j, row[64];
+
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *opts_closest(const char *word, const char *const *names, size_t n)
+{
+	static char buf[256];
+	size_t len = strlen(word), limit = len <= 4 ? 1 : len <= 8 ? 2 : 3, d, i, k = 0;
+
+	buf[0] = 0;
+	/* the closest first: one pass per distance */
+	for (d = 0; d <= limit && k < 3; d++)
+		for (i = 0; i < n && k < 3; i++) {
+			size_t used = strlen(buf);
+
+			if (!names[i] || edit_distance(word, names[i]) != d)
+				continue;
+			snprintf(buf + used, sizeof(buf) - used, "%s%s", k ? " or " : "", names[i]);
+			k++;
+		}
+	return buf;
+}
+
+/* After getopt_long's "unrecognized option '--per-devise'": the close long
+ * options of the command, if any. */
+static void suggest_option(const struct flat_list *l, const char *bad)
+{
+	const char *names[256], *near;
+	char word[64];
+	size_t i, n = 0;
+
+	if (!bad || strncmp(bad, "--", 2))
+		return;
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(bad + 2, "="), bad + 2);
+	for (i = 0; i < l->n && n < sizeof(names) / sizeof(names[0]); i++)
+		if (is_option(l->v[i].def) && l->v[i].def->long_name)
+			names[n++] = l->v[i].def->long_name;
+	near = opts_closest(word, names, n);
+	if (*near)
+		fprintf(stderr, "did you mean --%s?\n", near);
+}
+
 /* opts_parse(): 0 to go on, -1 after --help, 1 after an error */
 static int parse(const struct cmd *cmd, int argc, char **argv, void *base)
 {
@@ -295,6 +359,7 @@ static int parse(const struct cmd *cmd, int argc, char **argv, void *base)
 			if (is_option(l.v[i].def) && l.v[i].short_name == c)
 				f = &l.v[i];
 		if (!f) {	/* getopt_long said what was wrong */
+			suggest_option(&l, argv[optind - 1]);
 			rc = opts_usage_error(cmd);
 			goto out;
 		}

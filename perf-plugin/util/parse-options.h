@@ -145,4 +145,10 @@ void opts_list(const struct cmd *cmd, FILE *f);
 /* A whole number >= 0 (UIDs, counts): all of @s, no sign. */
 bool parse_u64(const char *s, unsigned long long *v);
 
+/* "Did you mean": up to three of @names within a small edit distance of
+ * @word (1 for words of up to 4 letters, 2 up to 8, else 3), the closest
+ * first, as "a or b"; "" when none. A static buffer. A mistyped long option
+ * of a command gets them on its own (opts_parse). */
+const char *opts_closest(const char *word, const char *const *names, size_t n);
+
 #endif

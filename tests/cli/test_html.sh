@@ -148,6 +148,17 @@ ok $? "replays: the latest result of the op (25 us of kernels over the trace's 2
 TLREPLAY_STORE=$TMP/store.jsonl tl report -i "$F/steps_basic.json" --html "$TMP/rep2.html" 2>/dev/null &&
 	grep -q 'id="replay"' "$TMP/rep2.html"
 ok $? "replays from \$TLREPLAY_STORE too"
+# a CPU replay's time is no GPU time: no ratio, as the command line says (issue 29.6)
+"$PYTHON" -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).readlines()[1])
+r.update(device="cpu", time_us={"median": 712000.0}, time="2026-01-03T00:00:00.000Z")
+r.pop("kernel_us"); r.pop("kernels_vs_trace")
+print(json.dumps(r))' "$TMP/store.jsonl" >"$TMP/cpu.jsonl"
+run tl report -i "$F/steps_basic.json" --html "$TMP/rep3.html" --store "$TMP/cpu.jsonl"
+[ "$RC" -eq 0 ] && grep -q '<td class="t">cpu</td>' "$TMP/rep3.html" &&
+	grep -q 'not comparable (a CPU replay)' "$TMP/rep3.html" && ! grep -q '35600' "$TMP/rep3.html"
+ok $? "replays: a CPU replay gets no replay/trace ratio, 'not comparable' instead"
 
 # ---------------------------------------------------------------- the page in a browser
 # Debian's /usr/bin/chromium is a shell script that does not hand the

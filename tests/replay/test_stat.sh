@@ -38,9 +38,13 @@ ok $? "stat: a hardware event is counted or <not supported>, and the others stil
 
 run tl stat -i "$F" -x, -e task-clock,page-faults uid 0 --iters 200
 awk -F, 'NR == 1 { exit !(NF == 7 && $2 == "msec" && $3 == "task-clock" && $5 == "100.00" && $7 == "CPUs utilized") }' "$TMP/err" &&
+	awk -F, 'NR == 2 { exit !($3 == "page-faults" && $2 == "") }' "$TMP/err" && [ "$(wc -l <"$TMP/err")" -eq 2 ]
+ok $? "stat -x,: perf's shape, a row per counter (value,unit,event,run,pcnt,metric,metric unit)"
+run tl stat -i "$F" -x, --per-call -e task-clock,page-faults uid 0 --iters 200
+awk -F, 'NR == 1 { exit !(NF == 7 && $3 == "task-clock") }' "$TMP/err" &&
 	awk -F, 'NR == 2 { exit !(NF == 7 && $1 == "" && $6 > 0 && $7 == "msec per call") }' "$TMP/err" &&
 	awk -F, 'NR == 3 { exit !($3 == "page-faults" && $2 == "") }' "$TMP/err"
-ok $? "stat -x,: perf's fields (value,unit,event,run,pcnt,metric,metric unit) and a per-call metric line"
+ok $? "stat -x, --per-call: a metric-only row per counter with its value per call (perf's continuation form)"
 run tl stat -i "$F" -x, -r 3 -e task-clock uid 0 --iters 200
 awk -F, 'NR == 1 { exit !(NF == 8 && $3 == "task-clock" && $4 ~ /^[0-9]+\.[0-9][0-9]%$/) }' "$TMP/err"
 ok $? "stat -x, -r 3: the variance field comes before the run time, as perf prints it"
