@@ -5,6 +5,7 @@
  * worker's hello. The command fills struct tl_replay_params from its options;
  * the Python end is tlreplay_replay/protocol.py. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,12 @@ cJSON *tl_replay_request(const struct tl_replay_params *p, cJSON *entry)
 	cJSON_AddNumberToObject(r, "warmup", (double)p->warmup);
 	cJSON_AddNumberToObject(r, "iters", (double)p->iters);
 	cJSON_AddNumberToObject(r, "min_time_s", p->min_time_s);
+	if (p->sz >= offsetof(struct tl_replay_params, plan_ctx) + sizeof(p->plan_ctx)) {
+		if (p->budget_s > 0)
+			cJSON_AddNumberToObject(r, "budget_s", p->budget_s);
+		if (p->on_plan)
+			cJSON_AddBoolToObject(r, "plan", true);
+	}
 	cJSON_AddBoolToObject(r, "flush_l2", p->flush_l2);
 	cJSON_AddBoolToObject(r, "cuda_graph", p->cuda_graph);
 	cJSON_AddBoolToObject(r, "record_kernels", !strncmp(device, "cuda", 4));
@@ -67,17 +74,61 @@ static cJSON *failed_reply(const char *kind, const char *msg)
 	return r;
 }
 
+struct one_events {
+	const struct tl_replay_params *p;
+	tl_region_fn region;
+	void *ctx;
+};
+
+static long plan_long(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? (long)v->valuedouble : -1;
+}
+
+/* A replay's events: the region to its callback, the plan to on_plan */
+static int one_event(const cJSON *msg, void *ctx)
+{
+	const struct one_events *o = ctx;
+	const char *ev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "event"));
+
+	if (!ev)
+		return 0;
+	if (!strcmp(ev, "plan") && o->p->on_plan) {
+		const cJSON *asked = cJSON_GetObjectItemCaseSensitive(msg, "asked");
+		struct tl_replay_plan pl = {
+			.first_call_s = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(msg, "first_call_s")),
+			.warmup = plan_long(msg, "warmup"),
+			.iters = plan_long(msg, "iters"),
+			.asked_warmup = plan_long(asked, "warmup"),
+			.asked_iters = plan_long(asked, "iters"),
+			.estimate_s = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(msg, "estimate_s")),
+			.cut = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "cut")),
+		};
+
+		o->p->on_plan(&pl, o->p->plan_ctx);
+		return 0;
+	}
+	if (o->region && !strcmp(ev, "region_begin"))
+		return o->region(TL_REGION_BEGIN, o->ctx);
+	if (o->region && !strcmp(ev, "region_end"))
+		return o->region(TL_REGION_END, o->ctx);
+	return 0;
+}
+
 cJSON *tl_replay_one(struct tl_worker *w, const struct tl_replay_params *p, cJSON *entry, tl_region_fn region,
 		     void *ctx)
 {
 	cJSON *req = tl_replay_request(p, entry), *rep = NULL;
+	struct one_events oe = { p, region, ctx };
 	int err;
 
 	if (!req)
 		return NULL;
 	if (region)
 		cJSON_AddBoolToObject(req, "region", true);
-	err = tl_worker_request(w, req, region, ctx, p->timeout_s, &rep);
+	err = tl_worker_request_events(w, req, one_event, &oe, p->timeout_s, &rep);
 	cJSON_Delete(req);	/* entry was added by reference: not freed */
 	if (!err)
 		return rep;

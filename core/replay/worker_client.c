@@ -468,8 +468,36 @@ bool tl_worker_alive(const struct tl_worker *w)
 	return w && !w->dead && w->pid > 0;
 }
 
+struct region_adapter {
+	tl_region_fn region;
+	void *ctx;
+};
+
+/* tl_worker_request()'s events: the region ones to its callback */
+static int region_event(const cJSON *msg, void *ctx)
+{
+	const struct region_adapter *a = ctx;
+	const char *ev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "event"));
+
+	if (!a->region || !ev)
+		return 0;
+	if (!strcmp(ev, "region_begin"))
+		return a->region(TL_REGION_BEGIN, a->ctx);
+	if (!strcmp(ev, "region_end"))
+		return a->region(TL_REGION_END, a->ctx);
+	return 0;
+}
+
 int tl_worker_request(struct tl_worker *w, cJSON *req, tl_region_fn region, void *ctx,
 		      double timeout_s, cJSON **reply)
+{
+	struct region_adapter a = { region, ctx };
+
+	return tl_worker_request_events(w, req, region_event, &a, timeout_s, reply);
+}
+
+int tl_worker_request_events(struct tl_worker *w, cJSON *req, tl_worker_event_fn fn, void *ctx, double timeout_s,
+			     cJSON **reply)
 {
 	int id, err;
 
@@ -508,10 +536,8 @@ int tl_worker_request(struct tl_worker *w, cJSON *req, tl_region_fn region, void
 			int rc = 0;
 			cJSON *go;
 
-			if (region && !strcmp(ev->valuestring, "region_begin"))
-				rc = region(TL_REGION_BEGIN, ctx);
-			else if (region && !strcmp(ev->valuestring, "region_end"))
-				rc = region(TL_REGION_END, ctx);
+			if (fn)
+				rc = fn(m, ctx);
 			cJSON_Delete(m);
 			go = cJSON_CreateObject();
 			cJSON_AddStringToObject(go, "cmd", rc ? "stop" : "go");

@@ -2,6 +2,8 @@
 /* Shared by the replaying subcommands. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +21,7 @@ void replay_opts_init(struct replay_opts *ro)
 	ro->device = "cpu";
 	ro->iters = 100;
 	ro->warmup = 10;
+	ro->budget_s = REPLAY_BUDGET_S;
 	ro->timeout_s = 600;
 }
 
@@ -47,6 +50,7 @@ static int opt_count(const struct opt *opt, const char *arg, void *obj)
 
 	switch (opt->value) {
 	case 'r':
+		ro->iters_given = true;
 		return parse_long(arg, 1, &ro->iters) ? 0 : cli_error("-r: '%s' is not a count >= 1", arg);
 	case 'w':
 		return parse_long(arg, 0, &ro->warmup) ? 0 : cli_error("--warmup: bad count '%s'", arg);
@@ -55,15 +59,15 @@ static int opt_count(const struct opt *opt, const char *arg, void *obj)
 	}
 }
 
-/* --min-time (>= 0) and --timeout (> 0), in seconds */
+/* --min-time (>= 0), --timeout (> 0) and --budget (>= 0), in seconds */
 static int opt_seconds(const struct opt *opt, const char *arg, void *obj)
 {
 	struct replay_opts *ro = obj;
-	double *v = opt->value ? &ro->timeout_s : &ro->min_time_s;
+	double *v = opt->value == 1 ? &ro->timeout_s : opt->value == 2 ? &ro->budget_s : &ro->min_time_s;
 	char *end;
 
 	*v = strtod(arg, &end);
-	if (*end || (opt->value ? *v <= 0 : *v < 0))
+	if (*end || (opt->value == 1 ? *v <= 0 : *v < 0) || !isfinite(*v))
 		return cli_error("--%s: bad seconds '%s'", opt->long_name, arg);
 	return 0;
 }
@@ -116,6 +120,9 @@ const struct opt opts_replay[] = {
 	OPT_CALLBACK('r', "iters", "N", opt_count, 'r', "timed calls (default 100)"),
 	OPT_CALLBACK(0, "warmup", "N", opt_count, 'w', "untimed calls first (default 10)"),
 	OPT_CALLBACK(0, "min-time", "S", opt_seconds, 0, "keep timing until S seconds have passed"),
+	OPT_CALLBACK(0, "budget", "S", opt_seconds, 2,
+		     "on the CPU without -r or --min-time: as many calls as fit S\n"
+		     "seconds, judged by the first (default 10; 0: the counts asked)"),
 	OPT_CALLBACK(0, "device", "DEV", opt_device, 0, "cpu (default), cuda or cuda:N"),
 	OPT_BOOL(0, "flush-l2", struct replay_opts, flush_l2, "CUDA: evict the L2 cache before each timed call"),
 	OPT_BOOL(0, "cuda-graph", struct replay_opts, cuda_graph,
@@ -290,6 +297,9 @@ static void params_of(const struct replay_opts *ro, struct tl_replay_params *p)
 					.nplugins = ro->nplugins, .init_kwargs = ro->init_kwargs,
 					.gpu_metrics = ro->gpu_metrics, .gpu_lib = ro->gpu_lib,
 					.timeout_s = ro->timeout_s };
+	/* a GPU-sized op on the CPU: a call can take seconds; -r and --min-time say how long */
+	if (!ro->iters_given && ro->min_time_s == 0 && (!ro->device || !strncmp(ro->device, "cpu", 3)))
+		p->budget_s = ro->budget_s;
 	if (ro->nnamespaces)
 		p->namespaces = kv_lists(ro->namespaces, ro->nnamespaces);
 	if (ro->naliases)
@@ -313,13 +323,47 @@ cJSON *replay_request(const struct replay_opts *ro, cJSON *entry)
 	return r;
 }
 
+struct plan_ctx {
+	const struct replay_opts *ro;
+	const cJSON *entry;
+};
+
+/* Before a long replay, what it will do: a batch's progress line on a
+ * terminal, else one line when it takes a few seconds or was cut to fit. */
+static void print_plan(const struct tl_replay_plan *pl, void *ctx)
+{
+	const struct plan_ctx *c = ctx;
+	const char *op = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->entry, "op_name"));
+	const cJSON *u = cJSON_GetObjectItemCaseSensitive(c->entry, "uid");
+	char uid[32] = "";
+	bool tty = isatty(STDERR_FILENO);
+
+	if (cJSON_IsNumber(u))
+		snprintf(uid, sizeof(uid), " (UID %.0f)", u->valuedouble);
+	if (c->ro->progress && tty) {
+		fprintf(stderr, "\r\033[K%s %.50s: %ld calls, about %.1f s", c->ro->progress, op ? op : "?",
+			pl->warmup + pl->iters, pl->estimate_s);
+		return;
+	}
+	if (pl->estimate_s < REPLAY_SAY_AFTER_S && !pl->cut)
+		return;
+	fprintf(stderr,
+		"%stlreplay: %s%s: a call takes %.3g s on %s: %ld timed call%s after %ld warm-up, about %.2g s%s\n",
+		tty ? "\r\033[K" : "", op ? op : "?", uid, pl->first_call_s, c->ro->device ? c->ro->device : "cpu",
+		pl->iters, pl->iters == 1 ? "" : "s", pl->warmup, pl->estimate_s,
+		pl->cut ? " (fitted to the --budget; -r N or --min-time S to choose)" : "");
+}
+
 cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entry,
 		  tl_region_fn region, void *ctx)
 {
 	struct tl_replay_params p;
+	struct plan_ctx pc = { ro, entry };
 	cJSON *r;
 
 	params_of(ro, &p);
+	p.on_plan = print_plan;
+	p.plan_ctx = &pc;
 	r = tl_replay_one(w, &p, entry, region, ctx);
 	params_done(&p);
 	return r;

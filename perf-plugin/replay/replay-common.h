@@ -10,6 +10,11 @@
 
 #include "util/cli.h"
 
+/* Seconds of calls per op on the CPU when -r and --min-time say nothing
+ * (--budget), and from how long an op's replay is said before it runs. */
+#define REPLAY_BUDGET_S	   10.0
+#define REPLAY_SAY_AFTER_S 3.0
+
 struct replay_opts {
 	const char *python;		/* --python */
 	const char *device;		/* --device, default "cpu" */
@@ -31,6 +36,9 @@ struct replay_opts {
 	const char *store;		/* --store FILE */
 	bool no_store;			/* --no-store */
 	double timeout_s;		/* --timeout */
+	bool iters_given;		/* -r was given: no budget */
+	double budget_s;		/* --budget: seconds of calls per op on the CPU (default 10) */
+	const char *progress;		/* "[12/86]": a batch's place, for the plan's progress line */
 };
 
 void replay_opts_init(struct replay_opts *ro);

@@ -127,9 +127,17 @@ void print_result(FILE *f, const struct replay_opts *ro, const cJSON *entry,
 		double k = s.median >= 1e6 ? 1e-6 : s.median >= 1e3 ? 1e-3 : 1;
 		const char *u = k == 1 ? "us" : k == 1e-3 ? "ms" : "s";
 
-		fprintf(f, "  time   median %.3f %s  mean %.3f  std %.3f  min %.3f  max %.3f %s"
-			"  (%zu timed calls after %ld warm-up)\n", s.median * k, u, s.mean * k,
-			s.n > 1 ? s.std * k : 0.0, s.min * k, s.max * k, u, s.n, ro->warmup);
+		/* the warm-up the worker made: fewer than asked when cut to the budget */
+		const cJSON *plan = cJSON_GetObjectItemCaseSensitive(reply, "plan");
+		long warm = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(plan, "warmup"))
+				    ? (long)result_num(plan, "warmup")
+				    : ro->warmup;
+
+		fprintf(f,
+			"  time   median %.3f %s  mean %.3f  std %.3f  min %.3f  max %.3f %s"
+			"  (%zu timed calls after %ld warm-up%s)\n",
+			s.median * k, u, s.mean * k, s.n > 1 ? s.std * k : 0.0, s.min * k, s.max * k, u, s.n, warm,
+			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(plan, "cut")) ? ", fitted to the --budget" : "");
 	}
 	if (result_str(reply, "result"))
 		fprintf(f, "  result %s\n", result_str(reply, "result"));

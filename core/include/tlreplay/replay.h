@@ -104,6 +104,19 @@ typedef int (*tl_region_fn)(enum tl_region ev, void *ctx);
 TL_API int tl_worker_request(struct tl_worker *w, struct cJSON *req, tl_region_fn region,
 			     void *ctx, double timeout_s, struct cJSON **reply);
 
+/** Called with each event message a request's worker sends before its reply
+ *  (region_begin, region_end, plan: docs/replay-internals.md; the message is
+ *  borrowed); the worker waits for the answer. Return 0 to go on, else stop. */
+typedef int (*tl_worker_event_fn)(const struct cJSON *msg, void *ctx);
+
+/**
+ * @brief tl_worker_request() with every event message handed to @p fn (may
+ *        be NULL: each answered go), for callers that want more than the
+ *        region (tl_replay_one() takes the plan too).
+ */
+TL_API int tl_worker_request_events(struct tl_worker *w, struct cJSON *req, tl_worker_event_fn fn, void *ctx,
+				    double timeout_s, struct cJSON **reply);
+
 /** @return true while the worker process is alive and usable. */
 TL_API bool tl_worker_alive(const struct tl_worker *w);
 
@@ -114,6 +127,15 @@ TL_API int tl_worker_restart(struct tl_worker *w);
 TL_API void tl_worker_stop(struct tl_worker *w);
 
 /* ------------------------------------------------------------------ replay requests */
+
+/** How many calls a replay makes, told before it makes them (tl_replay_params.on_plan). */
+struct tl_replay_plan {
+	double first_call_s;		/**< the checked call's time */
+	long warmup, iters;		/**< the calls to come */
+	long asked_warmup, asked_iters; /**< what was asked */
+	double estimate_s;		/**< first_call_s x (warmup + iters) */
+	bool cut;			/**< fewer calls than asked, to fit budget_s */
+};
 
 /** What a replay asks of the worker (the "replay" request of
  *  docs/replay-internals.md). Zero-initialise and set .sz; everything is
@@ -133,6 +155,14 @@ struct tl_replay_params {
 	const struct cJSON *gpu_metrics;	/**< GPU metric names to count, or NULL */
 	const char *gpu_lib;		/**< libtlreplay_gpu.so for them, or NULL */
 	double timeout_s;		/**< of the request (0 = none) */
+	/** As many calls as fit this many seconds, judged by the first (checked) call: a
+	 *  tenth of them as warm-up (at most @c warmup), the rest timed (at least one). 0: the
+	 *  counts asked. Not applied with @c min_time_s. */
+	double budget_s;
+	/** Called once the worker knows how many calls it will make (after the checked call,
+	 *  before the warm-up), so that a long replay can say so; may be NULL. */
+	void (*on_plan)(const struct tl_replay_plan *plan, void *ctx);
+	void *plan_ctx;
 };
 
 /**

@@ -15,7 +15,7 @@ import zlib
 
 from .errors import ArgsError, Unavailable, one_line
 from .protocol import dumps, worker_main
-from .session import DEFAULT_ITERS, DEFAULT_WARMUP, Session, parse_device
+from .session import DEFAULT_BUDGET_S, DEFAULT_ITERS, DEFAULT_WARMUP, Session, parse_device
 from .torchenv import no_torch, torch
 
 
@@ -229,7 +229,8 @@ def standalone_replay(args):
         attempted += 1
         op_name = entry.get("op_name", "?") if isinstance(entry, dict) else "?"
         req = {"cmd": "replay", "id": index, "entry": entry, "device": args.device,
-               "warmup": args.warmup, "iters": args.iters, "min_time_s": args.min_time,
+               "warmup": args.warmup, "iters": DEFAULT_ITERS if args.iters is None else args.iters,
+               "min_time_s": args.min_time, "budget_s": _budget(args),
                "flush_l2": args.flush_l2, "cuda_graph": args.cuda_graph,
                "record_kernels": args.kernels, "seed": args.seed, "init_plugins": args.init_plugin or [],
                "init_kwargs": init_kwargs, "namespaces": namespaces, "aliases": aliases,
@@ -280,6 +281,16 @@ def standalone_schemas(args):
     return 0
 
 
+def _budget(args):
+    """Seconds per op the calls must fit (0: none): on the CPU only, and only when neither -r nor
+    --min-time says how long to time (as tlreplay uid and replay)."""
+    if args.budget is not None:
+        return args.budget
+    if args.iters is not None or args.min_time > 0 or not str(args.device).startswith("cpu"):
+        return 0.0
+    return DEFAULT_BUDGET_S
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="tlreplay_worker.py",
                                 description="Replay single PyTorch ops from a tlreplay/TraceLens replay IR file.")
@@ -287,9 +298,12 @@ def build_parser():
     r = sub.add_parser("replay", help="replay and time the ops of an IR file")
     r.add_argument("ir", help="IR file (JSON list of entries; .gz accepted)")
     r.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
-    r.add_argument("-r", "--iters", type=int, default=DEFAULT_ITERS, help="timed calls per op (default 100)")
+    r.add_argument("-r", "--iters", type=int, default=None, help="timed calls per op (default 100)")
     r.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="untimed calls first (default 10)")
     r.add_argument("--min-time", type=float, default=0.0, metavar="S", help="time each op for at least S seconds")
+    r.add_argument("--budget", type=float, default=None, metavar="S",
+                   help="on the CPU without -r or --min-time: as many calls as fit S seconds per op (default 10;"
+                        " 0: the counts asked)")
     r.add_argument("--op-filter", metavar="SUBSTR", help="only ops whose name contains SUBSTR")
     r.add_argument("--op-limit", type=int, metavar="N", help="at most N ops (after --op-filter)")
     r.add_argument("--stop-on-error", action="store_true", help="stop at the first failed op")
@@ -316,8 +330,8 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "replay":
-        if args.iters < 0 or args.warmup < 0 or args.min_time < 0:
-            parser.error("-r, --warmup and --min-time must not be negative")
+        if (args.iters or 0) < 0 or args.warmup < 0 or args.min_time < 0 or (args.budget or 0) < 0:
+            parser.error("-r, --warmup, --min-time and --budget must not be negative")
         return standalone_replay(args)
     if args.command == "schemas":
         return standalone_schemas(args)

@@ -10,6 +10,7 @@ import os
 import platform
 import random
 import sys
+import time
 import traceback
 import warnings
 from contextlib import nullcontext
@@ -23,6 +24,7 @@ from .torchenv import torch
 
 DEFAULT_WARMUP = 10
 DEFAULT_ITERS = 100
+DEFAULT_BUDGET_S = 10.0  # seconds per op on the CPU when the calls are not counted out (timing.plan_calls)
 
 
 def parse_device(text):
@@ -183,6 +185,7 @@ class Session:
         warmup = _int_opt(req, "warmup", DEFAULT_WARMUP)
         iters = _int_opt(req, "iters", DEFAULT_ITERS)
         min_time_s = _float_opt(req, "min_time_s", 0.0)
+        budget_s = _float_opt(req, "budget_s", 0.0)
         seed = _int_opt(req, "seed", 0)
         options = req.get("init_kwargs") or {}
         if not isinstance(options, dict):
@@ -240,14 +243,28 @@ class Session:
                 def call():
                     return op(*args, **kwargs)
 
-                # 4. one checked call
+                # 4. one checked call, timed for the plan
+                t0 = time.perf_counter()
                 result = call()
                 if is_cuda:
                     torch.cuda.synchronize(device)
+                first_call_s = time.perf_counter() - t0
                 result_desc = describe(result)
                 del result
         for w in caught[:5]:
             warn("%s: %s" % (w.category.__name__, (str(w.message).splitlines() or [""])[0][:200]))
+
+        # the plan: as many calls as the budget allows (min_time_s asks for its own count)
+        asked = (warmup, iters)
+        cut = False
+        if min_time_s <= 0:
+            warmup, iters, cut = timing.plan_calls(first_call_s, warmup, iters, budget_s)
+        plan = {"first_call_s": round(first_call_s, 6), "warmup": warmup, "iters": iters,
+                "estimate_s": round(first_call_s * (warmup + iters), 3), "cut": cut,
+                "asked": {"warmup": asked[0], "iters": asked[1]}, "budget_s": budget_s}
+        if req.get("plan") and self.channel is not None:
+            self.channel.send(dict(plan, id=rid, event="plan"))
+            self.channel.wait_go()
 
         # warmup, then the timed calls
         with _device_context(device):
@@ -265,7 +282,7 @@ class Session:
         reply = {"id": rid, "status": "ok", "times_us": [round(t, 4) for t in times],
                  "iters": len(times) * sample_calls, "device": str(device), "op": op_desc,
                  "args": arg_desc, "result": result_desc, "kernels": kernels, "init": init_msgs,
-                 "seed": seed}
+                 "seed": seed, "plan": plan}
         if kernel_us is not None:
             reply["kernel_us"] = round(kernel_us, 4)
         if sample_calls > 1:

@@ -21,6 +21,19 @@ GRAPH_WORK_US = 200.0
 GRAPH_MAX_CALLS = 64
 
 
+def plan_calls(first_call_s, warmup, iters, budget_s):
+    """How many warm-up and timed calls fit a time budget, from the checked call's time: (warmup,
+    iters, cut). A call of an op sized for a GPU can take seconds on the CPU: 10 warm-up and 100
+    timed calls of a 7 s GEMM are 13 minutes of silence. Within the budget the counts stand;
+    past it, the timed calls are what fits (at least one), with a tenth of them (at most the
+    asked warm-up) first as warm-up; the checked call before warmed the op up once already."""
+    if budget_s <= 0 or first_call_s <= 0 or (warmup + iters) * first_call_s <= budget_s:
+        return warmup, iters, False
+    fit = int(budget_s / first_call_s)
+    w = min(warmup, fit // 10)
+    return w, max(1, fit - w), True
+
+
 class L2Flush:
     """Per device, a buffer twice the L2 (L2_FALLBACK_BYTES when torch does not know the L2)
     whose zero_() evicts the op's data; made once per worker."""

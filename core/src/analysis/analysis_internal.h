@@ -81,10 +81,14 @@ int tl_batch_context(struct tl_trace *tr, uint64_t uid, cJSON **out);
 /* The phase (enum tl_phase) of serving iteration annotation @name, its batch
  * size and tokens (-1 when not said); TL_PHASE_NONE when it says none. */
 int tl_serving_phase(const char *name, long long *batch, long long *tokens);
-/* ========================================================= steps.c */
+/* ================================================== steps_assign.c */
 /* The step of @set whose range holds time @ts (the later of overlapping
  * ones, as HTA), or -1. */
 int64_t tl_step_at(const struct tl_step_set *set, double ts);
+/* The number of steps of @set (in time order) that start at or before @ts. */
+size_t tl_steps_starting_by(const struct tl_step_set *set, double ts);
+
+/* ========================================================= steps.c */
 /* The steps of @tr without their GPU numbers (0; -ENODATA said when none). */
 int tl_steps_load(struct tl_trace *tr, struct tl_step_set *set);
 /* Keep the steps of @set marked in @keep only, as tl_trace_keep_step(). */

@@ -148,38 +148,6 @@ static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 	return 0;
 }
 
-/* The step whose range holds @ts (the last one in time order, as HTA's
- * loop keeps the last match), else -1. */
-/* The number of steps that start at or before @ts (they come first). */
-static size_t starts_by(const struct tl_step_set *set, double ts)
-{
-	size_t lo = 0, hi = set->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (set->v[mid].ts <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-int64_t tl_step_at(const struct tl_step_set *set, double ts)
-{
-	size_t lo = starts_by(set, ts);
-
-	while (lo--) {
-		const struct tl_step *s = &set->v[lo];
-
-		if (ts < s->ts + s->dur)
-			return (int64_t)lo;
-		/* an earlier, longer step may still hold ts (nested ranges) */
-	}
-	return -1;
-}
-
 /* The step of every linked GPU event (-1: none), by UID. */
 static int gpu_steps(struct tl_trace *tr, const struct tl_step_set *set, int32_t **out)
 {
@@ -292,23 +260,6 @@ out:
 	return err;
 }
 
-long tl_step_of_event(struct tl_trace *tr, const struct tl_step_set *set, uint64_t uid)
-{
-	const struct tl_ev *e;
-	int32_t p;
-
-	if (!set || !set->n || uid >= tr->nev || tl_links_ensure(tr))
-		return -1;
-	e = &tr->ev[uid];
-	if (!has_time(e))
-		return -1;
-	if (!tl_kind_is_gpu(e->kind))
-		return (long)tl_step_at(set, e->ts);
-	/* as gpu_steps(): the launching call's step */
-	p = tr->tree.in_tree[uid] == 2 ? tr->tree.parent[uid] : -1;
-	return p >= 0 ? (long)tl_step_at(set, tr->ev[p].ts) : -1;
-}
-
 void tl_step_set_free(struct tl_step_set *set)
 {
 	if (!set)
@@ -341,7 +292,7 @@ static void list_numbers(const struct tl_step_set *set, char *buf, size_t n)
  * binary search per event. */
 static bool in_kept(const struct tl_step_set *set, const bool *keep, const double *reach, double ts)
 {
-	size_t lo = starts_by(set, ts);
+	size_t lo = tl_steps_starting_by(set, ts);
 
 	while (lo-- && ts < reach[lo])
 		if (keep[lo] && ts < set->v[lo].ts + set->v[lo].dur)

@@ -1,0 +1,79 @@
+#!/bin/sh
+# A CPU replay of an op sized for a GPU fits a time budget (issue 29.3): the worker times the
+# checked call, then makes only the calls that fit --budget (default 10 s; -r and --min-time
+# choose for themselves), says so before it starts when it cuts or takes a few seconds, and a
+# batch replay on a terminal shows "[i/n] op: N calls, about S s". The op here sleeps, so the
+# counts do not hang on the machine's speed.
+. "$(dirname "$0")/../taplib.sh"
+
+if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
+	skip "no torch in $PYTHON"
+	done_testing
+fi
+export TLREPLAY_PYTHON="$PYTHON" TLREPLAY_STORE="$TMP/store.jsonl"
+tl() { "$TLREPLAY" "$@"; }
+
+cat >"$TMP/slow.py" <<'PY'
+import time
+import torch
+lib = torch.library.Library("tlslow", "DEF")
+lib.define("nap(Tensor x, float s) -> Tensor")
+def nap(x, s):
+    time.sleep(s)
+    return x + 1
+lib.impl("nap", nap, "CPU")
+PY
+# nap(x, S): op 0 sleeps 0.05 s, op 1 0.03 s
+"$PYTHON" - "$TMP/nap.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "cpu_op", "name": "tlslow::nap", "pid": 1, "tid": 1, "ts": 100 * i, "dur": 50,
+       "args": {"Input Dims": [[4], []], "Input type": ["float", "Double"], "Input Strides": [[1], []],
+                "Concrete Inputs": ["", s]}} for i, s in enumerate(["0.05", "0.03"])]
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+NS="--namespace tlslow=$TMP/slow.py"
+
+# the plan's arithmetic (tlreplay_replay/timing.py): what fits, a tenth as warm-up
+PYTHONPATH=$ROOT/core/replay "$PYTHON" -c '
+from tlreplay_replay.timing import plan_calls
+assert plan_calls(0.001, 10, 100, 10.0) == (10, 100, False)   # fits: as asked
+assert plan_calls(7.0, 10, 100, 10.0) == (0, 1, True)         # a 7 s call: one timed call
+assert plan_calls(0.05, 10, 100, 1.0) == (2, 18, True)        # 20 fit: 2 warm-up, 18 timed
+assert plan_calls(0.05, 10, 100, 0.0) == (10, 100, False)     # no budget
+'
+ok $? "plan_calls: the asked counts when they fit; else what fits, a tenth warm-up, at least one timed call"
+
+run tl uid -i "$TMP/nap.json" 0 --budget 1 $NS
+[ "$RC" -eq 0 ] &&
+	grep -Eq '^tlreplay: tlslow::nap \(UID 0\): a call takes 0\.05[0-9]* s on cpu: 1[0-9] timed calls after [12] warm-up, about (0\.9[0-9]*|1) s \(fitted to the --budget; -r N or --min-time S to choose\)$' "$TMP/err" &&
+	grep -Eq '^  time   median 5[0-9]\.[0-9]+ ms .*\(1[0-9] timed calls after [12] warm-up, fitted to the --budget\)$' "$TMP/out"
+ok $? "uid --budget 1 on a 50 ms op: said before it runs, about 20 calls instead of 110"
+[ "$RC" -eq 0 ] || diag "$(cat "$TMP/err")"
+run tl uid -i "$TMP/nap.json" 1 $NS
+[ "$RC" -eq 0 ] && grep -Eq '^tlreplay: tlslow::nap \(UID 1\): a call takes 0\.03[0-9]* s on cpu: 100 timed calls after 10 warm-up, about 3\.[0-9] s$' "$TMP/err" &&
+	grep -q '(100 timed calls after 10 warm-up)$' "$TMP/out"
+ok $? "default budget (10 s): 110 calls of 30 ms fit; the 3.3 s it takes is said first"
+run tl uid -i "$TMP/nap.json" 0 -r 3 --warmup 1 $NS
+[ "$RC" -eq 0 ] && ! grep -q 'a call takes' "$TMP/err" && grep -q '(3 timed calls after 1 warm-up)$' "$TMP/out"
+ok $? "-r 3: the counts asked, no budget, nothing to say"
+run tl uid -i "$TMP/nap.json" 0 --min-time 0.2 --warmup 0 $NS
+[ "$RC" -eq 0 ] && ! grep -q 'fitted' "$TMP/out" "$TMP/err"
+ok $? "--min-time: no budget"
+run tl uid -i "$TMP/nap.json" 0 --budget -1 $NS
+[ "$RC" -eq 1 ] && grep -q "bad seconds '-1'" "$TMP/err"
+ok $? "--budget -1: refused"
+
+# a batch on a terminal: the progress line gives each op's calls and time
+tl ir -i "$TMP/nap.json" -o "$TMP/ir.json" $NS 2>/dev/null
+if command -v script >/dev/null 2>&1; then
+	script -qec "$TLREPLAY replay $TMP/ir.json --budget 0.5 $NS >$TMP/batch.out" "$TMP/tty" >/dev/null 2>&1
+	tr '\r' '\n' <"$TMP/tty" | sed 's/\x1b\[K//g' >"$TMP/tty.txt"
+	grep -Eq '^\[1/2\] tlslow::nap: [0-9]+ calls, about 0\.[0-9] s' "$TMP/tty.txt" &&
+		grep -Eq '^\[2/2\] tlslow::nap: [0-9]+ calls, about 0\.[0-9] s' "$TMP/tty.txt" &&
+		grep -q '^ok  *2$' "$TMP/batch.out"
+	ok $? "replay on a terminal: [i/n] op: N calls, about S s, as each op starts"
+else
+	skip "no script(1) to give the replay a terminal"
+fi
+
+done_testing
