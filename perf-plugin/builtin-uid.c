@@ -82,9 +82,14 @@ static int cmd_uid(int argc, char **argv)
 		rc = 1;
 	if (!rc && strcmp(reply_status(reply), "ok"))
 		rc = 1;
-	if (rc && !o.co.json && strcmp(reply_status(reply), "ok"))
-		cli_error("uid %llu (%s): replay %s: %s", job.uid, job.name, reply_status(reply),
-			  result_str(reply, "error") ? result_str(reply, "error") : "?");
+	/* the reason is in the result above; on one terminal, not a second time */
+	if (rc && !o.co.json && strcmp(reply_status(reply), "ok")) {
+		if (!o.co.output && isatty(STDOUT_FILENO) && isatty(STDERR_FILENO))
+			cli_error("uid %llu (%s): replay %s (why: above)", job.uid, job.name, reply_status(reply));
+		else
+			cli_error("uid %llu (%s): replay %s: %s", job.uid, job.name, reply_status(reply),
+				  result_str(reply, "error") ? result_str(reply, "error") : "?");
+	}
 out:
 	cJSON_Delete(rec);
 	cJSON_Delete(reply);

@@ -117,6 +117,16 @@ void print_result(FILE *f, const struct replay_opts *ro, const cJSON *entry,
 			fputc('\n', f);
 		}
 	}
+	{
+		/* what the worker says it did otherwise than asked (an alias, a portable stand-in for
+		 * an op of another backend, a fitted schema): shown, not only kept in -j */
+		const cJSON *wv = cJSON_GetObjectItemCaseSensitive(reply, "warnings"), *x;
+		int k = 0;
+
+		cJSON_ArrayForEach(x, wv)
+			if (cJSON_IsString(x) && k++ < 5)
+				fprintf(f, "  note   %s\n", x->valuestring);
+	}
 	if (strcmp(st, "ok")) {
 		fprintf(f, "  %s: %s\n", st, result_str(reply, "error") ? result_str(reply, "error") : "(no reason given)");
 		return;

@@ -36,7 +36,7 @@ refused "an input of this command" ir -i "$T" --no-torch -o "$TMP/./t.json" 0
 ok $? "ir -o the trace by another path: refused"
 refused "an input of this command" report -i "$T" --html "$T"
 ok $? "report --html the trace: refused"
-refused "not a directory" report -i "$TMP/sym.json" -o "$T"
+refused "a report is a directory of CSV sheets" report -i "$TMP/sym.json" -o "$T"
 ok $? "report -o the trace: refused (a file, not a directory to make)"
 refused "an input of this command" diff -i "$T" -i "$ROOT/tests/fixtures/diff_b.json" --chart "$TMP/hard.json" -o "$TMP/d"
 ok $? "diff --chart over an input: refused"

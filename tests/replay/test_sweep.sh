@@ -20,7 +20,7 @@ run tl sweep -i "$F" --top 4 -e task-clock -e page-faults,context-switches --ite
 [ "$RC" -eq 0 ] && grep -q "4 ops x 2 event groups: 6 measured, 0 already in .*, 2 failed" "$TMP/err"
 ok $? "sweep: 4 ops x 2 groups; the two ops that cannot replay are tried once each ($(tail -1 "$TMP/err"))"
 grep -q '^tlreplay: sweep: op [0-9]* (UID 30) aten::mm: replay failed: the 2 tensors need .* GiB' "$TMP/err" &&
-	grep -q '^tlreplay: sweep: op [0-9]* (UID 40) aten::_flash_attention_forward: replay unavailable: op aten::_flash_attention_forward is not in torch' "$TMP/err" &&
+	grep -q '^tlreplay: sweep: op [0-9]* (UID 40) aiter::mha_fwd: replay unavailable: op aiter::mha_fwd is not in torch' "$TMP/err" &&
 	grep -q '2 failed (each named above, with why; --retry-failed runs them again)$' "$TMP/err"
 ok $? "sweep: each failed op named as it fails, with its UID and why (issue 29.6)"
 [ "$(records 'sum(1 for l in L if l["command"] == "sweep")')" = 6 ] &&

@@ -10,6 +10,7 @@ import os
 import re
 import sys
 
+from . import portable
 from .errors import ArgsError, Unavailable, one_line
 from .torchenv import torch
 
@@ -181,6 +182,10 @@ class OpResolver:
                     used = alt
                     warn("%s replayed as its alias %s" % (base, alt))
                     break
+        if pkt is None and portable.stand_in(base):
+            as_, fn = portable.stand_in(base)
+            warn("%s is not in torch %s: replayed as %s with the same arguments" % (base, torch.__version__, as_))
+            return fn, "%s (as %s)" % (base, as_), base
         if pkt is None:
             hint = ""
             if import_warns:
@@ -200,6 +205,29 @@ class OpResolver:
                 ov, used, torch.__version__))
             return pkt, used, base
         return op, "%s.%s" % (used, ov), base
+
+    def no_kernel_fallback(self, base, req, device, exc, warn):
+        """After op base ran into torch's "no kernel for this backend" on device: (op, what it
+        is called) to replay instead: the request's and the built-in aliases that this torch
+        has, then the portable stand-in (portable.py). None of them: Unavailable, in one line
+        (torch's own message is a 600-character list of backends)."""
+        aliases = req.get("aliases") or {}
+        alts = aliases.get(base, []) if isinstance(aliases, dict) else []
+        if isinstance(alts, str):
+            alts = [alts]
+        for alt in list(alts) + OP_ALIASES.get(base, []):
+            pkt = lookup(alt)
+            if pkt is not None:
+                warn("%s has no %s kernel: replayed as its alias %s" % (base, device.type, alt))
+                return pkt, alt
+        if portable.stand_in(base):
+            as_, fn = portable.stand_in(base)
+            warn("%s has no %s kernel in torch %s: replayed as %s with the same arguments (on the device "
+                 "it ran on, the op itself runs)" % (base, device.type, torch.__version__, as_))
+            return fn, "%s (as %s)" % (base, as_)
+        raise Unavailable("%s has no %s kernel in torch %s (an op of another backend): replay it on the "
+                          "device it ran on, or give --alias %s=OTHER" % (base, device.type, torch.__version__,
+                                                                         base))
 
     def schemas(self, namespaces):
         """The live registry as str(schema), without duplicates, after importing the modules of

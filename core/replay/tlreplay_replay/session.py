@@ -15,7 +15,7 @@ import traceback
 import warnings
 from contextlib import nullcontext
 
-from . import PROTOCOL, __version__, arguments, gpu_metrics, initializers, timing
+from . import PROTOCOL, __version__, arguments, gpu_metrics, initializers, portable, timing
 from .errors import ArgsError, ParentGone, RegionStopped, Unavailable, cuda_broken, is_oom, one_line
 from .fmt import describe
 from .gpulib import Loader
@@ -243,9 +243,17 @@ class Session:
                 def call():
                     return op(*args, **kwargs)
 
-                # 4. one checked call, timed for the plan
+                # 4. one checked call, timed for the plan; a backend op this device has no
+                # kernel for runs as its alias or its portable stand-in (portable.py)
                 t0 = time.perf_counter()
-                result = call()
+                try:
+                    result = call()
+                except NotImplementedError as exc:
+                    if not portable.no_kernel(exc):
+                        raise
+                    op, op_desc = self.ops.no_kernel_fallback(base_name, req, device, exc, warn)
+                    t0 = time.perf_counter()
+                    result = call()
                 if is_cuda:
                     torch.cuda.synchronize(device)
                 first_call_s = time.perf_counter() - t0
