@@ -43,6 +43,16 @@ run() {
 	RC=$?
 }
 
+# use_torch_worker: replays with $PYTHON's torch and a results store in $TMP;
+# skips the test when $PYTHON has no torch
+use_torch_worker() {
+	if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
+		skip "no torch in $PYTHON"
+		done_testing
+	fi
+	export TLREPLAY_PYTHON="$PYTHON" TLREPLAY_STORE="$TMP/store.jsonl"
+}
+
 # strip_iterations IN OUT: a copy of trace IN without its iteration annotations
 # (ProfilerStep#N, vLLM's execute_..., SGLang's step[...], prefill[...],
 # decode[...]), as a trace recorded without them would be

@@ -6,11 +6,7 @@
 # counts do not hang on the machine's speed.
 . "$(dirname "$0")/../taplib.sh"
 
-if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
-	skip "no torch in $PYTHON"
-	done_testing
-fi
-export TLREPLAY_PYTHON="$PYTHON" TLREPLAY_STORE="$TMP/store.jsonl"
+use_torch_worker
 tl() { "$TLREPLAY" "$@"; }
 
 cat >"$TMP/slow.py" <<'PY'

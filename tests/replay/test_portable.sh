@@ -6,11 +6,7 @@
 # and --alias applies to it.
 . "$(dirname "$0")/../taplib.sh"
 
-if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
-	skip "no torch in $PYTHON"
-	done_testing
-fi
-export TLREPLAY_PYTHON="$PYTHON" TLREPLAY_STORE="$TMP/store.jsonl"
+use_torch_worker
 tl() { "$TLREPLAY" "$@"; }
 
 "$PYTHON" - "$TMP/t.json" <<'PY'
