@@ -264,10 +264,13 @@ $(O)/tests/test_gpu: $(GPU_LIB) $(GPU_FAKES)
 
 # Each test is a TAP producer; prove runs them all. Tests that need the real
 # traces in ../shared print "# SKIP" when it is absent.
+# PROVE_JOBS=N runs N test files at once (prove -j).
+PROVE_JOBS ?= 1
 check: all unit-tests fuzz bundle gpu-check $(if $(SANITIZER),,tsan-tools)
+	@echo "  TEST     the unit tests, then tests/*/*.sh (prove; about 15 minutes on 2 cores)"
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
 		TLREPLAY_CFLAGS="$(SANFLAGS)" $(if $(SANITIZER),,TLREPLAY_TSAN_BUILD=$(abspath $(TSAN_O))) \
-		PYTHON=$(PYTHON) prove -f $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/kreplay/*.sh tests/conformance/*.sh \
+		PYTHON=$(PYTHON) prove -f -j$(PROVE_JOBS) $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/kreplay/*.sh tests/conformance/*.sh \
 		tests/gdb/*.sh tests/tsan/test_analyses.sh $(if $(SANITIZER),,tests/memcheck/*.sh)
 
 # The library and tests/tools/analyses_threads under ThreadSanitizer, in
@@ -339,6 +342,7 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(O)/fuzz/libfu
 fuzz: $(FUZZ_BINS)
 	$(Q)for b in $(FUZZ_BINS); do \
 		case " $(FUZZ_LONG) " in *" $${b##*/} "*) s=$(FUZZ_SECONDS) ;; *) s=$(FUZZ_SHORT_SECONDS) ;; esac; \
+		printf '  %-8s %s (%s s)\n' FUZZ "$${b##*/}" "$$s"; \
 		FUZZ_SECONDS=$$s sh tests/fuzz/run.sh $$b $(O)/fuzz/work-$${b##*/} || exit 1; \
 	done
 
