@@ -270,7 +270,7 @@ check: all unit-tests fuzz bundle gpu-check $(if $(SANITIZER),,tsan-tools)
 	@echo "  TEST     the unit tests, then tests/*/*.sh (prove; about 15 minutes on 2 cores)"
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
 		TLREPLAY_CFLAGS="$(SANFLAGS)" $(if $(SANITIZER),,TLREPLAY_TSAN_BUILD=$(abspath $(TSAN_O))) \
-		PYTHON=$(PYTHON) prove -f -j$(PROVE_JOBS) $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/kreplay/*.sh tests/conformance/*.sh \
+		PYTHON=$(PYTHON) prove -f --timer -j$(PROVE_JOBS) $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/kreplay/*.sh tests/conformance/*.sh \
 		tests/gdb/*.sh tests/tsan/test_analyses.sh $(if $(SANITIZER),,tests/memcheck/*.sh)
 
 # The library and tests/tools/analyses_threads under ThreadSanitizer, in
