@@ -342,7 +342,7 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(O)/fuzz/libfu
 fuzz: $(FUZZ_BINS)
 	$(Q)for b in $(FUZZ_BINS); do \
 		case " $(FUZZ_LONG) " in *" $${b##*/} "*) s=$(FUZZ_SECONDS) ;; *) s=$(FUZZ_SHORT_SECONDS) ;; esac; \
-		printf '  %-8s %s (%s s)\n' FUZZ "$${b##*/}" "$$s"; \
+		printf '  %-8s %s (%s s)\n' FUZZRUN "$${b##*/}" "$$s"; \
 		FUZZ_SECONDS=$$s sh tests/fuzz/run.sh $$b $(O)/fuzz/work-$${b##*/} || exit 1; \
 	done
 
