@@ -41,11 +41,6 @@ static bool is_serving_iteration(const char *name)
 	return !strncmp(name, "prefill[", 8) || !strncmp(name, "decode[", 7);
 }
 
-static bool has_time(const struct tl_ev *e)
-{
-	return (e->flags & (EV_HAS_TS | EV_HAS_DUR)) == (EV_HAS_TS | EV_HAS_DUR);
-}
-
 static int cmp_step(const void *a, const void *b)
 {
 	const struct tl_step *x = a, *y = b;
@@ -93,7 +88,7 @@ static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 
 			if (e->kind != TL_KIND_USER_ANNOTATION && (pass || e->kind != TL_KIND_CPU_OP))
 				continue;
-			if (!has_time(e))
+			if (!tl_ev_timed(e))
 				continue;
 			name = tl_ev_name(tr, e);
 			s.number = pass ? 0 : profiler_step_number(name);
@@ -161,7 +156,7 @@ static int gpu_steps(struct tl_trace *tr, const struct tl_step_set *set, int32_t
 		int32_t p;
 
 		st[i] = -1;
-		if (!tl_kind_is_gpu(e->kind) || tr->tree.in_tree[i] != 2 || !has_time(e))
+		if (!tl_kind_is_gpu(e->kind) || tr->tree.in_tree[i] != 2 || !tl_ev_timed(e))
 			continue;
 		p = tr->tree.parent[i];
 		if (p >= 0)

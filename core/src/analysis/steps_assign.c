@@ -8,11 +8,6 @@
 
 #include <tlreplay/steps.h>
 
-static bool has_time(const struct tl_ev *e)
-{
-	return (e->flags & (EV_HAS_TS | EV_HAS_DUR)) == (EV_HAS_TS | EV_HAS_DUR);
-}
-
 size_t tl_steps_starting_by(const struct tl_step_set *set, double ts)
 {
 	size_t lo = 0, hi = set->n;
@@ -50,7 +45,7 @@ long tl_step_of_event(struct tl_trace *tr, const struct tl_step_set *set, uint64
 	if (!set || !set->n || uid >= tr->nev || tl_links_ensure(tr))
 		return -1;
 	e = &tr->ev[uid];
-	if (!has_time(e))
+	if (!tl_ev_timed(e))
 		return -1;
 	if (!tl_kind_is_gpu(e->kind))
 		return (long)tl_step_at(set, e->ts);

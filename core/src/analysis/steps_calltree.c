@@ -69,11 +69,6 @@ struct found {
 	double coverage, share;
 };
 
-static bool has_time(const struct tl_ev *e)
-{
-	return (e->flags & (EV_HAS_TS | EV_HAS_DUR)) == (EV_HAS_TS | EV_HAS_DUR);
-}
-
 static bool is_host(int k)
 {
 	return k == TL_KIND_CPU_OP || k == TL_KIND_RUNTIME || k == TL_KIND_DRIVER || k == TL_KIND_PYTHON ||
@@ -602,7 +597,7 @@ int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out
 		int32_t p;
 
 		launch[i] = NAN;
-		if (!tl_kind_is_gpu(e->kind) || tr->tree.in_tree[i] != 2 || !has_time(e))
+		if (!tl_kind_is_gpu(e->kind) || tr->tree.in_tree[i] != 2 || !tl_ev_timed(e))
 			continue;
 		p = tr->tree.parent[i];
 		if (p < 0)
@@ -611,7 +606,7 @@ int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out
 		launch[i] = tr->ev[p].ts;
 	}
 	for (i = 0; i < tr->nev; i++)
-		if (is_host(tr->ev[i].kind) && has_time(&tr->ev[i]) && tl_vec_push(&host, (uint32_t)i))
+		if (is_host(tr->ev[i].kind) && tl_ev_timed(&tr->ev[i]) && tl_vec_push(&host, (uint32_t)i))
 			goto out;
 	tl_qsort_r(host.v, host.n, sizeof(*host.v), cmp_host, (void *)tr);
 	for (i = 0; i < host.n; i = j) {

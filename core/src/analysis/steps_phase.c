@@ -175,6 +175,8 @@ int tl_steps_phase_from_shapes(struct tl_trace *tr, struct tl_step_set *set)
 	for (i = 0; any && i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
 		const char *name;
+		enum att_kind kind;
+		bool back;
 		long s;
 
 		if (e->kind != TL_KIND_CPU_OP && e->kind != TL_KIND_KERNEL)
@@ -187,14 +189,15 @@ int tl_steps_phase_from_shapes(struct tl_trace *tr, struct tl_step_set *set)
 			serves = true;
 			continue;
 		}
-		if ((s = tl_step_of_event(tr, set, i)) < 0)
+		/* the name first: most ops are neither, and need no step */
+		back = is_backward(name);
+		kind = back ? ATT_NONE : op_kind(name);
+		if ((!back && kind == ATT_NONE) || (s = tl_step_of_event(tr, set, i)) < 0)
 			continue;
-		if (is_backward(name)) {
+		if (back)
 			ev[s].backward = true;
-			continue;
-		}
-		if (op_kind(name) != ATT_NONE && set->v[s].phase == TL_PHASE_NONE)
-			serves |= read_op(tr, i, op_kind(name), &ev[s]);
+		else if (set->v[s].phase == TL_PHASE_NONE)
+			serves |= read_op(tr, i, kind, &ev[s]);
 	}
 	for (i = 0; serves && i < set->n; i++) {
 		struct tl_step *st = &set->v[i];

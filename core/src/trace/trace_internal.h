@@ -187,6 +187,12 @@ static inline const char *tl_ev_args(const struct tl_trace *tr, const struct tl_
 	return tr->text + e->args_off;
 }
 
+/* Whether @e has both a ts and a dur (a range that can hold or be held). */
+static inline bool tl_ev_timed(const struct tl_ev *e)
+{
+	return (e->flags & (EV_HAS_TS | EV_HAS_DUR)) == (EV_HAS_TS | EV_HAS_DUR);
+}
+
 static inline double tl_ev_end(const struct tl_ev *e)
 {
 	return e->ts + e->dur;
