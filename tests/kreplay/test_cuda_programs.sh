@@ -18,9 +18,9 @@ use_kdrv
 cd "$TMP" || exit 1
 
 # build.sh on a toolkit without cuBLAS (an nvcc that cannot link it, a toolkit folder without
-# it): that program is named in OUT/missing, the rest built; with cuBLAS there, a failed build
-# fails the script and shows why
-mkdir -p "$TMP/tk/bin" "$TMP/tk/lib64/stubs"
+# it) and without a stub libcuda (rr_modload needs none): that program is named in OUT/missing,
+# the rest built; with cuBLAS there, a failed build fails the script and shows why
+mkdir -p "$TMP/tk/bin" "$TMP/tk/lib64" "$TMP/tk/include"
 cat >"$TMP/tk/bin/nvcc" <<'EOF'
 #!/bin/sh
 # a stand-in nvcc: cannot link cuBLAS, "builds" the rest
@@ -29,14 +29,14 @@ while [ $# -gt 0 ]; do [ "$1" = -o ] && : >"$2"; shift; done
 exit 0
 EOF
 chmod +x "$TMP/tk/bin/nvcc"
-for f in lib64/libcudart.so lib64/libcudart_static.a lib64/stubs/libcuda.so; do : >"$TMP/tk/$f"; done
-NVCC=$TMP/tk/bin/nvcc CC=true sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/tkout" >"$TMP/tk.log" 2>&1
+for f in lib64/libcudart.so lib64/libcudart_static.a include/cuda.h; do : >"$TMP/tk/$f"; done
+NVCC=$TMP/tk/bin/nvcc CC=$TMP/tk/bin/nvcc sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/tkout" >"$TMP/tk.log" 2>&1
 rc=$?
 [ $rc -eq 0 ] && [ "$(cat "$TMP/tkout/missing")" = "rr_gemm: not built, the toolkit has no lib64/libcublas.so" ] &&
-	[ -e "$TMP/tkout/rr_vecadd_static" ] && ! [ -e "$TMP/tkout/rr_gemm" ]
-ok $? "build.sh, toolkit without cuBLAS: rr_gemm named as not built, the others built, exit 0"
+	[ -e "$TMP/tkout/rr_vecadd_static" ] && [ -e "$TMP/tkout/rr_modload" ] && ! [ -e "$TMP/tkout/rr_gemm" ]
+ok $? "build.sh, toolkit without cuBLAS or a stub libcuda: rr_gemm named as not built, the others built, exit 0"
 : >"$TMP/tk/lib64/libcublas.so"
-NVCC=$TMP/tk/bin/nvcc CC=true sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/tkout" >"$TMP/tk.log" 2>&1
+NVCC=$TMP/tk/bin/nvcc CC=$TMP/tk/bin/nvcc sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/tkout" >"$TMP/tk.log" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q '^build.sh: building rr_gemm failed: ' "$TMP/tk.log" && grep -q 'cannot find -lcublas' "$TMP/tk.log"
 ok $? "build.sh, cuBLAS there but its build fails: exit 1, the command and the linker's words"
@@ -75,7 +75,7 @@ ok $? "kreplay: its four launches replay bit-exactly, their VMM chunks and buffe
 # recorder too
 cuda=$(cd "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/.." && pwd)
 if ${CC:-cc} -std=c11 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I"$cuda/include" \
-	-o "$C/rr_modload_asan" "$ROOT/tests/kreplay/cuda/rr_modload.c" -L"$cuda/lib64/stubs" -lcuda 2>"$TMP/asan.log"; then
+	-o "$C/rr_modload_asan" "$ROOT/tests/kreplay/cuda/rr_modload.c" -ldl 2>"$TMP/asan.log"; then
 	ASAN_OPTIONS=verify_asan_link_order=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1 \
 		run timeout 300 "$TLREPLAY" record -k rr_scale --count 0 -o dbasan -- "$C/rr_modload_asan" "$K/libkkernels.so"
 	[ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$want" ] && grep -q '4 launches recorded into dbasan' "$TMP/err" &&

@@ -47,8 +47,9 @@ build rr_vecadd_shared lib64/libcudart.so "$nvcc" -O2 -arch="$arch" -cudart shar
 build rr_vecadd_static lib64/libcudart_static.a "$nvcc" -O2 -arch="$arch" -cudart static -o "$out/rr_vecadd_static" "$here/rr_vecadd.cu"
 build rr_gemm lib64/libcublas.so "$nvcc" -O2 -arch="$arch" -o "$out/rr_gemm" "$here/rr_gemm.cu" -lcublas
 build rr_scale.cubin "" "$nvcc" -O2 -arch="$arch" -cubin -o "$out/rr_scale.cubin" "$here/rr_scale.cu"
-# linked against the toolkit's stub libcuda; at run time libcuda.so.1 is the
-# driver's (or the stand-in's, through LD_LIBRARY_PATH)
-build rr_modload lib64/stubs/libcuda.so ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -I"$cuda/include" \
-	-o "$out/rr_modload" "$here/rr_modload.c" -L"$cuda/lib64/stubs" -L"$cuda/lib64" -lcuda
+# needs only cuda.h: it dlopens libcuda.so.1 at run time, the driver's (or
+# the stand-in's, through LD_LIBRARY_PATH), so no stub libcuda is needed (a
+# toolkit may ship none)
+build rr_modload include/cuda.h ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -I"$cuda/include" \
+	-o "$out/rr_modload" "$here/rr_modload.c" -ldl
 exit $failed
