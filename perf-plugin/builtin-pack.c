@@ -12,6 +12,7 @@
 #include "builtin.h"
 #include "replay/ir-select.h"
 #include "replay/kpack.h"
+#include "replay/pack-check.h"
 #include "util/zip-writer.h"
 
 #define CO offsetof(struct ir_opts, co)
@@ -49,9 +50,10 @@ static void pack_dir(const char *zip_path, char *dir, size_t n)
 	free(copy);
 }
 
-static char *pack_readme(struct tl_trace *tr, const cJSON *list, const struct ir_opts *o,
+static char *pack_readme(struct tl_trace *tr, const cJSON *list, const struct ir_opts *o, const struct pack_check *pc,
 			 const char *dir)
 {
+	const char *dev = o->ro.device ? o->ro.device : "cpu";
 	const cJSON *e;
 	char *buf = NULL;
 	size_t len = 0, i;
@@ -80,19 +82,39 @@ static char *pack_readme(struct tl_trace *tr, const cJSON *list, const struct ir
 	      "`--op-limit N`, `-j` for one JSON object per op, `-v` for the arguments and\n"
 	      "tracebacks, `--flush-l2` and `--cuda-graph` on a GPU. `python3 replay.py replay -h`\n"
 	      "lists them all. With tlreplay installed, `tlreplay replay ir.json` does the same.\n\n", f);
-	fputs("| # | op | UID | trace GPU time (us) |\n|---|----|-----|----|\n", f);
+	if (pc->w)
+		fprintf(f,
+			"Each op was replayed once on `%s` with torch %s where this was packed%s;\n"
+			"the table says whether it ran.\n\n",
+			dev, pc->torch, pc->explicit_uids ? "" : ",\nand only ops that ran were packed");
+	else
+		fprintf(f, "Whether these ops run on `%s` was not checked: %s.\n\n", dev, pc->unchecked);
+	fputs("| # | op | UID | trace GPU time (us) |", f);
+	if (pc->w)
+		fprintf(f, " runs on %s |", dev);
+	fputs("\n|---|----|-----|----|", f);
+	fputs(pc->w ? "----|\n" : "\n", f);
 	i = 0;
 	cJSON_ArrayForEach(e, list) {
 		const cJSON *op = cJSON_GetObjectItemCaseSensitive(e, "op_name");
 		const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "uid");
 		const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "gpu_time_us");
+		const char *verdict = cJSON_IsNumber(uid) ? pack_check_verdict(pc, uid->valuedouble) : NULL;
 
 		fprintf(f, "| %zu | `%s` | %.0f | ", i++, cJSON_IsString(op) ? op->valuestring : "?",
 			cJSON_IsNumber(uid) ? uid->valuedouble : -1.0);
 		if (cJSON_IsNumber(g))
-			fprintf(f, "%.3f |\n", g->valuedouble);
+			fprintf(f, "%.3f |", g->valuedouble);
 		else
-			fputs("- |\n", f);
+			fputs("- |", f);
+		if (pc->w) {
+			/* a reason is one line; a '|' in it would end the cell */
+			fputc(' ', f);
+			for (; verdict && *verdict; verdict++)
+				fputs(*verdict == '|' ? "\\|" : (char[]){ *verdict, 0 }, f);
+			fputs(" |", f);
+		}
+		fputc('\n', f);
 	}
 	if (fclose(f)) {
 		free(buf);
@@ -159,6 +181,10 @@ static const struct opt pack_opts[] = {
 	OPT_HELP(),
 	OPT_USE(opts_trace_input, CO, "capture", NULL),
 	OPT_USE(opts_replay, RO, "init-plugin", "an initializer to ship with the ops (repeatable)"),
+	OPT_USE(opts_replay, RO, "device",
+		"where the ops must run: each is replayed once on DEV here\n"
+		"first, and a selection takes only ops that ran (default cpu)"),
+	OPT_BOOL(0, "no-check", struct ir_opts, no_check, "pack the ops without replaying them here first"),
 	OPT_STRING(0, "kdb", "DB", struct ir_opts, kdb,
 		   "pack recorded kernel launches (tlreplay record) with a\n"
 		   "standalone C replayer instead of ops"),
@@ -175,7 +201,10 @@ TL_CMD(pack, pack_opts, "zip ops with a standalone replayer and a README",
 	"\n"
 	"Pack ops into one zip for someone with only Python and torch: ir.json, replay.py\n"
 	"(python3 replay.py replay ir.json) and a README. The ops are chosen as for\n"
-	"`tlreplay ir`; the initializers given with --init-plugin travel in plugins/.\n"
+	"`tlreplay ir`, then each is replayed once here on --device (the CPU by default):\n"
+	"a selection (--top, --launchers, --filter) packs only ops that ran, going down\n"
+	"its ranking; UIDs are packed as asked. The initializers given with\n"
+	"--init-plugin travel in plugins/.\n"
 	"With --kdb: recorded kernel launches, their data and a C replayer (make &&\n"
 	"./replay launch-0.txt) for any machine with a CUDA driver.\n"
 	"\n");
@@ -188,6 +217,9 @@ static int cmd_pack(int argc, char **argv)
 	struct out_fmt out = { 0 };
 	struct zipw *z = NULL;
 	struct ir_tally t;
+	struct pack_check pc = { 0 };
+	struct tl_worker *w = NULL;
+	char why_not[256] = "";
 	cJSON *list = NULL;
 	char *irtxt = NULL, *readme = NULL, *script = NULL, dir[256];
 	const char *script_path, *pkg_what = NULL;
@@ -202,7 +234,8 @@ static int cmd_pack(int argc, char **argv)
 	if (o.launch && !o.kdb)
 		return cli_error("pack: --launch picks a launch of --kdb DB");
 	if (o.kdb) {
-		if (o.sel.nuids || o.sel.launchers || o.sel.filter || o.sel.top || o.co.input || o.ro.nplugins)
+		if (o.sel.nuids || o.sel.launchers || o.sel.filter || o.sel.top || o.co.input || o.ro.nplugins ||
+		    o.no_check)
 			return cli_error("pack: --kdb packs recorded kernels; ops (UIDs, -i, a selection, "
 					 "--init-plugin) go in another pack");
 		pack_dir(o.co.output, dir, sizeof(dir));
@@ -222,10 +255,45 @@ static int cmd_pack(int argc, char **argv)
 		return cli_error("pack: %s: no such files: the replay script %s needs its package beside it",
 				 pkg_what, script_path);
 	}
-	if (cli_open_trace(&o.co, &tr))
+	/* before the probes take their time: a path that cannot be written */
+	if (cli_check_output(o.co.output) || cli_open_trace(&o.co, &tr))
 		goto out;
-	if (ir_build_list(tr, &o.sel, &o.ro, NULL, "pack", &list, &t))
+	/* one worker gives the live schemas and checks that the ops run */
+	if (o.no_check || o.sel.no_torch) {
+		snprintf(why_not, sizeof(why_not), "packed with %s", o.no_check ? "--no-check" : "--no-torch");
+	} else {
+		struct tl_worker_opts wo = { .sz = sizeof(wo), .python = o.ro.python, .verbose = o.ro.verbose };
+
+		if (replay_worker_start(&wo, &w)) {
+			snprintf(why_not, sizeof(why_not), "%s", tl_last_error());
+			fprintf(stderr,
+				"tlreplay: pack: note: %s; matching schemas against the bundled "
+				"snapshot, and not checking that the ops run\n",
+				why_not);
+			o.sel.no_torch = !o.ro.schemas;
+		} else if (tl_worker_check_device(w, o.ro.device)) {
+			/* the device is elsewhere; this torch's schemas still count */
+			snprintf(why_not, sizeof(why_not), "%s", tl_last_error());
+			fprintf(stderr, "tlreplay: pack: note: not checking that the ops run: %s\n", why_not);
+		}
+	}
+	if (pack_check_init(&pc, &o.ro, why_not[0] ? NULL : w, o.sel.nuids > 0, why_not)) {
+		rc = cli_error("out of memory writing the pack");
 		goto out;
+	}
+	if (pc.w) {
+		o.sel.runs = pack_check_runs;
+		o.sel.runs_ctx = &pc;
+	}
+	if (ir_build_list(tr, &o.sel, &o.ro, &w, "pack", &list, &t))
+		goto out;
+	t.runnable_where = pc.where;
+	if (!t.written && t.not_runnable) {
+		rc = cli_error("pack: none of the %zu selected ops of %s runs %s (each is named above); "
+			       "--no-check packs them anyway",
+			       t.not_runnable, tl_trace_path(tr), pc.where);
+		goto out;
+	}
 	if (!t.written) {
 		rc = cli_error("pack: none of the %zu selected ops of %s could be extracted: %s",
 			       t.candidates, tl_trace_path(tr), t.first_reason);
@@ -233,7 +301,7 @@ static int cmd_pack(int argc, char **argv)
 	}
 	pack_dir(o.co.output, dir, sizeof(dir));
 	irtxt = pretty_text(list, &irlen);
-	readme = pack_readme(tr, list, &o, dir);
+	readme = pack_readme(tr, list, &o, &pc, dir);
 	if (!irtxt || !readme) {
 		rc = cli_error("out of memory writing the pack");
 		goto out;
@@ -282,6 +350,8 @@ out:
 	free(readme);
 	free(script);
 	cJSON_Delete(list);
+	pack_check_done(&pc);
+	replay_worker_stop(w);
 	tl_trace_close(tr);
 	return rc;
 }

@@ -323,7 +323,9 @@ static int collect(struct tl_trace *tr, const struct ir_select *sel, const char 
 		qsort(c->v, c->n, sizeof(*c->v), cmp_gpu_desc);
 	else if (!sel->nuids)
 		qsort(c->v, c->n, sizeof(*c->v), cmp_uid);
-	if (sel->top && c->n > sel->top) {
+	/* with a check of where entries run, the whole ranking stays: the
+	 * builder goes down it until --top N run */
+	if (sel->top && c->n > sel->top && !sel->runs) {
 		for (i = sel->top; i < c->n; i++) {
 			free(c->v[i].key);
 			free(c->v[i].members);
@@ -472,6 +474,11 @@ int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct
 			tally_error(t, err);
 			continue;
 		}
+		if (sel->runs && !sel->runs(sel->runs_ctx, e) && !sel->nuids) {
+			t->not_runnable++;
+			cJSON_Delete(e);
+			continue;
+		}
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "schemaless")))
 			t->schemaless++;
 		if (c.v[i].members) {
@@ -488,6 +495,8 @@ int ir_build_list(struct tl_trace *tr, const struct ir_select *sel, const struct
 		}
 		cJSON_AddItemToArray(*list, e);
 		t->written++;
+		if (sel->runs && sel->top && t->written >= sel->top)
+			break;
 	}
 	if (tty && c.n > 200)
 		fputs("\r\033[K", stderr);
@@ -506,27 +515,38 @@ out:
 	return rc;
 }
 
+/* ", N WHAT" after the first (" N WHAT"), nothing when N is 0 */
+static void say_count(const char **sep, size_t n, const char *what)
+{
+	if (!n)
+		return;
+	fprintf(stderr, "%s%zu %s", *sep, n, what);
+	*sep = ", ";
+}
+
 void ir_tally_print(const char *cmd, const struct ir_tally *t, const char *dest)
 {
-	size_t skipped = t->no_shapes + t->not_op + t->unknown_op + t->no_overload + t->other;
+	size_t skipped = t->no_shapes + t->not_op + t->unknown_op + t->no_overload + t->other + t->not_runnable;
 
 	fprintf(stderr, "tlreplay: %s: %zu entr%s to %s", cmd, t->written,
 		t->written == 1 ? "y" : "ies", dest);
 	if (t->schemaless)
 		fprintf(stderr, " (%zu schemaless: typed from the profile)", t->schemaless);
 	if (skipped) {
+		const char *sep = " ";
+		char runs[96];
+
 		fprintf(stderr, "; left out %zu:", skipped);
-		if (t->no_shapes)
-			fprintf(stderr, " %zu without recorded shapes", t->no_shapes);
-		if (t->not_op)
-			fprintf(stderr, " %zu autograd functions (not operators)", t->not_op);
-		if (t->unknown_op)
-			fprintf(stderr, " %zu unknown to the schemas", t->unknown_op);
-		if (t->no_overload)
-			fprintf(stderr, " %zu matching no overload", t->no_overload);
-		if (t->other)
-			fprintf(stderr, " %zu other", t->other);
-		fprintf(stderr, " (first: %s)", t->first_reason);
+		snprintf(runs, sizeof(runs), "that do%s not run %s", t->not_runnable == 1 ? "es" : "",
+			 t->runnable_where ? t->runnable_where : "here");
+		say_count(&sep, t->no_shapes, "without recorded shapes");
+		say_count(&sep, t->not_op, "autograd functions (not operators)");
+		say_count(&sep, t->unknown_op, "unknown to the schemas");
+		say_count(&sep, t->no_overload, "matching no overload");
+		say_count(&sep, t->other, "other");
+		say_count(&sep, t->not_runnable, runs);
+		if (skipped > t->not_runnable)
+			fprintf(stderr, " (first: %s)", t->first_reason);
 	}
 	fputc('\n', stderr);
 }

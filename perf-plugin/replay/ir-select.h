@@ -19,12 +19,20 @@ struct ir_select {
 	unsigned long long top;		/* --top N by GPU time (0 = all) */
 	bool strict;			/* --strict: no schemaless entries */
 	bool no_torch;			/* --no-torch: match against the bundled snapshot */
+	/* pack: whether an entry runs where the pack targets, asked of each
+	 * entry built: 1 yes, 0 no. A selection (not UIDs) leaves out what does
+	 * not run and goes down its ranking until --top N run; explicit UIDs are
+	 * kept either way. NULL: no check. */
+	int (*runs)(void *ctx, cJSON *entry);
+	void *runs_ctx;
 };
 
 /* Why candidates were left out, for the summary line on stderr. */
 struct ir_tally {
 	size_t candidates, written, schemaless;
 	size_t no_shapes, not_op, unknown_op, no_overload, other;
+	size_t not_runnable;	    /* ir_select.runs said no (the callback says why) */
+	const char *runnable_where; /* for the summary line: "on cpu here" */
 	char first_reason[256];
 };
 
@@ -54,6 +62,7 @@ struct ir_opts {
 	struct replay_opts ro;	/* --python, --schemas, -v; pack: the replay defaults */
 	struct ir_select sel;
 	const char *kdb, *launch;	/* pack --kdb DB [--launch N] */
+	bool no_check;			/* pack --no-check: do not replay the ops here first */
 };
 
 

@@ -198,6 +198,55 @@ ok $? "pack: unpacked, replay.py replays the three ops with $PYTHON alone"
 grep -q "python3 replay.py replay ir.json --init-plugin plugins/init_plugin.py" "$TMP/unpacked/ops/README.md" &&
 	grep -q '| 0 | `aten::addmm` | 0 | 5.000 |' "$TMP/unpacked/ops/README.md"
 ok $? "pack: the README says how to run it and lists the ops"
+grep -q '^Each op was replayed once on `cpu` with torch .* where this was packed;$' "$TMP/unpacked/ops/README.md" &&
+	[ "$(grep -c '^| [0-9] | .* | yes |$' "$TMP/unpacked/ops/README.md")" = 3 ]
+ok $? "pack: each op was replayed here once first; the README says so and that all three ran"
+
+# unpack NAME: $TMP/NAME.zip into $TMP/pk (its folder is $TMP/pk/NAME)
+unpack() { mkdir -p "$TMP/pk" && "$PYTHON" -m zipfile -e "$TMP/$1.zip" "$TMP/pk"; }
+# issue 29.4: a selection packs only ops that run where the pack targets (the CPU here), going
+# down its ranking: the 900 us GEMM needs 298 GiB, mha_fwd is not in this torch, tltest::crash
+# kills the worker (which comes back), checkfill wants its init plugin
+# shellcheck disable=SC2086
+run tl pack -i "$F" -o "$TMP/top.zip" --top 7 --launchers $NS
+unpack top && cp "$TMP/pk/top/ir.json" "$TMP/out"
+[ "$RC" -eq 0 ] && py '[e["uid"] for e in J] == [5, 0, 10, 15, 20]' &&
+	grep -q '^tlreplay: pack: left out UID 30 aten::mm: it does not run on cpu here: the 2 tensors need 298.0 GiB' "$TMP/err" &&
+	grep -q "^tlreplay: pack: left out UID 40 aiter::mha_fwd: it does not run on cpu here: op aiter::mha_fwd is not in torch" "$TMP/err" &&
+	grep -q "^tlreplay: pack: left out UID 25 tltest::crash: it does not run on cpu here: the replay worker .* died" "$TMP/err" &&
+	grep -q "^tlreplay: pack: left out UID 45 tltest::checkfill: .*not filled by the init plugin" "$TMP/err" &&
+	grep -q "^tlreplay: pack: 5 entries to .*top.zip; left out 5: 1 without recorded shapes, 4 that do not run on cpu here (first: uid 35" "$TMP/err" &&
+	grep -q '^Each op was replayed once on `cpu` with torch .*,$' "$TMP/pk/top/README.md" &&
+	grep -q '^and only ops that ran were packed;$' "$TMP/pk/top/README.md" &&
+	grep -q '^| # | op | UID | trace GPU time (us) | runs on cpu |$' "$TMP/pk/top/README.md"
+ok $? "pack --top 7 --launchers: the 5 launchers that run on the CPU, each op left out named with why"
+[ "$RC" -eq 0 ] || diag "$(cat "$TMP/err")"
+run tl pack -i "$F" -o "$TMP/asked.zip" 40 0
+unpack asked
+[ "$RC" -eq 0 ] && grep -q "^tlreplay: pack: UID 40 aiter::mha_fwd does not run on cpu here (op aiter::mha_fwd is not in torch .*); packed as asked$" "$TMP/err" &&
+	grep -q '^| 0 | `aiter::mha_fwd` | 40 | 4.000 | no: op aiter::mha_fwd is not in torch .* |$' "$TMP/pk/asked/README.md" &&
+	grep -q '^| 1 | `aten::addmm` | 0 | 5.000 | yes |$' "$TMP/pk/asked/README.md"
+ok $? "pack of UIDs: packed as asked; one that does not run here is named, and the README says why"
+run tl pack -i "$F" -o "$TMP/none.zip" --filter mha_fwd
+[ "$RC" -eq 1 ] && [ ! -e "$TMP/none.zip" ] &&
+	[ "$(tail -1 "$TMP/err")" = "tlreplay: pack: none of the 1 selected ops of $F runs on cpu here (each is named above); --no-check packs them anyway" ]
+ok $? "pack of a selection of which nothing runs here: refused, no zip, --no-check named"
+run tl pack -i "$F" -o "$TMP/nocheck.zip" --filter mha_fwd --no-check
+unpack nocheck
+[ "$RC" -eq 0 ] && grep -q '^Whether these ops run on `cpu` was not checked: packed with --no-check.$' "$TMP/pk/nocheck/README.md" &&
+	grep -q '^| 0 | `aiter::mha_fwd` | 40 | 4.000 |$' "$TMP/pk/nocheck/README.md"
+ok $? "pack --no-check: packed unchecked, and the README says so"
+run tl pack -i "$F" -o "$TMP/cuda.zip" --top 2 --launchers --device cuda
+unpack cuda && cp "$TMP/pk/cuda/ir.json" "$TMP/out"
+[ "$RC" -eq 0 ] && grep -q '^tlreplay: pack: note: not checking that the ops run: .*cuda' "$TMP/err" &&
+	py '[e["uid"] for e in J] == [30, 5]' && grep -q '^Whether these ops run on `cuda` was not checked: ' "$TMP/pk/cuda/README.md"
+ok $? "pack --device cuda on a machine without one: the top 2 unchecked, said on stderr and in the README"
+run tl pack -i "$F" -o "$TMP/notorch.zip" --top 2 --launchers --python /bin/true
+unpack notorch && cp "$TMP/pk/notorch/ir.json" "$TMP/out"
+[ "$RC" -eq 0 ] && grep -q '^tlreplay: pack: note: .*; matching schemas against the bundled snapshot, and not checking that the ops run$' "$TMP/err" &&
+	py '[e["uid"] for e in J] == [30, 5]'
+ok $? "pack with no torch to ask: the snapshot's schemas, unchecked, said once"
+[ "$RC" -eq 0 ] || diag "$(cat "$TMP/err")"
 run tl pack -i "$F" 0
 [ "$RC" -eq 1 ] && grep -q "where to?" "$TMP/err"
 ok $? "pack without -o: refused"

@@ -68,6 +68,17 @@ fi
 run tl uid -i "$T" 4 -r 2 --warmup 0 --alias aten::cudnn_batch_norm=aten::native_batch_norm
 [ "$RC" -eq 0 ] && grep -q 'aten::cudnn_batch_norm has no cpu kernel: replayed as its alias aten::native_batch_norm' "$TMP/out"
 ok $? "--alias applies to an op that has no kernel here (cudnn_batch_norm as native_batch_norm)"
+# pack (issue 29.4): a selection takes what runs on the CPU here, a stand-in counting as running
+# and named in the README; the op with neither is left out with why
+run tl pack -i "$T" -o "$TMP/p.zip" --filter 'convolution|batch_norm'
+mkdir "$TMP/pk" && "$PYTHON" -m zipfile -e "$TMP/p.zip" "$TMP/pk"
+R=$TMP/pk/p/README.md
+[ "$RC" -eq 0 ] && grep -q '^| 0 | `aten::miopen_convolution` | 0 | 0.000 | yes, as aten::convolution |$' "$R" &&
+	grep -q '^| 1 | `aten::cudnn_convolution` | 1 | 0.000 | yes, as aten::convolution |$' "$R" && ! grep -q 'cudnn_batch_norm' "$R" &&
+	grep -q '^tlreplay: pack: left out UID 4 aten::cudnn_batch_norm: it does not run on cpu here: aten::cudnn_batch_norm has no cpu kernel' "$TMP/err" &&
+	grep -q '^tlreplay: pack: 2 entries to .*p.zip.*; left out 1: 1 that does not run on cpu here$' "$TMP/err"
+ok $? "pack of another backend's ops: the stand-ins' ops packed and named, the op without one left out"
+[ "$RC" -eq 0 ] || diag "$(cat "$TMP/err" "$R")"
 # the stand-ins compute what the op computes: attention math against torch's own SDPA
 PYTHONPATH=$ROOT/core/replay "$PYTHON" -c '
 import torch
