@@ -4,7 +4,7 @@
 #   seqs_ref.py ngrams TRACE L TOP   -> count,total,idle,names per line
 #   seqs_ref.py op TRACE NAME MINLEN -> count,gpu,cpu,pattern per line
 #   seqs_ref.py short TRACE THRESH   -> device,count,min,max per line
-import gzip, json, sys
+import bisect, gzip, json, sys
 from collections import defaultdict
 
 
@@ -58,31 +58,78 @@ def ngrams(ev, L, top):
         print("%d,%.3f,%.3f,%s" % (n, tot, idle, " | ".join(key)))
 
 
+def containing_counts(cpu, queries):
+    """For each query op q of one thread's cpu_ops: how many of the others contain it
+    (start <= q's start, end >= q's end). A sweep by start with a Fenwick tree over the
+    ends: O(n log n) where comparing every pair took a minute on a real trace."""
+    ends = sorted({h["ts"] + h["dur"] for h in cpu})
+    rank = {v: k for k, v in enumerate(ends)}
+    tree = [0] * (len(ends) + 1)
+
+    def add(k):  # one more end at rank k
+        k += 1
+        while k <= len(ends):
+            tree[k] += 1
+            k += k & -k
+
+    def below(k):  # ends of rank < k
+        n = 0
+        while k > 0:
+            n += tree[k]
+            k -= k & -k
+        return n
+    # every op starting at or before a query is in the tree when it is asked (ties: in)
+    order = sorted(range(len(cpu)), key=lambda k: cpu[k]["ts"])
+    qs = sorted(queries, key=lambda k: cpu[k]["ts"])
+    out, a, inserted = {}, 0, 0
+    for q in qs:
+        while a < len(order) and cpu[order[a]]["ts"] <= cpu[q]["ts"]:
+            add(rank[cpu[order[a]]["ts"] + cpu[order[a]]["dur"]])
+            inserted += 1
+            a += 1
+        # ends >= q's end, less q itself
+        out[q] = inserted - below(rank[cpu[q]["ts"] + cpu[q]["dur"]]) - 1
+    return out
+
+
 def op_patterns(ev, name, minlen):
     # host events per thread (cpu_op, runtime), nesting by containment
-    host = [(i, e) for i, e in enumerate(ev) if e.get("ph") == "X" and
-            e.get("cat") in ("cpu_op", "cuda_runtime", "cuda_driver")]
+    cpu_by_thread, rt_by_thread = defaultdict(list), defaultdict(list)
+    for i, e in enumerate(ev):
+        if e.get("ph") != "X":
+            continue
+        if e.get("cat") == "cpu_op":
+            e["_i"] = i
+            cpu_by_thread[(e["pid"], e["tid"])].append(e)
+        elif e.get("cat") == "cuda_runtime":
+            rt_by_thread[(e["pid"], e["tid"])].append((e["ts"], i, e))
     gpu_by_corr = defaultdict(list)
     for i, e in enumerate(ev):
         if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
             gpu_by_corr[e.get("args", {}).get("correlation")].append(e)
-    ops = [(i, e) for i, e in host if e.get("cat") == "cpu_op" and name in e["name"]]
-
-    def inside(a, b):  # a inside b, same thread
-        return (a is not b and a["pid"] == b["pid"] and a["tid"] == b["tid"] and
-                b["ts"] <= a["ts"] and a["ts"] + a["dur"] <= b["ts"] + b["dur"])
-    depth = {i: sum(1 for _, h in host if h.get("cat") == "cpu_op" and inside(e, h)) for i, e in ops}
+    ops, depth = [], {}
+    for th, cpu in cpu_by_thread.items():
+        mine = [k for k, e in enumerate(cpu) if name in e["name"]]
+        for k, d in containing_counts(cpu, mine).items():
+            ops.append((th, cpu[k]))
+            depth[id(cpu[k])] = d
     if not ops:
         return
+    for rts in rt_by_thread.values():
+        rts.sort(key=lambda x: (x[0], x[1]))
     md = min(depth.values())
     agg = {}
-    for i, e in ops:
-        if depth[i] != md:
+    ops.sort(key=lambda te: te[1]["_i"])  # trace order, as the sums always ran
+    for th, e in ops:
+        if depth[id(e)] != md:
             continue
+        rts = rt_by_thread.get(th, [])
+        lo = bisect.bisect_left(rts, e["ts"], key=lambda x: x[0])
+        hi = bisect.bisect_right(rts, e["ts"] + e["dur"], key=lambda x: x[0])
+        inside = sorted((i, r) for _, i, r in rts[lo:hi] if r["ts"] + r["dur"] <= e["ts"] + e["dur"])
         g = []
-        for _, r in host:
-            if r.get("cat") == "cuda_runtime" and inside(r, e):
-                g += gpu_by_corr.get(r.get("args", {}).get("correlation"), [])
+        for _, r in inside:  # in trace order, as the events came
+            g += gpu_by_corr.get(r.get("args", {}).get("correlation"), [])
         if len(g) < minlen:
             continue
         g.sort(key=lambda x: x["ts"])
