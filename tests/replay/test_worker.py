@@ -2033,6 +2033,19 @@ class TestStandalone(unittest.TestCase):
         rc, _, err = run_standalone()
         self.assertEqual(rc, 2)
 
+    def test_usage_errors_need_no_torch(self):
+        # --help, a usage error and an unreadable IR file answer before torch is imported
+        code = ("import sys; sys.path.insert(0, %r); from tlreplay_replay import cli\n"
+                "for argv in (['replay', %r], ['replay', 'x', '-r', '-1'], ['replay', '-h']):\n"
+                "    try:\n"
+                "        cli.main(argv)\n"
+                "    except SystemExit:\n"
+                "        pass\n"
+                "print('torch' in sys.modules)\n") % (os.path.dirname(WORKER), os.path.join(TMP, "nope.json"))
+        p = subprocess.run([PY, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        self.assertEqual(p.stdout.decode().splitlines()[-1], "False", p.stderr)
+        self.assertIn(b"nope.json: [Errno 2]", p.stderr)
+
     def test_schemas_command(self):
         rc, out, _ = run_standalone("schemas", "--namespace", "tltest=tltest_ops")
         self.assertEqual(rc, 0)

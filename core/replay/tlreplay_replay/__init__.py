@@ -15,7 +15,9 @@ cli.main(). One concern per module (docs/replay-internals.md, "Package layout"):
   gpulib        libtlreplay_gpu.so through ctypes, and finding it (and torch's libcupti)
   errors        the failures that pick a reply's status and kind, and their one-line text
   fmt           values and sizes as replies and messages write them
+  portable      stand-ins for ops of another backend that have no kernel here
   torchenv      the torch this interpreter imports, or why it cannot
+  defaults      the default counts, without torch (cli parses its options before torch)
 
 Python >= 3.8, the standard library and torch (>= 1.13) only: users run it under whichever
 Python holds their torch.

@@ -13,10 +13,10 @@ import stat
 import sys
 import zlib
 
-from .errors import ArgsError, Unavailable, one_line
-from .protocol import dumps, worker_main
-from .session import DEFAULT_BUDGET_S, DEFAULT_ITERS, DEFAULT_WARMUP, Session, parse_device
-from .torchenv import no_torch, torch
+from .defaults import DEFAULT_BUDGET_S, DEFAULT_ITERS, DEFAULT_WARMUP
+
+# Nothing above imports torch (seconds on a small machine): --help, a usage error or a bad IR
+# file are answered at once; the functions that replay import what needs it.
 
 
 def stats(times):
@@ -189,14 +189,18 @@ def _op_text(out, head, entry, reply, st, verbose):
 
 
 def standalone_replay(args):
-    if torch is None:
-        sys.stderr.write("tlreplay_worker: %s\n" % no_torch())
-        return 2
     try:
         entries = load_ir(args.ir)
     except (OSError, ValueError) as exc:
         sys.stderr.write("tlreplay_worker: %s: %s\n" % (args.ir, exc))
         return 2
+    from .torchenv import no_torch, torch
+    if torch is None:
+        sys.stderr.write("tlreplay_worker: %s\n" % no_torch())
+        return 2
+    from .errors import ArgsError, Unavailable, one_line
+    from .protocol import dumps
+    from .session import Session, parse_device
     session = Session(None)
     try:
         parse_device(args.device)
@@ -269,11 +273,13 @@ def standalone_replay(args):
 
 
 def standalone_schemas(args):
+    from .torchenv import no_torch, torch
     if torch is None:
         sys.stderr.write("tlreplay_worker: %s\n" % no_torch())
         return 2
     ns = _kv_list(args.namespace, "--namespace") if any("=" in n for n in args.namespace or []) else (
         args.namespace or [])
+    from .session import Session
     reply = Session(None).schemas({"id": 0, "namespaces": ns})
     for w in reply.get("warnings") or []:
         sys.stderr.write("tlreplay_worker: %s\n" % w)
@@ -326,6 +332,7 @@ def build_parser():
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "--worker":
+        from .protocol import worker_main
         return worker_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -22,9 +22,7 @@ from .gpulib import Loader
 from .ops import OpResolver
 from .torchenv import torch
 
-DEFAULT_WARMUP = 10
-DEFAULT_ITERS = 100
-DEFAULT_BUDGET_S = 10.0  # seconds per op on the CPU when the calls are not counted out (timing.plan_calls)
+from .defaults import DEFAULT_BUDGET_S, DEFAULT_ITERS, DEFAULT_WARMUP  # noqa: E402,F401
 
 
 def parse_device(text):
