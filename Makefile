@@ -264,10 +264,19 @@ $(O)/tests/test_gpu: $(GPU_LIB) $(GPU_FAKES)
 
 # Each test is a TAP producer; prove runs them all. Tests that need the real
 # traces in ../shared print "# SKIP" when it is absent.
-# PROVE_JOBS=N runs N test files at once (prove -j).
-PROVE_JOBS ?= 1
-check: all unit-tests fuzz bundle gpu-check $(if $(SANITIZER),,tsan-tools)
-	@echo "  TEST     the unit tests, then tests/*/*.sh (prove; about 15 minutes on 2 cores)"
+# check builds what the tests need and runs the fuzzers with CHECK_JOBS jobs,
+# and PROVE_JOBS test files at once (prove -j); both default to the CPUs
+# here, whatever -j make was given (`make check` alone must not take twice
+# as long on two cores).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+CHECK_JOBS ?= $(NPROC)
+PROVE_JOBS ?= $(NPROC)
+CHECK_NEEDS = all unit-tests $(FUZZ_BINS) bundle gpu-check $(if $(SANITIZER),,tsan-tools)
+check:
+	@echo "  BUILD    what the tests need ($(CHECK_JOBS) jobs)"
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) $(CHECK_NEEDS)
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) -Otarget fuzz
+	@echo "  TEST     the unit tests, then tests/*/*.sh (prove, $(PROVE_JOBS) at once; about 12 minutes on 2 cores)"
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
 		TLREPLAY_CFLAGS="$(SANFLAGS)" $(if $(SANITIZER),,TLREPLAY_TSAN_BUILD=$(abspath $(TSAN_O))) \
 		PYTHON=$(PYTHON) prove -f --timer -j$(PROVE_JOBS) $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/kreplay/*.sh tests/conformance/*.sh \
@@ -339,12 +348,13 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(O)/fuzz/libfu
 	$(Q)$(FUZZ_COMPILE) $(FUZZ_LINK_FLAGS) $(FUZZ_CFLAGS) -o $@ $< $(O)/fuzz/libfuzzcli.a $(O)/fuzz/libfuzz.a \
 		$(LDLIBS_CORE)
 
-fuzz: $(FUZZ_BINS)
-	$(Q)for b in $(FUZZ_BINS); do \
-		case " $(FUZZ_LONG) " in *" $${b##*/} "*) s=$(FUZZ_SECONDS) ;; *) s=$(FUZZ_SHORT_SECONDS) ;; esac; \
-		printf '  %-8s %s (%s s)\n' FUZZRUN "$${b##*/}" "$$s"; \
-		FUZZ_SECONDS=$$s sh tests/fuzz/run.sh $$b $(O)/fuzz/work-$${b##*/} || exit 1; \
-	done
+# each target's run is its own goal, so that make -j runs them side by side
+FUZZ_RUNS := $(patsubst %,fuzz-run-%,$(notdir $(FUZZ_BINS)))
+fuzz: $(FUZZ_RUNS)
+fuzz-run-%: $(O)/fuzz/%
+	$(Q)case " $(FUZZ_LONG) " in *" $* "*) s=$(FUZZ_SECONDS) ;; *) s=$(FUZZ_SHORT_SECONDS) ;; esac; \
+		printf '  %-8s %s (%s s)\n' FUZZRUN "$*" "$$s"; \
+		FUZZ_SECONDS=$$s sh tests/fuzz/run.sh $< $(O)/fuzz/work-$*
 
 # ------------------------------------------------------------------ demo, bench
 

@@ -173,9 +173,9 @@ fi
 ! ls -d "$TMPDIR"/tlreplay-gpu-check.* 2>/dev/null | grep -q .
 ok $? "no work folder left behind"
 
-# --skip and the phases that need another
+# --skip and the phases that need another (the phases the dry run above covered, skipped too)
 run sh "$GC/run.sh" --stand-ins -o "$TMP/gc2" --traces "$T" --skip replay --skip gdb --skip schemas --skip self \
-	-r 1 --warmup 0
+	--skip cudaprogs --skip kreplay --skip arena -r 1 --warmup 0
 "$PYTHON" -c '
 import json, sys, tarfile
 ph = json.load(tarfile.open(sys.argv[1]).extractfile("raw/report.json"))["phases"]
@@ -183,6 +183,7 @@ assert ph["replay"]["why"] == "--skip replay", ph["replay"]
 for k in ("counters", "energy", "graph"):
     assert ph[k]["status"] == "skipped" and ph[k]["why"] == "needs the replay phase, which was skipped", ph[k]
 assert ph["flush"]["status"] == "ok"
+assert all(ph[k]["status"] == "skipped" and ph[k]["why"] == "--skip " + k for k in ("cudaprogs", "kreplay", "arena"))
 ' "$TMP/gc2/raw.tar.gz" && [ "$RC" -eq 0 ]
 ok $? "--skip replay: the phases that need it are skipped and say why"
 # self_model.py, which the self phase runs on the GPU, runs on the CPU (tiny sizes, fp32)
