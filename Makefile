@@ -271,6 +271,13 @@ $(O)/tests/test_gpu: $(GPU_LIB) $(GPU_FAKES)
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 CHECK_JOBS ?= $(NPROC)
 PROVE_JOBS ?= $(NPROC)
+# every test file; the slowest start first, so that no long one is left to
+# run alone at the end of a parallel prove
+CHECK_TESTS = $(UNIT_BINS) $(wildcard tests/cli/*.sh tests/replay/*.sh tests/kreplay/*.sh tests/conformance/*.sh \
+	tests/gdb/*.sh) tests/tsan/test_analyses.sh $(if $(SANITIZER),,$(wildcard tests/memcheck/*.sh))
+CHECK_SLOW := tests/replay/test_gpu_check.sh tests/replay/test_cli.sh tests/memcheck/test_valgrind.sh \
+	tests/replay/test_worker.sh tests/replay/test_stat.sh tests/replay/test_ir_safety.sh
+CHECK_ORDER = $(filter $(CHECK_TESTS),$(CHECK_SLOW)) $(filter-out $(CHECK_SLOW),$(CHECK_TESTS))
 CHECK_NEEDS = all unit-tests $(FUZZ_BINS) bundle gpu-check $(if $(SANITIZER),,tsan-tools)
 check:
 	@echo "  BUILD    what the tests need ($(CHECK_JOBS) jobs)"
@@ -279,8 +286,7 @@ check:
 	@echo "  TEST     the unit tests, then tests/*/*.sh (prove, $(PROVE_JOBS) at once; about 12 minutes on 2 cores)"
 	$(Q)TLREPLAY=$(abspath $(BIN)) TLREPLAY_BUILD=$(abspath $(O)) TLREPLAY_SHARED=$(SHARED) \
 		TLREPLAY_CFLAGS="$(SANFLAGS)" $(if $(SANITIZER),,TLREPLAY_TSAN_BUILD=$(abspath $(TSAN_O))) \
-		PYTHON=$(PYTHON) prove -f --timer -j$(PROVE_JOBS) $(if $(V),-v) $(UNIT_BINS) tests/cli/*.sh tests/replay/*.sh tests/kreplay/*.sh tests/conformance/*.sh \
-		tests/gdb/*.sh tests/tsan/test_analyses.sh $(if $(SANITIZER),,tests/memcheck/*.sh)
+		PYTHON=$(PYTHON) prove -f --timer -j$(PROVE_JOBS) $(if $(V),-v) $(CHECK_ORDER)
 
 # The library and tests/tools/analyses_threads under ThreadSanitizer, in
 # $(O)/tsan: every analysis in threads (tests/tsan/test_analyses.sh), about a
