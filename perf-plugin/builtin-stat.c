@@ -170,6 +170,9 @@ static int cmd_stat(int argc, char **argv)
 		free(q);
 		goto out;
 	}
+	/* perf stat's -x and -j tables go to stderr: a line saying how long the replay
+	 * takes would be a row no CSV or JSON reader expects */
+	o.ro.quiet_plan = (o.co.sep || o.co.json) && !o.co.output;
 	if (perf_ctl_setup(&pc, o.ro.control))
 		goto out;
 	if (uid_job_prepare(&job, &o.co, &o.ro, "stat", argv[optind + 1]))

@@ -362,7 +362,7 @@ cJSON *replay_one(const struct replay_opts *ro, struct tl_worker *w, cJSON *entr
 	cJSON *r;
 
 	params_of(ro, &p);
-	p.on_plan = print_plan;
+	p.on_plan = ro->quiet_plan ? NULL : print_plan;
 	p.plan_ctx = &pc;
 	r = tl_replay_one(w, &p, entry, region, ctx);
 	params_done(&p);

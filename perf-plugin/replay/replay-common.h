@@ -39,6 +39,7 @@ struct replay_opts {
 	bool iters_given;		/* -r was given: no budget */
 	double budget_s;		/* --budget: seconds of calls per op on the CPU (default 10) */
 	const char *progress;		/* "[12/86]": a batch's place, for the plan's progress line */
+	bool quiet_plan;		/* no plan line: stat -x/-j writes its table to stderr */
 };
 
 void replay_opts_init(struct replay_opts *ro);
