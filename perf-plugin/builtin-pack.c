@@ -237,7 +237,7 @@ static int cmd_pack(int argc, char **argv)
 		if (o.sel.nuids || o.sel.launchers || o.sel.filter || o.sel.top || o.co.input || o.ro.nplugins ||
 		    o.no_check)
 			return cli_error("pack: --kdb packs recorded kernels; ops (UIDs, -i, a selection, "
-					 "--init-plugin) go in another pack");
+					 "--init-plugin, --no-check) go in another pack");
 		pack_dir(o.co.output, dir, sizeof(dir));
 		return kpack_write(o.co.output, dir, o.kdb, o.launch);
 	}

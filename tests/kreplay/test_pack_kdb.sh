@@ -81,6 +81,12 @@ pack_checked twice
 [ "$RC" -eq 1 ] && grep -q "pack: twice/index.json: blob [0-9a-f]* is [0-9]* bytes for launch 0's params and [0-9]* for launch 0's memory\[0\] before$" "$TMP/err"
 ok $? "a blob the index gives two sizes: named ($(cat "$TMP/err"))"
 
+# what only a pack of ops takes: refused in one line, nothing written
+run "$TLREPLAY" pack -o mixed.zip --kdb db --no-check
+[ "$RC" -eq 1 ] && [ ! -e mixed.zip ] &&
+	[ "$(cat "$TMP/err")" = "tlreplay: pack: --kdb packs recorded kernels; ops (UIDs, -i, a selection, --init-plugin, --no-check) go in another pack" ]
+ok $? "--kdb with --no-check (an option of a pack of ops): refused, named"
+
 # a write that fails (a full device): one line, the output and why
 run "$TLREPLAY" pack -o /dev/full --kdb db
 [ "$RC" -eq 1 ] && [ "$(cat "$TMP/err")" = "tlreplay: pack: /dev/full: No space left on device" ]
