@@ -107,6 +107,15 @@ def lookup(qual):
     return pkt
 
 
+def _alternatives(base, aliases):
+    """The other names to try for op base: the request's --alias ones (a name or a list), then
+    the built-in OP_ALIASES."""
+    alts = aliases.get(base, [])
+    if isinstance(alts, str):
+        alts = [alts]
+    return list(alts) + OP_ALIASES.get(base, [])
+
+
 class OpResolver:
     """Resolves ops for one worker; remembers which modules it imported (or why not)."""
 
@@ -170,10 +179,7 @@ class OpResolver:
             import_warns += self.import_namespace(ns, extra)
             pkt = lookup(base)
         if pkt is None:
-            alts = aliases.get(base, [])
-            if isinstance(alts, str):
-                alts = [alts]
-            for alt in list(alts) + OP_ALIASES.get(base, []):
+            for alt in _alternatives(base, aliases):
                 pkt = lookup(alt)
                 if pkt is None:
                     import_warns += self.import_namespace(alt.partition("::")[0], extra)
@@ -182,8 +188,9 @@ class OpResolver:
                     used = alt
                     warn("%s replayed as its alias %s" % (base, alt))
                     break
-        if pkt is None and portable.stand_in(base):
-            as_, fn = portable.stand_in(base)
+        stand_in = portable.stand_in(base) if pkt is None else None
+        if stand_in:
+            as_, fn = stand_in
             warn("%s is not in torch %s: replayed as %s with the same arguments" % (base, torch.__version__, as_))
             return fn, "%s (as %s)" % (base, as_), base
         if pkt is None:
@@ -212,16 +219,14 @@ class OpResolver:
         has, then the portable stand-in (portable.py). None of them: Unavailable, in one line
         (torch's own message is a 600-character list of backends)."""
         aliases = req.get("aliases") or {}
-        alts = aliases.get(base, []) if isinstance(aliases, dict) else []
-        if isinstance(alts, str):
-            alts = [alts]
-        for alt in list(alts) + OP_ALIASES.get(base, []):
+        for alt in _alternatives(base, aliases if isinstance(aliases, dict) else {}):
             pkt = lookup(alt)
             if pkt is not None:
                 warn("%s has no %s kernel: replayed as its alias %s" % (base, device.type, alt))
                 return pkt, alt
-        if portable.stand_in(base):
-            as_, fn = portable.stand_in(base)
+        stand_in = portable.stand_in(base)
+        if stand_in:
+            as_, fn = stand_in
             warn("%s has no %s kernel in torch %s: replayed as %s with the same arguments (on the device "
                  "it ran on, the op itself runs)" % (base, device.type, torch.__version__, as_))
             return fn, "%s (as %s)" % (base, as_)

@@ -16,13 +16,12 @@ import warnings
 from contextlib import nullcontext
 
 from . import PROTOCOL, __version__, arguments, gpu_metrics, initializers, portable, timing
+from .defaults import DEFAULT_ITERS, DEFAULT_WARMUP
 from .errors import ArgsError, ParentGone, RegionStopped, Unavailable, cuda_broken, is_oom, one_line
 from .fmt import describe
 from .gpulib import Loader
 from .ops import OpResolver
 from .torchenv import torch
-
-from .defaults import DEFAULT_BUDGET_S, DEFAULT_ITERS, DEFAULT_WARMUP  # noqa: E402,F401
 
 
 def parse_device(text):
