@@ -18,7 +18,7 @@ use_kdrv
 cd "$TMP" || exit 1
 
 # build.sh on a toolkit without cuBLAS (an nvcc that cannot link it, a toolkit folder without
-# it) and without a stub libcuda (rr_modload needs none): that program is named in OUT/missing,
+# it) and without cuda.h or a stub libcuda (rr_modload needs neither): that program is named in OUT/missing,
 # the rest built; with cuBLAS there, a failed build fails the script and shows why
 mkdir -p "$TMP/tk/bin" "$TMP/tk/lib64" "$TMP/tk/include"
 cat >"$TMP/tk/bin/nvcc" <<'EOF'
@@ -29,12 +29,14 @@ while [ $# -gt 0 ]; do [ "$1" = -o ] && : >"$2"; shift; done
 exit 0
 EOF
 chmod +x "$TMP/tk/bin/nvcc"
-for f in lib64/libcudart.so lib64/libcudart_static.a include/cuda.h; do : >"$TMP/tk/$f"; done
-NVCC=$TMP/tk/bin/nvcc CC=$TMP/tk/bin/nvcc sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/tkout" >"$TMP/tk.log" 2>&1
+for f in lib64/libcudart.so lib64/libcudart_static.a; do : >"$TMP/tk/$f"; done
+# nvcc reached through a link elsewhere (as /usr/local/bin/nvcc may be): the toolkit is the link's target's
+mkdir -p "$TMP/linkbin" && ln -s "$TMP/tk/bin/nvcc" "$TMP/linkbin/nvcc"
+NVCC=$TMP/linkbin/nvcc CC=$TMP/tk/bin/nvcc sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/tkout" >"$TMP/tk.log" 2>&1
 rc=$?
 [ $rc -eq 0 ] && [ "$(cat "$TMP/tkout/missing")" = "rr_gemm: not built, the toolkit has no lib64/libcublas.so" ] &&
 	[ -e "$TMP/tkout/rr_vecadd_static" ] && [ -e "$TMP/tkout/rr_modload" ] && ! [ -e "$TMP/tkout/rr_gemm" ]
-ok $? "build.sh, toolkit without cuBLAS or a stub libcuda: rr_gemm named as not built, the others built, exit 0"
+ok $? "build.sh, nvcc through a link, toolkit without cuBLAS, cuda.h or a stub libcuda: rr_gemm named as not built, the others built, exit 0"
 : >"$TMP/tk/lib64/libcublas.so"
 NVCC=$TMP/tk/bin/nvcc CC=$TMP/tk/bin/nvcc sh "$ROOT/tests/kreplay/cuda/build.sh" "$TMP/tkout" >"$TMP/tk.log" 2>&1
 rc=$?
@@ -59,6 +61,13 @@ run "$C/rr_modload" "$K/libkkernels.so"
 want=$(cat "$TMP/out")
 [ "$RC" -eq 0 ] && case $want in "rr_modload: checksum="*) true ;; *) false ;; esac
 ok $? "rr_modload runs on the stand-in: $want"
+# as a toolkit without cuda.h builds it (cuda-driver-dev not installed): our declarations of the
+# driver's ABI instead, the same result
+${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/core/src/common" -o "$C/rr_modload_own" \
+	"$ROOT/tests/kreplay/cuda/rr_modload.c" -ldl 2>"$TMP/own.log"
+run "$C/rr_modload_own" "$K/libkkernels.so"
+[ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$want" ] && ! grep -q cuda.h "$TMP/own.log"
+ok $? "rr_modload built without cuda.h (core/src/common/cuda_driver.h's types): the same checksum"
 run "$TLREPLAY" record -k rr_scale --count 0 -o dbm -- $VG "$C/rr_modload" "$K/libkkernels.so"
 [ "$RC" -eq 0 ] && [ "$(cat "$TMP/out")" = "$want" ] && grep -q '4 launches recorded into dbm' "$TMP/err" &&
 	! grep -q '^==[0-9]*==' "$TMP/err"
@@ -73,8 +82,8 @@ ok $? "kreplay: its four launches replay bit-exactly, their VMM chunks and buffe
 # runtime: the runtime finds what it intercepts through dlsym(RTLD_NEXT) before the recorder's
 # constructor has run (it once looped there forever), and then sees every heap call of the
 # recorder too
-cuda=$(cd "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/.." && pwd)
-if ${CC:-cc} -std=c11 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I"$cuda/include" \
+cuda=$(cd "$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")/.." && pwd)
+if ${CC:-cc} -std=c11 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I"$cuda/include" -I"$ROOT/core/src/common" \
 	-o "$C/rr_modload_asan" "$ROOT/tests/kreplay/cuda/rr_modload.c" -ldl 2>"$TMP/asan.log"; then
 	ASAN_OPTIONS=verify_asan_link_order=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1 \
 		run timeout 300 "$TLREPLAY" record -k rr_scale --count 0 -o dbasan -- "$C/rr_modload_asan" "$K/libkkernels.so"

@@ -8,9 +8,10 @@
  * is cuda.h's (CUDA 12 and 13; tests/kreplay/test_cuda_abi.sh checks them
  * against the toolkit's cuda.h where there is one); the driver's ABI is
  * stable across versions, which is what lets one build serve any driver.
- * The stand-in driver (tests/fakes) and the standalone replayer that
- * `pack --kdb` ships keep copies of their own, on purpose: test_cuda_abi.sh
- * says why. */
+ * The test program tests/kreplay/cuda/rr_modload.c takes it where the
+ * toolkit has no cuda.h. The stand-in driver (tests/fakes) and the
+ * standalone replayer that `pack --kdb` ships keep copies of their own, on
+ * purpose: test_cuda_abi.sh says why. */
 #ifndef TLREPLAY_COMMON_CUDA_DRIVER_H
 #define TLREPLAY_COMMON_CUDA_DRIVER_H
 
@@ -39,6 +40,9 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 #define CUDA_ERROR_INVALID_HANDLE 400
 #define CUDA_ERROR_NOT_FOUND 500
 #define CUDA_ERROR_NOT_SUPPORTED 801
+
+/* cuStreamCreate's flags */
+#define CU_STREAM_NON_BLOCKING 0x1
 
 /* cuLaunchKernel's `extra` keys */
 #define CU_LAUNCH_PARAM_END ((void *)0x00)
@@ -104,6 +108,7 @@ typedef struct CUlaunchConfig_st {
 #define CU_MEM_LOCATION_TYPE_DEVICE 0x1
 #define CU_MEM_ACCESS_FLAGS_PROT_READWRITE 0x3
 #define CU_MEM_ALLOC_GRANULARITY_MINIMUM 0x0
+#define CU_MEM_ALLOC_GRANULARITY_RECOMMENDED 0x1
 
 typedef struct CUmemLocation_st {
 	int type;

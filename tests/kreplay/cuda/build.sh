@@ -20,7 +20,8 @@ if [ ! -x "$nvcc" ]; then
 	echo "build.sh: no nvcc (set NVCC)" >&2
 	exit 77
 fi
-cuda=$(cd "$(dirname "$nvcc")/.." && pwd)
+# the toolkit's folder: nvcc's own, through any link on PATH (/usr/local/bin/nvcc -> ...)
+cuda=$(cd "$(dirname "$(readlink -f "$nvcc")")/.." && pwd)
 arch=${CUDA_ARCH:-sm_90}
 mkdir -p "$out"
 : >"$out/missing"
@@ -47,9 +48,11 @@ build rr_vecadd_shared lib64/libcudart.so "$nvcc" -O2 -arch="$arch" -cudart shar
 build rr_vecadd_static lib64/libcudart_static.a "$nvcc" -O2 -arch="$arch" -cudart static -o "$out/rr_vecadd_static" "$here/rr_vecadd.cu"
 build rr_gemm lib64/libcublas.so "$nvcc" -O2 -arch="$arch" -o "$out/rr_gemm" "$here/rr_gemm.cu" -lcublas
 build rr_scale.cubin "" "$nvcc" -O2 -arch="$arch" -cubin -o "$out/rr_scale.cubin" "$here/rr_scale.cu"
-# needs only cuda.h: it dlopens libcuda.so.1 at run time, the driver's (or
-# the stand-in's, through LD_LIBRARY_PATH), so no stub libcuda is needed (a
-# toolkit may ship none)
-build rr_modload include/cuda.h ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -I"$cuda/include" \
-	-o "$out/rr_modload" "$here/rr_modload.c" -ldl
+# needs nothing of the toolkit: it dlopens libcuda.so.1 at run time, the
+# driver's (or the stand-in's, through LD_LIBRARY_PATH), and takes its types
+# from cuda.h, or from our own declarations where the toolkit has no cuda.h
+# (a toolkit may ship neither it nor a stub libcuda: both come with
+# cuda-driver-dev)
+build rr_modload "" ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -I"$cuda/include" \
+	-I"$here/../../../core/src/common" -o "$out/rr_modload" "$here/rr_modload.c" -ldl
 exit $failed

@@ -9,7 +9,12 @@
  * rr_scale(float *y, const float *x, float a, int n): y = a*x + y.
  * Finds the driver as Triton's launcher does, dlopen("libcuda.so.1") and
  * dlsym of each entry point (the recorder must catch lookups made that way),
- * so it builds with cuda.h alone: a toolkit needs no stub libcuda for it.
+ * each through a pointer type of its own, so it links no libcuda. It takes
+ * the driver's types and values from the toolkit's cuda.h where there is
+ * one, else from the ABI that record and replay declare for themselves
+ * (core/src/common/cuda_driver.h, checked against cuda.h by
+ * test_cuda_abi.sh): a toolkit without the driver's headers and stub
+ * (cuda-driver-dev) still builds it.
  * IMAGE is rr_scale.cubin on a GPU and the stand-in driver's libkkernels.so
  * without one. Prints "rr_modload: checksum=HEX", or the failing call and
  * its code (exit 1). */
@@ -19,7 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__has_include)
+#if __has_include(<cuda.h>)
 #include <cuda.h>
+#define RR_CUDA_H 1
+#endif
+#endif
+#ifndef RR_CUDA_H
+#include "cuda_driver.h"
+#endif
 
 #define CK(call)                                                                        \
 	do {                                                                            \
@@ -30,54 +43,81 @@
 		}                                                                       \
 	} while (0)
 
-/* each entry point under the name cuda.h's macros give it (cuMemAlloc is
- * cuMemAlloc_v2): the symbol the driver exports */
-#define DRIVER_FUNCS(X)                  \
-	X(cuInit)                        \
-	X(cuDeviceGet)                   \
-	X(cuDevicePrimaryCtxRetain)      \
-	X(cuCtxSetCurrent)               \
-	X(cuModuleLoadData)              \
-	X(cuModuleGetFunction)           \
-	X(cuStreamCreate)                \
-	X(cuMemGetAllocationGranularity) \
-	X(cuMemAddressReserve)           \
-	X(cuMemCreate)                   \
-	X(cuMemMap)                      \
-	X(cuMemRelease)                  \
-	X(cuMemSetAccess)                \
-	X(cuMemAlloc)                    \
-	X(cuMemcpyHtoD)                  \
-	X(cuLaunchKernel)                \
-	X(cuLaunchKernelEx)              \
-	X(cuStreamSynchronize)           \
-	X(cuMemcpyDtoH)                  \
-	X(cuMemUnmap)                    \
-	X(cuMemAddressFree)              \
-	X(cuMemFree)                     \
-	X(cuStreamDestroy)               \
-	X(cuModuleUnload)                \
-	X(cuDevicePrimaryCtxRelease)
-#define XSTR(x)	   STR(x)
-#define STR(x)	   #x
-#define DECLARE(f) static __typeof__(&f) p_##f;
-DRIVER_FUNCS(DECLARE)
+/* the entry points, each under the symbol the driver exports (cuda.h's
+ * macros make cuMemAlloc cuMemAlloc_v2, and so on) */
+static CUresult (*p_cuInit)(unsigned int);
+static CUresult (*p_cuDeviceGet)(CUdevice *, int);
+static CUresult (*p_cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+static CUresult (*p_cuCtxSetCurrent)(CUcontext);
+static CUresult (*p_cuModuleLoadData)(CUmodule *, const void *);
+static CUresult (*p_cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+static CUresult (*p_cuStreamCreate)(CUstream *, unsigned int);
+static CUresult (*p_cuMemGetAllocationGranularity)(size_t *, const CUmemAllocationProp *, int);
+static CUresult (*p_cuMemAddressReserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+static CUresult (*p_cuMemCreate)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+				 unsigned long long);
+static CUresult (*p_cuMemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+static CUresult (*p_cuMemRelease)(CUmemGenericAllocationHandle);
+static CUresult (*p_cuMemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+static CUresult (*p_cuMemAlloc)(CUdeviceptr *, size_t);
+static CUresult (*p_cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+static CUresult (*p_cuLaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
+				    unsigned int, unsigned int, CUstream, void **, void **);
+static CUresult (*p_cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
+static CUresult (*p_cuStreamSynchronize)(CUstream);
+static CUresult (*p_cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+static CUresult (*p_cuMemUnmap)(CUdeviceptr, size_t);
+static CUresult (*p_cuMemAddressFree)(CUdeviceptr, size_t);
+static CUresult (*p_cuMemFree)(CUdeviceptr);
+static CUresult (*p_cuStreamDestroy)(CUstream);
+static CUresult (*p_cuModuleUnload)(CUmodule);
+static CUresult (*p_cuDevicePrimaryCtxRelease)(CUdevice);
+
+static const struct {
+	const char *sym;
+	void **slot;
+} driver_funcs[] = {
+	{ "cuInit", (void **)&p_cuInit },
+	{ "cuDeviceGet", (void **)&p_cuDeviceGet },
+	{ "cuDevicePrimaryCtxRetain", (void **)&p_cuDevicePrimaryCtxRetain },
+	{ "cuCtxSetCurrent", (void **)&p_cuCtxSetCurrent },
+	{ "cuModuleLoadData", (void **)&p_cuModuleLoadData },
+	{ "cuModuleGetFunction", (void **)&p_cuModuleGetFunction },
+	{ "cuStreamCreate", (void **)&p_cuStreamCreate },
+	{ "cuMemGetAllocationGranularity", (void **)&p_cuMemGetAllocationGranularity },
+	{ "cuMemAddressReserve", (void **)&p_cuMemAddressReserve },
+	{ "cuMemCreate", (void **)&p_cuMemCreate },
+	{ "cuMemMap", (void **)&p_cuMemMap },
+	{ "cuMemRelease", (void **)&p_cuMemRelease },
+	{ "cuMemSetAccess", (void **)&p_cuMemSetAccess },
+	{ "cuMemAlloc_v2", (void **)&p_cuMemAlloc },
+	{ "cuMemcpyHtoD_v2", (void **)&p_cuMemcpyHtoD },
+	{ "cuLaunchKernel", (void **)&p_cuLaunchKernel },
+	{ "cuLaunchKernelEx", (void **)&p_cuLaunchKernelEx },
+	{ "cuStreamSynchronize", (void **)&p_cuStreamSynchronize },
+	{ "cuMemcpyDtoH_v2", (void **)&p_cuMemcpyDtoH },
+	{ "cuMemUnmap", (void **)&p_cuMemUnmap },
+	{ "cuMemAddressFree", (void **)&p_cuMemAddressFree },
+	{ "cuMemFree_v2", (void **)&p_cuMemFree },
+	{ "cuStreamDestroy_v2", (void **)&p_cuStreamDestroy },
+	{ "cuModuleUnload", (void **)&p_cuModuleUnload },
+	{ "cuDevicePrimaryCtxRelease_v2", (void **)&p_cuDevicePrimaryCtxRelease },
+};
 
 static void load_driver(void)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	size_t i;
 
 	if (!lib) {
 		fprintf(stderr, "rr_modload: no driver: %s\n", dlerror());
 		exit(1);
 	}
-#define RESOLVE(f)                                                              \
-	if (!(*(void **)&p_##f = dlsym(lib, XSTR(f)))) {                        \
-		fprintf(stderr, "rr_modload: the driver has no %s\n", XSTR(f)); \
-		exit(1);                                                        \
-	}
-	DRIVER_FUNCS(RESOLVE)
-#undef RESOLVE
+	for (i = 0; i < sizeof(driver_funcs) / sizeof(driver_funcs[0]); i++)
+		if (!(*driver_funcs[i].slot = dlsym(lib, driver_funcs[i].sym))) {
+			fprintf(stderr, "rr_modload: the driver has no %s\n", driver_funcs[i].sym);
+			exit(1);
+		}
 }
 
 static void *slurp(const char *path)
