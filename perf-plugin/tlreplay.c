@@ -7,6 +7,7 @@
 
 #include "builtin.h"
 #include "util/child-signals.h"
+#include "util/parent-watch.h"
 #include "util/sigbus.h"
 
 /* The commands, in the order `tlreplay --help` lists them. CMD(x) stands
@@ -140,10 +141,14 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 	bool amb;
 	size_t i;
+	int rc;
 
 	cli_hugepages(argv);
 	sigbus_install();
 	child_signals_install();
+	rc = parent_watch_setup();
+	if (rc)
+		return rc;
 	/* Options before the command: settings for every command's loads. */
 	while (argc >= 2 && !strncmp(argv[1], "--max-text", 10) &&
 	       (argv[1][10] == '=' || !argv[1][10])) {

@@ -50,6 +50,8 @@ def run(argv, write, env=None, poll=0.1, on_start=None):
     """Run @argv with stdout and stderr merged, passing its output to
     @write(str) as it comes. Returns the exit status (negative: killed by that
     signal). Raises StartError if it cannot start, Interrupted on Ctrl-C."""
+    env = dict(os.environ if env is None else env)
+    env["TLREPLAY_PARENT_PID"] = str(os.getpid())
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, env=env, start_new_session=True,

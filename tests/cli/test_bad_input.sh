@@ -121,4 +121,21 @@ run "$TLREPLAY" -o "$TMP/x" breakdown
 [ "$RC" -ne 0 ]
 ok $? "options before the command are refused"
 
+# TLREPLAY_PARENT_PID (what gdb sets: the replay goes when gdb goes; tests/gdb/test_package.py
+# kills a gdb stand-in mid-replay): a value that is no pid, or a process already gone, is refused
+# in one line before any work; a live one is taken
+TLREPLAY_PARENT_PID=12ab run "$TLREPLAY" breakdown -i "$good"
+[ "$RC" -eq 1 ] && [ "$(cat "$TMP/err")" = "tlreplay: TLREPLAY_PARENT_PID: '12ab' is not a process id" ] && [ ! -s "$TMP/out" ]
+ok $? "TLREPLAY_PARENT_PID=12ab: $(cat "$TMP/err")"
+sh -c 'exit 0' &
+gone=$!
+wait $gone
+TLREPLAY_PARENT_PID=$gone run "$TLREPLAY" breakdown -i "$good"
+[ "$RC" -eq 1 ] && grep -qx "tlreplay: TLREPLAY_PARENT_PID: process $gone, which started this run, is gone" "$TMP/err" &&
+	[ ! -s "$TMP/out" ]
+ok $? "TLREPLAY_PARENT_PID of a process that is gone: refused"
+TLREPLAY_PARENT_PID=$$ run "$TLREPLAY" breakdown -i "$good"
+[ "$RC" -eq 0 ] && [ -s "$TMP/out" ] && [ ! -s "$TMP/err" ]
+ok $? "TLREPLAY_PARENT_PID of a live process: the command runs"
+
 done_testing

@@ -12,6 +12,7 @@ import gzip
 import json
 import os
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +30,7 @@ from tlreplay_gdb.session import Session, UserError  # noqa: E402
 
 BUILD = os.environ.get("TLREPLAY_BUILD") or os.path.join(ROOT, "build")
 LIB = os.path.join(BUILD, "libtlreplay.so")
+TLREPLAY_BIN = os.path.join(BUILD, "tlreplay")
 SNAPSHOT = os.path.join(ROOT, "core", "replay", "schemas", "torch-1.13.json.gz")
 MINI = os.path.join(ROOT, "tests", "fixtures", "mini.json")
 REPLAY = os.path.join(ROOT, "tests", "fixtures", "replay.json")
@@ -398,6 +400,24 @@ def _alive(pid):
         return False
 
 
+def _children(pid):
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        kids.append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+    return kids
+
+
+def _has_torch():
+    return subprocess.call([os.environ.get("TLREPLAY_PYTHON", "/usr/bin/python3"), "-c", "import torch"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
+
+
 class TestRunner(unittest.TestCase):
     def test_streams_and_status(self):
         got = []
@@ -437,6 +457,50 @@ class TestRunner(unittest.TestCase):
                     break
                 time.sleep(0.05)
             self.assertFalse(_alive(grandchild))
+
+
+    def test_child_is_told_gdbs_pid(self):
+        got = []
+        rc = runner.run(["sh", "-c", "echo $TLREPLAY_PARENT_PID"], got.append)
+        self.assertEqual((rc, "".join(got).strip()), (0, str(os.getpid())))
+
+    @unittest.skipUnless(os.path.exists(TLREPLAY_BIN) and not SANITIZED and _has_torch(),
+                         "needs the built tlreplay and a Python with torch")
+    def test_replay_goes_when_gdb_dies(self):
+        """gdb killed mid-replay (SIGKILL: nothing of gdb runs): the replay, in a session of its
+        own, and its worker go too instead of running on."""
+        code = ("import sys; sys.path.insert(0, %r)\n"
+                "from tlreplay_gdb import runner\n"
+                "out = lambda s: (sys.stdout.write(s), sys.stdout.flush())\n"
+                "runner.run(sys.argv[1:], out, on_start=lambda p: out('pid %%d\\n' %% p.pid))"
+                % os.path.join(ROOT, "gdb"))
+        gdb_ = subprocess.Popen([sys.executable, "-c", code, TLREPLAY_BIN, "uid", "-i", REPLAY,
+                                 "--no-store", "--device", "cpu", "-r", "100000000", "0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                start_new_session=True, text=True)
+        try:
+            child = int(gdb_.stdout.readline().split()[1])
+            # the replay's plan line: the worker is in its timed calls, and tlreplay writes
+            # nothing more for hours (so no SIGPIPE would stop it either)
+            lines = []
+            for line in gdb_.stdout:
+                lines.append(line)
+                if "timed calls" in line:
+                    break
+            self.assertIn("timed calls", "".join(lines))
+            kids = _children(child)
+            self.assertEqual(len(kids), 1, kids)
+            worker = kids[0]
+        finally:
+            gdb_.kill()
+            gdb_.wait()
+            gdb_.stdout.close()
+        for _ in range(200):
+            if not _alive(child) and not _alive(worker):
+                break
+            time.sleep(0.05)
+        self.assertFalse(_alive(child), "tlreplay outlived gdb")
+        self.assertFalse(_alive(worker), "the worker outlived gdb")
 
 
 # ------------------------------------------------------------------ tlproc, locate
