@@ -145,22 +145,28 @@ static const char *source_name(int source)
 static void print_found(struct out_fmt *o, const struct tl_step_set *set)
 {
 	const char *under = set->found_under ? set->found_under : "a thread's top level";
+	/* a capture trace's kernels went into a graph: its launches stand for them */
+	const char *work = set->found_by_launches ? "launch calls" : "GPU work";
+	const char *what = set->found_by_launches ? "launch calls" : "GPU time";
 
 	if (!strcmp(set->found_how, "one"))
 		fprintf(o->f,
-			"  no loop: one iteration, the call holding the busiest thread's GPU work (and the wait for "
-			"it, "
-			"if any); %.1f%% of the trace's GPU time\n",
-			100 * set->share);
+			"  no loop: one iteration, the call holding the busiest thread's %s (and the wait for it, "
+			"if any); %.1f%% of the trace's %s\n",
+			work, 100 * set->share, what);
 	else
 		fprintf(o->f,
-			"  %zu blocks of the children of %.60s, %s; %.1f%% of the GPU time launched in their span, "
-			"%.1f%% of "
+			"  %zu blocks of the children of %.60s, %s; %.1f%% of the %s in their span, %.1f%% of "
 			"the trace's\n",
 			set->n, under,
 			!strcmp(set->found_how, "period") ? "the same calls over again"
 							  : "each starting at the same call",
-			100 * set->coverage, 100 * set->share);
+			100 * set->coverage, set->found_by_launches ? "launch calls" : "GPU time launched",
+			100 * set->share);
+	if (set->found_by_launches)
+		fputs("  a capture trace: its kernels were captured into a graph, not run, so its launch calls "
+		      "were weighed instead of GPU time\n",
+		      o->f);
 }
 
 static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_step_set *set)
@@ -211,8 +217,9 @@ static void print_all(struct out_fmt *o, struct tl_trace *tr, const struct tl_st
 				json_str(o->f, set->found_under);
 			else
 				fputs("null", o->f);
-			fprintf(o->f, ",\"found_by\":\"%s\",\"coverage\":%.6g,\"share\":%.6g,", set->found_how,
-				set->coverage, set->share);
+			fprintf(o->f, ",\"found_by\":\"%s\",\"weighed_by\":\"%s\",\"coverage\":%.6g,\"share\":%.6g,",
+				set->found_how, set->found_by_launches ? "launch_calls" : "gpu_time", set->coverage,
+				set->share);
 		}
 		fprintf(o->f, "\"steps\":%zu,\"slowest_step\":%lld,\"min_ms\":", set->n, slow->number);
 		num(o, set->min_us, false);

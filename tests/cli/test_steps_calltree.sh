@@ -4,7 +4,7 @@
 # of each shared serving trace, its capture traces and the training traces
 # finds the iterations the annotations name; small traces of our own show each
 # rule (a loop that never waits, layers under a forward, an anchor, an
-# annotation family, the thread that drives the loop).
+# annotation family, the thread that drives the loop, a graph capture run).
 . "$(dirname "$0")/../taplib.sh"
 
 tl() { "$TLREPLAY" "$@"; }
@@ -45,6 +45,36 @@ for c in "$I/sglang_decode/sglang_Qwen3-8B_decode.json.gz 1" \
 	[ "$RC" -eq 0 ] && set -- $(count "$TMP/out") && [ "$1" = "$n" ] && [ "$2" = call_tree ]
 	ok $? "$name, annotations stripped: $n iteration(s) found in the call tree (got ${1:-none})"
 done
+
+# a capture trace's kernels were captured, not run: its iteration is weighed by launch calls and
+# spans its capture run (the capture_N_MODE annotation the strip keeps), not the pre-capture
+# synchronize's few kernels; a trace whose kernels ran is weighed by GPU time
+for c in "sglang_decode/capture_traces/bs_32_rank0.json.gz capture_32_DECODE" \
+	"vllm_decode_full/capture_traces/graph_capture_rank_0.1773709742341309550.pt.trace.json.gz capture_32_FULL" \
+	"vllm_prefilldecode_piecewise/capture_traces/graph_capture_rank_0.1773709679453551615.pt.trace.json.gz capture_8192_PIECEWISE"; do
+	t=$I/${c% *}
+	if [ ! -f "$t" ]; then
+		skip "$t not found"
+		continue
+	fi
+	strip_iterations "$t" "$TMP/cap.json"
+	run tl steps -i "$TMP/cap.json" -j
+	"$PYTHON" - "$TMP/cap.json" "$TMP/out" "${c#* }" <<'PY' >&2
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+cap = [e for e in ev if e.get("name") == sys.argv[3]][0]
+lines = [json.loads(l) for l in open(sys.argv[2])]
+summ, steps = lines[-1], [l for l in lines if "step" in l]
+assert summ["weighed_by"] == "launch_calls" and len(steps) == 1, summ
+assert steps[0]["wall_ms"] >= 0.97 * cap["dur"] / 1000, (steps[0], cap["dur"])
+PY
+	ok $? "${c%%/*}'s capture trace stripped: weighed by launch calls, one iteration of >= 97% of ${c#* }"
+done
+run tl steps -i "$I/sglang_decode/sglang_Qwen3-8B_decode.json.gz" -j
+strip_iterations "$I/sglang_decode/sglang_Qwen3-8B_decode.json.gz" "$TMP/dec.json"
+run tl steps -i "$TMP/dec.json" -j
+grep -q '"weighed_by":"gpu_time"' "$TMP/out"
+ok $? "the SGLang decode trace stripped (its kernels ran): weighed by GPU time"
 
 # the stripped HTA trace's iterations are its ProfilerSteps: the same GPU numbers per step
 T=$S/HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz
@@ -169,6 +199,24 @@ for i in range(3):
     t.x("user_annotation", "Optimizer.step#SGD.step", b + 200, 30)
     t.launch(b + 205, 10)
 t.save("threads.json")
+
+# 7. a graph capture run: a synchronize and a memset run before the capture begins, then the
+# forward's launches go into the graph (no kernel runs): one iteration, the capture run, weighed
+# by launch calls; the same trace with no capture begun is weighed by GPU time
+for name, begin in (("capture.json", True), ("nocapture.json", False)):
+    t = T()
+    t.x("python_function", "runner.py(9): capture_one", 1000, 900)
+    t.x("python_function", "graphs.py(240): __enter__", 1005, 40)
+    t.sync(1010)
+    t.launch(1020, 3)
+    if begin:
+        t.x("cuda_runtime", "cudaStreamBeginCapture", 1050, 2)
+    t.x("python_function", "model.py(40): forward", 1060, 700)
+    for i in range(20):
+        t.x("cpu_op", "aten::mm", 1065 + 30 * i, 20)
+        t.x("cuda_runtime", "cudaLaunchKernel", 1070 + 30 * i, 5)
+    t.x("cuda_runtime", "cudaStreamEndCapture", 1800, 2)
+    t.save(name)
 PY
 for c in "loop.json 4 period" "layers.json 1 one" "anchor.json 3 anchor" "family.json 4 period" \
 	"forward.json 1 one" "threads.json 3 period"; do
@@ -184,6 +232,17 @@ ok $? "layers.json: the one iteration is the step that waits, with all 13 GPU ev
 run tl steps -i "$TMP/threads.json" -x,
 [ "$(awk -F, 'NR > 1 { print $2 }' "$TMP/out" | sort -u)" = "## forward ##" ] && [ "$(awk -F, 'NR == 2 { print $11 }' "$TMP/out")" = 3 ]
 ok $? "threads.json: the main thread's iterations, each with its backward's kernel (3 GPU events)"
+run tl steps -i "$TMP/capture.json" -j
+[ "$RC" -eq 0 ] && [ "$(count "$TMP/out")" = "1 call_tree one" ] && grep -q '"weighed_by":"launch_calls"' "$TMP/out" &&
+	grep -q '"name":"runner.py(9): capture_one"' "$TMP/out"
+ok $? "capture.json: one iteration, the capture run (not the synchronize's __enter__), weighed by launch calls"
+run tl steps -i "$TMP/capture.json"
+grep -q '^  a capture trace: its kernels were captured into a graph, not run, so its launch calls were weighed instead of GPU time$' "$TMP/out" &&
+	grep -q "100.0% of the trace's launch calls" "$TMP/out"
+ok $? "capture.json: steps says the iteration was weighed by launch calls, and why"
+run tl steps -i "$TMP/nocapture.json" -j
+[ "$RC" -eq 0 ] && grep -q '"weighed_by":"gpu_time"' "$TMP/out"
+ok $? "nocapture.json (no capture begun): weighed by GPU time"
 run tl kernels -i "$TMP/loop.json" --step 2 -x,
 [ "$RC" -eq 0 ] && [ "$(grep -c ",k[0-9]*," "$TMP/out")" = 2 ] && grep -q ",k5," "$TMP/out" && grep -q ",k6," "$TMP/out"
 ok $? "--step 2 on found iterations: the third iteration's two kernels"

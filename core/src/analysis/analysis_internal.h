@@ -107,6 +107,7 @@ struct tl_steps_found {
 	size_t n;
 	const char *under, *how;
 	double coverage, share;
+	bool by_launches; /* weighed by launch calls, not GPU time (a capture trace) */
 };
 int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out);
 

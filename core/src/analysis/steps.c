@@ -117,6 +117,7 @@ static int find_steps(const struct tl_trace *tr, struct tl_step_set *set)
 		set->found_how = f.how;
 		set->coverage = f.coverage;
 		set->share = f.share;
+		set->found_by_launches = f.by_launches;
 	} else {
 		set->source = set->profiler_steps ? TL_STEPS_PROFILER : TL_STEPS_SERVING;
 	}

@@ -26,7 +26,15 @@
  * Each thread's answer is judged by all GPU time, every thread's launches
  * counted: its blocks must hold >= 95 % of the GPU time launched inside
  * their span. The most iterations win (the earlier start on a tie: the
- * thread that drives the loop, not the autograd thread it wakes). */
+ * thread that drives the loop, not the autograd thread it wakes).
+ *
+ * A capture trace (vLLM's and SGLang's graph capture runs) launches its
+ * kernels into a CUDA/HIP graph being captured: they never run, and the few
+ * that do (a synchronize, a memset before the capture) would take the GPU
+ * time's place. Where a stream capture was begun and most launch calls ran
+ * nothing, every weight above is a count of launch calls instead (kernels,
+ * copies, memsets, graph launches), the GPU work the trace's calls asked
+ * for. */
 #include <math.h>
 #include <stdio.h>
 
@@ -78,6 +86,14 @@ static bool is_host(int k)
 static bool is_call(int k)
 {
 	return k == TL_KIND_RUNTIME || k == TL_KIND_DRIVER;
+}
+
+/* A call that puts work on a GPU queue (a kernel, copy, memset or graph
+ * launch, of CUDA's or HIP's runtime or driver): what a capture trace's
+ * iterations are weighed by. */
+static bool is_launch_call(const char *name)
+{
+	return strstr(name, "Launch") || strstr(name, "Memcpy") || strstr(name, "Memset");
 }
 
 /* What an iteration does once: wait for the GPU, step an optimizer, run backward. */
@@ -540,8 +556,10 @@ out:
 
 /* @f's share of the GPU time launched inside its span, every thread's
  * launches counted (@launch: the launching call's ts per GPU event), and
- * in *whole its share of all the trace's launched GPU time. */
-static double coverage(const struct tl_trace *tr, const struct found *f, const double *launch, double *whole)
+ * in *whole its share of all the trace's launched GPU time. @by_launches:
+ * @launch marks launch calls (their own ts), each weighing one. */
+static double coverage(const struct tl_trace *tr, const struct found *f, const double *launch, bool by_launches,
+		       double *whole)
 {
 	double lo = f->v.v[0].ts, hi = lo, in = 0, all = 0, total = 0;
 	size_t i;
@@ -553,11 +571,13 @@ static double coverage(const struct tl_trace *tr, const struct found *f, const d
 		double at = launch[i];
 		size_t lo_b = 0, hi_b = f->v.n;
 
+		double w = by_launches ? 1 : tr->ev[i].dur;
+
 		if (!isnan(at))
-			total += tr->ev[i].dur;
+			total += w;
 		if (!(at >= lo && at < hi))
 			continue;
-		all += tr->ev[i].dur;
+		all += w;
 		while (lo_b < hi_b) { /* the last block starting at or before at */
 			size_t mid = (lo_b + hi_b) / 2;
 
@@ -567,7 +587,7 @@ static double coverage(const struct tl_trace *tr, const struct found *f, const d
 				hi_b = mid;
 		}
 		if (lo_b && at < f->v.v[lo_b - 1].ts + f->v.v[lo_b - 1].dur)
-			in += tr->ev[i].dur;
+			in += w;
 	}
 	*whole = total > 0 ? in / total : 1;
 	return all > 0 ? in / all : 1;
@@ -580,18 +600,18 @@ static int cmp_thread_g(const void *a, const void *b)
 	return tl_cmp_double(y->g, x->g);
 }
 
-int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out)
+/* The weights (the file comment): @gpu[call] the GPU time each call
+ * launched, @launch[gpu event] its launching call's ts (NaN: none); in a
+ * capture trace @gpu[call] is 1 for each launch call and @launch[call] its
+ * own ts. Returns whether it weighed by launches, or -ENOMEM. */
+static int weigh(const struct tl_trace *tr, double *gpu, double *launch)
 {
-	double *gpu = calloc(tr->nev + 1, sizeof(*gpu)), *launch = malloc((tr->nev + 1) * sizeof(*launch));
-	TL_VEC(uint32_t) host = { 0 };
-	TL_VEC(struct thread) th = { 0 };
-	struct found best = { 0 }, cur = { 0 };
-	size_t i, j;
-	int err = -ENOMEM;
+	unsigned char *ran = calloc(tr->nev + 1, 1);
+	size_t i, nran = 0, nidle = 0;
+	bool capture = false;
 
-	memset(out, 0, sizeof(*out));
-	if (!gpu || !launch)
-		goto out;
+	if (!ran)
+		return -ENOMEM;
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
 		int32_t p;
@@ -604,7 +624,45 @@ int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out
 			continue;
 		gpu[p] += e->dur;
 		launch[i] = tr->ev[p].ts;
+		ran[p] = 1;
 	}
+	for (i = 0; i < tr->nev; i++) {
+		const struct tl_ev *e = &tr->ev[i];
+		const char *name;
+
+		if (!is_call(e->kind) || !tl_ev_timed(e))
+			continue;
+		name = tl_ev_name(tr, e);
+		if (strstr(name, "BeginCapture"))
+			capture = true;
+		else if (is_launch_call(name))
+			*(ran[i] ? &nran : &nidle) += 1;
+	}
+	free(ran);
+	if (!capture || nidle <= nran)
+		return 0;
+	for (i = 0; i < tr->nev; i++) {
+		const struct tl_ev *e = &tr->ev[i];
+		bool one = is_call(e->kind) && tl_ev_timed(e) && is_launch_call(tl_ev_name(tr, e));
+
+		gpu[i] = one;
+		launch[i] = one ? e->ts : NAN;
+	}
+	return 1;
+}
+
+int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out)
+{
+	double *gpu = calloc(tr->nev + 1, sizeof(*gpu)), *launch = malloc((tr->nev + 1) * sizeof(*launch));
+	TL_VEC(uint32_t) host = { 0 };
+	TL_VEC(struct thread) th = { 0 };
+	struct found best = { 0 }, cur = { 0 };
+	size_t i, j;
+	int err = -ENOMEM, by = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!gpu || !launch || (by = weigh(tr, gpu, launch)) < 0)
+		goto out;
 	for (i = 0; i < tr->nev; i++)
 		if (is_host(tr->ev[i].kind) && tl_ev_timed(&tr->ev[i]) && tl_vec_push(&host, (uint32_t)i))
 			goto out;
@@ -630,7 +688,7 @@ int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out
 			goto out;
 		if (!cur.v.n)
 			continue;
-		cur.coverage = coverage(tr, &cur, launch, &cur.share);
+		cur.coverage = coverage(tr, &cur, launch, by, &cur.share);
 		/* one iteration is an answer only when no thread finds more, the
 		 * busiest thread's then; a loop must hold most of the trace's GPU
 		 * work (not a helper thread's few launches) */
@@ -651,7 +709,7 @@ int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out
 		if (descend(tr, &th.v[0], false, &best))
 			goto out;
 		if (best.v.n)
-			best.coverage = coverage(tr, &best, launch, &best.share);
+			best.coverage = coverage(tr, &best, launch, by, &best.share);
 	}
 	out->v = best.v.v;
 	out->n = best.v.n;
@@ -659,6 +717,7 @@ int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out
 	out->how = best.how;
 	out->coverage = best.coverage;
 	out->share = best.share;
+	out->by_launches = by;
 	best.v.v = NULL;
 	err = 0;
 out:
