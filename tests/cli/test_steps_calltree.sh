@@ -214,9 +214,39 @@ for name, begin in (("capture.json", True), ("nocapture.json", False)):
     t.x("python_function", "model.py(40): forward", 1060, 700)
     for i in range(20):
         t.x("cpu_op", "aten::mm", 1065 + 30 * i, 20)
-        t.x("cuda_runtime", "cudaLaunchKernel", 1070 + 30 * i, 5)
+        t.c += 1
+        t.ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                     "ts": 1070 + 30 * i, "dur": 5, "args": {"correlation": t.c}})
     t.x("cuda_runtime", "cudaStreamEndCapture", 1800, 2)
     t.save(name)
+
+# 8. a capture run, then four served steps that replay the graph (ten kernels each): the
+# executed kernels outnumber the captured calls, so GPU time weighs and the steps are found
+t = T()
+t.x("python_function", "runner.py(9): capture_one", 1000, 500)
+t.sync(1010)
+t.x("cuda_runtime", "cudaStreamBeginCapture", 1050, 2)
+for i in range(20):
+    t.x("cpu_op", "aten::mm", 1065 + 20 * i, 15)
+    t.c += 1
+    t.ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                 "ts": 1070 + 20 * i, "dur": 5, "args": {"correlation": t.c}})
+t.x("cuda_runtime", "cudaStreamEndCapture", 1480, 2)
+for i in range(4):
+    b = 2000 + 1000 * i
+    t.x("python_function", "serve.py(30): step", b, 900)
+    t.c += 1
+    t.ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1,
+                 "ts": b + 10, "dur": 5, "args": {"correlation": t.c}})
+    for k in range(10):
+        # as Kineto links a graph's kernels to their launch: an ac2g flow each, the launch's id
+        t.ev.append({"ph": "X", "cat": "kernel", "name": "g%d" % k, "pid": 0, "tid": 7,
+                     "ts": b + 20 + 50 * k, "dur": 40, "args": {"correlation": t.c, "device": 0, "stream": 7}})
+        t.ev.append({"ph": "s", "cat": "ac2g", "name": "ac2g", "id": t.c, "pid": 1, "tid": 1, "ts": b + 10})
+        t.ev.append({"ph": "f", "cat": "ac2g", "name": "ac2g", "id": t.c, "pid": 0, "tid": 7,
+                     "ts": b + 20 + 50 * k, "bp": "e"})
+    t.sync(b + 800)
+t.save("served.json")
 PY
 for c in "loop.json 4 period" "layers.json 1 one" "anchor.json 3 anchor" "family.json 4 period" \
 	"forward.json 1 one" "threads.json 3 period"; do
@@ -243,6 +273,9 @@ ok $? "capture.json: steps says the iteration was weighed by launch calls, and w
 run tl steps -i "$TMP/nocapture.json" -j
 [ "$RC" -eq 0 ] && grep -q '"weighed_by":"gpu_time"' "$TMP/out"
 ok $? "nocapture.json (no capture begun): weighed by GPU time"
+run tl steps -i "$TMP/served.json" -j
+[ "$RC" -eq 0 ] && [ "$(count "$TMP/out")" = "4 call_tree period" ] && grep -q '"weighed_by":"gpu_time"' "$TMP/out"
+ok $? "served.json (a capture, then 40 kernels of graph replays): weighed by GPU time, the 4 served steps"
 run tl kernels -i "$TMP/loop.json" --step 2 -x,
 [ "$RC" -eq 0 ] && [ "$(grep -c ",k[0-9]*," "$TMP/out")" = 2 ] && grep -q ",k5," "$TMP/out" && grep -q ",k6," "$TMP/out"
 ok $? "--step 2 on found iterations: the third iteration's two kernels"

@@ -31,10 +31,11 @@
  * A capture trace (vLLM's and SGLang's graph capture runs) launches its
  * kernels into a CUDA/HIP graph being captured: they never run, and the few
  * that do (a synchronize, a memset before the capture) would take the GPU
- * time's place. Where a stream capture was begun and most launch calls ran
- * nothing, every weight above is a count of launch calls instead (kernels,
- * copies, memsets, graph launches), the GPU work the trace's calls asked
- * for. */
+ * time's place. Where a stream capture was begun and more launch calls ran
+ * nothing than there are GPU events (so a trace that also serves, its graph
+ * launches each running many kernels, keeps GPU time), every weight above is
+ * a count of launch calls instead (kernels, copies, memsets, graph launches),
+ * the GPU work the trace's calls asked for. */
 #include <math.h>
 #include <stdio.h>
 
@@ -607,7 +608,7 @@ static int cmp_thread_g(const void *a, const void *b)
 static int weigh(const struct tl_trace *tr, double *gpu, double *launch)
 {
 	unsigned char *ran = calloc(tr->nev + 1, 1);
-	size_t i, nran = 0, nidle = 0;
+	size_t i, ngpu = 0, nidle = 0;
 	bool capture = false;
 
 	if (!ran)
@@ -625,6 +626,7 @@ static int weigh(const struct tl_trace *tr, double *gpu, double *launch)
 		gpu[p] += e->dur;
 		launch[i] = tr->ev[p].ts;
 		ran[p] = 1;
+		ngpu++;
 	}
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
@@ -635,11 +637,11 @@ static int weigh(const struct tl_trace *tr, double *gpu, double *launch)
 		name = tl_ev_name(tr, e);
 		if (strstr(name, "BeginCapture"))
 			capture = true;
-		else if (is_launch_call(name))
-			*(ran[i] ? &nran : &nidle) += 1;
+		else if (is_launch_call(name) && !ran[i])
+			nidle++;
 	}
 	free(ran);
-	if (!capture || nidle <= nran)
+	if (!capture || nidle <= ngpu)
 		return 0;
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
