@@ -121,9 +121,9 @@ struct tl_step_set {
 	size_t slowest;		/**< index of the longest wall time */
 	/** Wall time over the steps: min, median, max, mean, std (sample; NaN for one). */
 	double min_us, median_us, max_us, mean_us, std_us;
-	/** TL_STEPS_CALLTREE in a capture trace (a stream capture begun, and most launch calls
-	 *  ran nothing: their kernels went into a graph): coverage, share and the search were
-	 *  by counts of launch calls, not GPU time. */
+	/** TL_STEPS_CALLTREE in a capture trace (a stream capture begun, and more launch calls
+	 *  that ran nothing than GPU events: their kernels went into a graph): coverage, share
+	 *  and the search were by counts of launch calls, not GPU time. */
 	bool found_by_launches;
 };
 
