@@ -501,16 +501,30 @@ static void test_syntax_errors(void)
 		{ "{}", "an event is missing at column 2" },
 		{ "fakepmu/event=1", "'/' without its closing '/' at column 8" },
 		{ "/event=1/", "a PMU name must come before '/' at column 1" },
+		/* a pasted line break or tab inside a name: said where, never "libpfm4 knows it
+		 * but cannot encode it" */
+		{ "task-c\nlock", "a space or control character inside an event at column 7" },
+		{ "task-clock,page faults", "a space or control character inside an event at column 16" },
+		{ "{cycles,task-clock\tx}", "a space or control character inside an event at column 19" },
+		{ "task-c\001lock", "a space or control character inside an event at column 7" },
 	};
 	struct tl_cnt_list l;
 	size_t i;
 	int r;
 
 	for (i = 0; i < TL_ARRAY_SIZE(cases); i++) {
+		char shown[64];
+
+		snprintf(shown, sizeof(shown), "%s", cases[i].list);
+		tl_one_line(shown, sizeof(shown)); /* a TAP line stays one line */
 		r = parse(cases[i].list, &l);
-		ok(r == -EINVAL && has(tl_last_error(), cases[i].want), "syntax \"%s\": %s",
-		   cases[i].list, tl_last_error());
+		ok(r == -EINVAL && has(tl_last_error(), cases[i].want), "syntax \"%s\": %s", shown, tl_last_error());
 	}
+	/* spaces around events are not inside one */
+	r = parse(" task-clock , page-faults ", &l);
+	ok(r == 0 && l.ev.n == 2, "\" task-clock , page-faults \": two events (%s)", r ? tl_last_error() : "ok");
+	if (r == 0)
+		tl_cnt_list_free(&l);
 }
 
 /* Messages quote what was typed: a newline in it does not split the line

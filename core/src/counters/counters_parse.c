@@ -268,6 +268,11 @@ static int parse_event(struct parser *p, size_t group)
 		end--;
 	if (end == start)
 		return syntax(p, start, "an event is missing");
+	/* no event name, PMU term or modifier holds one (a pasted line break
+	 * once read as a libpfm4 string that "cannot be encoded") */
+	for (size_t i = start; i < end; i++)
+		if (isspace((unsigned char)p->s[i]) || iscntrl((unsigned char)p->s[i]))
+			return syntax(p, i, "a space or control character inside an event");
 	text = strndup(p->s + start, end - start);
 	if (!text)
 		return -ENOMEM;
