@@ -470,6 +470,66 @@ static void test_ts_units(void)
 	tl_trace_close(tr);
 }
 
+/* ------------------------------------------------------------ marked copies */
+
+struct gen_state {
+	size_t asked;
+	int fail_at; /* return -EIO for this index (-1: never) */
+};
+
+/* Appended event i: like event 4 (the kernel: pid 0, tid 7), then event 0,
+ * its members written into the library's buffer */
+static int gen_event(void *ctx, size_t i, struct tl_extra_event *out, char *buf, size_t size)
+{
+	struct gen_state *g = ctx;
+
+	if (g->asked++ != i || size < 4096)
+		return -EPROTO;
+	if ((int)i == g->fail_at)
+		return -EIO;
+	out->like = i ? 0 : 4;
+	snprintf(buf, size, "\"ph\":\"i\",\"name\":\"extra_%zu\",\"ts\":%zu", i, 300 + i);
+	out->members = buf;
+	return 0;
+}
+
+static void test_write_marked_gen(void)
+{
+	struct tl_trace *tr = open_text(trace1), *back = NULL;
+	struct tl_mark m = { 1, "critical", "1" };
+	struct gen_state g = { 0, -1 };
+	struct buf out = { 0 }, old = { 0 };
+	struct tl_extra_event arr[2] = { { 4, "\"ph\":\"i\",\"name\":\"extra_0\",\"ts\":300" },
+					 { 0, "\"ph\":\"i\",\"name\":\"extra_1\",\"ts\":301" } };
+	int err;
+
+	err = tl_trace_write_marked_gen(tr, &m, 1, gen_event, &g, 2, buf_write, &out);
+	ok(err == 0 && g.asked == 2 && out.p &&
+		   strstr(out.p, "{\"pid\":0,\"tid\":7,\"ph\":\"i\",\"name\":\"extra_0\",\"ts\":300}") &&
+		   strstr(out.p, "{\"pid\":1,\"tid\":1,\"ph\":\"i\",\"name\":\"extra_1\",\"ts\":301}"),
+	   "write_marked_gen: each event asked once, in order, with the pid and tid of its like");
+	ok(out.p && tl_trace_open_mem(out.p, out.n, "marked", NULL, &back) == 0 &&
+		   tl_trace_nevents_file(back) == NEV1 + 2,
+	   "the copy loads: the trace's %d events and the 2 appended", NEV1);
+	tl_trace_close(back);
+	err = tl_trace_write_marked(tr, &m, 1, arr, 2, buf_write, &old);
+	ok(err == 0 && old.p && out.p && !strcmp(old.p, out.p),
+	   "tl_trace_write_marked with the same events as an array: the same bytes");
+	free(out.p);
+	memset(&out, 0, sizeof(out));
+	g = (struct gen_state){ 0, 1 };
+	err = tl_trace_write_marked_gen(tr, &m, 1, gen_event, &g, 2, buf_write, &out);
+	ok(err == -EIO && g.asked == 2, "a generator's error ends the write and is returned (%d)", err);
+	free(out.p);
+	memset(&out, 0, sizeof(out));
+	err = tl_trace_write_marked_gen(tr, &m, 1, NULL, NULL, 2, buf_write, &out);
+	ok(err == -EINVAL && !out.p, "events to append and no generator: -EINVAL, nothing written (%s)",
+	   tl_last_error());
+	free(out.p);
+	free(old.p);
+	tl_trace_close(tr);
+}
+
 int main(void)
 {
 	test_main();
@@ -477,5 +537,6 @@ int main(void)
 	test_nothing_to_fold();
 	test_write_error();
 	test_ts_units();
+	test_write_marked_gen();
 	return done_testing();
 }

@@ -170,6 +170,26 @@ TL_API int tl_trace_write_marked(struct tl_trace *tr, const struct tl_mark *mark
 				 const struct tl_extra_event *extra, size_t nextra,
 				 tl_fold_write_fn write, void *ctx);
 
+/**
+ * The source of tl_trace_write_marked_gen()'s appended events: fill @p out
+ * with the @p i-th (0 .. nextra-1, in order, each asked once). Its members
+ * may be written into @p buf (@p size bytes, at least 4096) or point at
+ * text of @p ctx that stays until the next call.
+ * @return 0 or a negative errno, which ends the write with it.
+ */
+typedef int (*tl_extra_event_fn)(void *ctx, size_t i, struct tl_extra_event *out, char *buf, size_t size);
+
+/**
+ * @brief tl_trace_write_marked() with the appended events made one at a time
+ *        as they are written: a long list (critpath --fold's two flow
+ *        events per path edge: 170 MB of text for a trace of a million
+ *        events) is never held whole, by the caller or in here.
+ * @return as tl_trace_write_marked(), or what @p extra returned.
+ */
+TL_API int tl_trace_write_marked_gen(struct tl_trace *tr, const struct tl_mark *marks, size_t nmarks,
+				     tl_extra_event_fn extra, void *extra_ctx, size_t nextra, tl_fold_write_fn write,
+				     void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

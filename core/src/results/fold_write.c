@@ -22,12 +22,17 @@ struct edit {
 	char *text;
 	size_t len;
 	size_t seq;
+	bool gen; /* insert the splice's generated events here (text NULL) */
 };
 
 struct splice {
 	const struct tl_trace *tr;
 	const char *base, *end;
 	TL_VEC(struct edit) edits;
+	/* events appended as they are written (tl_trace_write_marked_gen) */
+	tl_extra_event_fn gen;
+	void *gen_ctx;
+	size_t ngen;
 };
 
 static int bad_text(const struct splice *s, const char *at)
@@ -39,13 +44,21 @@ static int bad_text(const struct splice *s, const char *at)
 /* Takes @text (malloc'ed) even on failure. */
 static int add_edit(struct splice *s, size_t at, size_t end, char *text, size_t len)
 {
-	struct edit e = { at, end, text, len, s->edits.n };
+	struct edit e = { .at = at, .end = end, .text = text, .len = len, .seq = s->edits.n };
 
 	if (!text || tl_vec_push(&s->edits, e)) {
 		free(text);
 		return tl_err(-ENOMEM, "out of memory");
 	}
 	return 0;
+}
+
+/* Where the generated events go (one such edit per splice). */
+static int add_gen_edit(struct splice *s, size_t at)
+{
+	struct edit e = { at, at, NULL, 0, s->edits.n, true };
+
+	return tl_vec_push(&s->edits, e) ? tl_err(-ENOMEM, "out of memory") : 0;
 }
 
 static int add_edit_fmt(struct splice *s, size_t at, size_t end, const char *pre,
@@ -351,6 +364,70 @@ static int emit_text(const struct splice *s, size_t from, size_t to, tl_fold_wri
 	return 0;
 }
 
+/* "KEY":RAW, appended (RAW a JSON token as the trace wrote it). */
+static int put_member(char **buf, size_t *len, size_t *cap, const char *key, const char *raw)
+{
+	int err = tl_text_put(buf, len, cap, "\"", 1);
+
+	if (!err)
+		err = tl_text_put(buf, len, cap, key, strlen(key));
+	if (!err)
+		err = tl_text_put(buf, len, cap, "\":", 2);
+	if (!err)
+		err = tl_text_put(buf, len, cap, raw, strlen(raw));
+	if (!err)
+		err = tl_text_put(buf, len, cap, ",", 1);
+	return err;
+}
+
+#define GEN_MEMBERS 8192       /* the generator's buffer */
+#define GEN_FLUSH   (64 << 10) /* written out in pieces of about this */
+
+/* The generated events, each ",{pid,tid,members}", made and written in
+ * pieces: never all of them at once. */
+static int emit_generated(const struct splice *s, tl_fold_write_fn write, void *ctx)
+{
+	const struct tl_trace *tr = s->tr;
+	char *members = malloc(GEN_MEMBERS), *out = NULL;
+	size_t len = 0, cap = 0, i;
+	int err = members ? 0 : tl_err(-ENOMEM, "out of memory");
+
+	for (i = 0; i < s->ngen && !err; i++) {
+		struct tl_extra_event x = { 0 };
+		const struct tl_ev *like;
+
+		err = s->gen(s->gen_ctx, i, &x, members, GEN_MEMBERS);
+		if (err)
+			break;
+		if (!x.members || !*x.members) {
+			err = tl_err(-EINVAL, "appended event %zu has no members", i);
+			break;
+		}
+		like = x.like < tr->nev ? &tr->ev[x.like] : NULL;
+		/* pid and tid as the event wrote them: 7 and "7" are two tracks */
+		err = tl_text_put(&out, &len, &cap, ",{", 2);
+		if (!err && like && like->pid)
+			err = put_member(&out, &len, &cap, "pid", tl_strtab_get(&tr->strs, like->pid));
+		if (!err && like && like->tid)
+			err = put_member(&out, &len, &cap, "tid", tl_strtab_get(&tr->strs, like->tid));
+		if (!err)
+			err = tl_text_put(&out, &len, &cap, x.members, strlen(x.members));
+		if (!err)
+			err = tl_text_put(&out, &len, &cap, "}", 1);
+		if (err) {
+			err = tl_err(-ENOMEM, "out of memory");
+			break;
+		}
+		if (len >= GEN_FLUSH || i + 1 == s->ngen) {
+			err = write(out, len, ctx);
+			len = 0;
+		}
+	}
+	free(out);
+	free(members);
+	return err;
+}
+
 static int emit(struct splice *s, tl_fold_write_fn write, void *ctx)
 {
 	const struct tl_trace *tr = s->tr;
@@ -370,7 +447,9 @@ static int emit(struct splice *s, tl_fold_write_fn write, void *ctx)
 		if (e->at < pos)
 			return tl_err(-EINVAL, "fold: overlapping edits at byte %zu", e->at);
 		err = emit_text(s, pos, e->at, write, ctx);
-		if (!err && e->len)
+		if (!err && e->gen)
+			err = emit_generated(s, write, ctx);
+		else if (!err && e->len)
 			err = write(e->text, e->len, ctx);
 		if (err)
 			goto fail;
@@ -483,7 +562,7 @@ static int no_data(const struct tl_fold *f, const struct tl_trace *tr)
 int tl_fold_write(struct tl_fold *f, struct tl_trace *tr, tl_fold_write_fn write, void *ctx,
 		  struct tl_fold_result *res)
 {
-	struct splice s = { tr, tr->text, tr->text + tr->text_len, { 0 } };
+	struct splice s = { .tr = tr, .base = tr->text, .end = tr->text + tr->text_len };
 	TL_VEC(struct fold_op) ops = { 0 };
 	cJSON *summary = NULL;
 	char *cev = NULL;
@@ -578,34 +657,34 @@ out:
 
 /* ------------------------------------------------------------ marked copies */
 
-/* "KEY":RAW, appended (RAW a JSON token as the trace wrote it). */
-static int put_member(char **buf, size_t *len, size_t *cap, const char *key, const char *raw)
+/* tl_trace_write_marked()'s events, from its array. */
+static int extra_from_array(void *ctx, size_t i, struct tl_extra_event *out, char *buf, size_t size)
 {
-	int err = tl_text_put(buf, len, cap, "\"", 1);
-
-	if (!err)
-		err = tl_text_put(buf, len, cap, key, strlen(key));
-	if (!err)
-		err = tl_text_put(buf, len, cap, "\":", 2);
-	if (!err)
-		err = tl_text_put(buf, len, cap, raw, strlen(raw));
-	if (!err)
-		err = tl_text_put(buf, len, cap, ",", 1);
-	return err;
+	(void)buf;
+	(void)size;
+	*out = ((const struct tl_extra_event *)ctx)[i];
+	return 0;
 }
 
-/* A copy of @tr's text with args members set on events and events
- * appended: the same splicing as a fold, for other writers (critpath's path). */
 int tl_trace_write_marked(struct tl_trace *tr, const struct tl_mark *marks, size_t nmarks,
 			  const struct tl_extra_event *extra, size_t nextra, tl_fold_write_fn write,
 			  void *ctx)
 {
-	struct splice s = { tr, tr->text, tr->text + tr->text_len, { 0 } };
+	return tl_trace_write_marked_gen(tr, marks, nmarks, extra_from_array, (void *)extra, nextra, write, ctx);
+}
+
+/* A copy of @tr's text with args members set on events and events
+ * appended: the same splicing as a fold, for other writers (critpath's path). */
+int tl_trace_write_marked_gen(struct tl_trace *tr, const struct tl_mark *marks, size_t nmarks, tl_extra_event_fn extra,
+			      void *extra_ctx, size_t nextra, tl_fold_write_fn write, void *ctx)
+{
+	struct splice s = { tr, tr->text, tr->text + tr->text_len, { 0 }, extra, extra_ctx, nextra };
 	struct tl_text t = tl_trace_text(tr);
-	char *app = NULL;
-	size_t len = 0, cap = 0, i;
+	size_t i;
 	int err = tl_file_id_check(&tr->text_id, tr->path);
 
+	if (!err && nextra && !extra)
+		err = tl_err(-EINVAL, "%zu events to append and nothing to make them", nextra);
 	for (i = 0; i < nmarks && !err; i++) {
 		/* finding a marked event faults in its part of the text (and the
 		 * kernel maps up to 64 KB around each fault): a long list of marks
@@ -618,29 +697,10 @@ int tl_trace_write_marked(struct tl_trace *tr, const struct tl_mark *marks, size
 		else
 			err = annotate_event(&s, marks[i].uid, marks[i].key, marks[i].json);
 	}
-	for (i = 0; i < nextra && !err; i++) {
-		const struct tl_ev *like = extra[i].like < tr->nev ? &tr->ev[extra[i].like] : NULL;
-
-		/* pid and tid as the event wrote them: 7 and "7" are two tracks */
-		err = tl_text_put(&app, &len, &cap, ",{", 2);
-		if (!err && like && like->pid)
-			err = put_member(&app, &len, &cap, "pid", tl_strtab_get(&tr->strs, like->pid));
-		if (!err && like && like->tid)
-			err = put_member(&app, &len, &cap, "tid", tl_strtab_get(&tr->strs, like->tid));
-		if (!err)
-			err = tl_text_put(&app, &len, &cap, extra[i].members, strlen(extra[i].members));
-		if (!err)
-			err = tl_text_put(&app, &len, &cap, "}", 1);
-		if (err)
-			err = tl_err(-ENOMEM, "out of memory");
-	}
-	if (!err && len) {
-		err = add_edit(&s, last_event_end(&s), last_event_end(&s), app, len);
-		app = NULL;
-	}
+	if (!err && nextra)
+		err = add_gen_edit(&s, last_event_end(&s));
 	if (!err)
 		err = emit(&s, write, ctx);
-	free(app);
 	for (i = 0; i < s.edits.n; i++)
 		free(s.edits.v[i].text);
 	tl_vec_free(&s.edits);
