@@ -4,9 +4,10 @@
  * .nv.info.<name> section of attributes; EIATTR_KPARAM_INFO gives each
  * parameter's ordinal, offset and size (bits 18..31 of its last word). A
  * fatbin holds cubins (and PTX) per architecture, each possibly compressed:
- * the one for the device's architecture is taken, inflated with libzstd
- * (CUDA 13's compression, found with dlopen) when it is compressed; the older
- * LZ4 compression is not read. */
+ * the one for the device's architecture is taken, inflated when it is
+ * compressed: with libzstd (CUDA 13's default, and `-compress-mode=size`;
+ * found with dlopen), or LZ4 (CUDA 12's `-compress-all`, as PyTorch's wheels
+ * are built, and 13's `-compress-mode=speed`), which is read here. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <pthread.h>
@@ -23,6 +24,7 @@
 
 #define FATBIN_KIND_ELF 2
 #define FATBIN_COMPRESSED_ZSTD 0x8000
+#define FATBIN_COMPRESSED_LZ4  0x2000
 
 struct fatbin_entry {
 	uint16_t kind, version;
@@ -135,6 +137,58 @@ static size_t unzstd(void *dst, size_t cap, const void *src, size_t len)
 	return iserr(r) ? 0 : r;
 }
 
+/* One LZ4 length: *@n (a nibble of the token), and when it is 15 the
+ * bytes that follow, each added, up to one that is not 255. False when the
+ * input ends first. */
+static bool lz4_len(const unsigned char *src, size_t len, size_t *i, size_t *n)
+{
+	unsigned char b;
+
+	if (*n != 15)
+		return true;
+	do {
+		if (*i >= len)
+			return false;
+		b = src[(*i)++];
+		*n += b;
+	} while (b == 255);
+	return true;
+}
+
+/* An LZ4 block (the format, not the frame): sequences of a token (the
+ * literals' length in its high nibble, the match's less 4 in the low one),
+ * the literals, then the match as a 2-byte little-endian distance back into
+ * what was written; the last sequence has literals only. Returns the bytes
+ * written to @dst, 0 for input that is not such a block or does not fit
+ * @cap: nothing outside @src or @dst is touched whatever the bytes say. */
+static size_t unlz4(unsigned char *dst, size_t cap, const unsigned char *src, size_t len)
+{
+	size_t i = 0, o = 0;
+
+	while (i < len) {
+		unsigned char tok = src[i++];
+		size_t lit = tok >> 4, m = tok & 15, back, k;
+
+		if (!lz4_len(src, len, &i, &lit) || lit > len - i || lit > cap - o)
+			return 0;
+		memcpy(dst + o, src + i, lit);
+		i += lit;
+		o += lit;
+		if (i == len)
+			return o;
+		if (len - i < 2)
+			return 0;
+		back = src[i] | (size_t)src[i + 1] << 8;
+		i += 2;
+		if (!back || back > o || !lz4_len(src, len, &i, &m) || (m += 4) > cap - o)
+			return 0;
+		/* byte by byte: a match may overlap what it repeats */
+		for (k = 0; k < m; k++, o++)
+			dst[o] = dst[o - back];
+	}
+	return 0; /* a block ends with literals */
+}
+
 int rec_nvinfo_layout(const void *image, size_t len, enum rec_image_kind kind, const char *kernel, int arch,
 		      size_t (**out)[2], size_t *n)
 {
@@ -163,13 +217,20 @@ int rec_nvinfo_layout(const void *image, size_t len, enum rec_image_kind kind, c
 		if (h.kind == FATBIN_KIND_ELF && (int)h.arch == arch) {
 			const unsigned char *body = e + h.header_size;
 
-			if (!(h.flags & (FATBIN_COMPRESSED_ZSTD | 0x2000))) {
-				rc = cubin_layout(body, h.size, kernel, out, n);
-			} else if ((h.flags & FATBIN_COMPRESSED_ZSTD) && h.decompressed_size) {
-				unsigned char *cubin = malloc(h.decompressed_size);
+			size_t clen = h.compressed_size && h.compressed_size <= h.size ? h.compressed_size : h.size;
 
-				if (cubin && unzstd(cubin, h.decompressed_size, body,
-						    h.compressed_size ? h.compressed_size : h.size) == h.decompressed_size)
+			if (!(h.flags & (FATBIN_COMPRESSED_ZSTD | FATBIN_COMPRESSED_LZ4))) {
+				rc = cubin_layout(body, h.size, kernel, out, n);
+			} else if (h.decompressed_size && h.decompressed_size <= ((size_t)1 << 31)) {
+				/* a cubin is megabytes at most: a bigger size is a bad header */
+				unsigned char *cubin = malloc(h.decompressed_size);
+				size_t got = 0;
+
+				if (cubin && (h.flags & FATBIN_COMPRESSED_ZSTD))
+					got = unzstd(cubin, h.decompressed_size, body, clen);
+				else if (cubin)
+					got = unlz4(cubin, h.decompressed_size, body, clen);
+				if (got == h.decompressed_size)
 					rc = cubin_layout(cubin, h.decompressed_size, kernel, out, n);
 				free(cubin);
 			}

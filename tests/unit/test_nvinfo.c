@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tap.h"
 
@@ -86,9 +87,84 @@ static void check(const char *file, int arch, int expect_ok, const char *what)
 	free(img);
 }
 
+/* The LZ4 block reader on blocks written by hand: what it must make, and
+ * what it must refuse without touching memory outside its buffers (the
+ * sanitizer and valgrind runs of this test check that). */
+static void test_unlz4(void)
+{
+	/* literals "abc", then a match 3 back of 4 + 5 = 9 bytes (overlapping:
+	 * "abcabcabc"), then the last literals "Z" */
+	static const unsigned char block[] = { 0x35, 'a', 'b', 'c', 3, 0, 0x10, 'Z' };
+	/* 15 + 3 = 18 literals, the length's extra byte */
+	static const unsigned char longlit[] = { 0xf0, 3,   'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H',
+						 'I',  'J', 'K', 'L', 'M', 'N', 'O', 'P', 'Q', 'R' };
+	static const struct {
+		const char *what;
+		unsigned char b[8];
+		size_t n;
+	} bad[] = {
+		{ "a match 0 back", { 0x10, 'a', 0, 0, 0x10, 'b' }, 6 },
+		{ "a match further back than what was written", { 0x10, 'a', 2, 0, 0x10, 'b' }, 6 },
+		{ "literals past the input's end", { 0x50, 'a', 'b' }, 3 },
+		{ "a cut offset", { 0x10, 'a', 1 }, 3 },
+		{ "a length that never ends", { 0xf0, 255, 255 }, 3 },
+		{ "a match that ends the block", { 0x10, 'a', 1, 0 }, 4 },
+	};
+	unsigned char out[64];
+	size_t i, got;
+
+	got = unlz4(out, sizeof(out), block, sizeof(block));
+	ok(got == 13 && !memcmp(out, "abcabcabcabcZ", 13), "unlz4: literals, an overlapping match, last literals (%zu)",
+	   got);
+	got = unlz4(out, 12, block, sizeof(block));
+	ok(got == 0, "unlz4: output that does not fit its buffer: refused");
+	got = unlz4(out, sizeof(out), longlit, sizeof(longlit));
+	ok(got == 18 && !memcmp(out, "ABCDEFGHIJKLMNOPQR", 18), "unlz4: a literal length of 15 + an extra byte");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(unlz4(out, sizeof(out), bad[i].b, bad[i].n) == 0, "unlz4: %s: refused", bad[i].what);
+}
+
+/* Every byte of the LZ4 fatbin's compressed cubin flipped in turn: a layout
+ * or none, never a read or write out of bounds. */
+static void test_lz4_corrupt(void)
+{
+	size_t len = 0, (*lay)[2] = NULL, n = 0, i, hs, body, clen, good = 0, none = 0;
+	unsigned char *img = slurp(FIX "kernels.lz4.fatbin", &len);
+	uint32_t c32;
+
+	if (!img || len < 16 + 64) {
+		ok(0, "cannot read kernels.lz4.fatbin");
+		free(img);
+		return;
+	}
+	hs = (size_t)img[6] | (size_t)img[7] << 8;
+	memcpy(&c32, img + hs + 16, 4);
+	body = hs + 64;
+	clen = c32;
+	for (i = body; i < body + clen && i < len; i++) {
+		img[i] ^= 0xff;
+		if (rec_nvinfo_layout(img, len, REC_IMG_FATBIN, "kp", 90, &lay, &n))
+			none++;
+		else
+			good++;
+		free(lay);
+		lay = NULL;
+		img[i] ^= 0xff;
+	}
+	ok(clen > 100 && good + none == clen && none > 0,
+	   "lz4 fatbin, each of its %zu compressed bytes flipped: %zu read a layout, %zu none, nothing out of bounds",
+	   clen, good, none);
+	free(img);
+}
+
 int main(void)
 {
 	void *z = dlopen("libzstd.so.1", RTLD_NOW);
+
+	test_unlz4();
+	/* LZ4 is read here, no library needed */
+	check(FIX "kernels.lz4.fatbin", 90, 1, "lz4 fatbin");
+	test_lz4_corrupt();
 
 	check(FIX "kernels.sm90.cubin", 90, 1, "cubin");
 	check(FIX "kernels.fatbin", 90, 1, "fatbin sm_90");
