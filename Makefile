@@ -354,6 +354,9 @@ $(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(O)/fuzz/libfu
 	$(Q)$(FUZZ_COMPILE) $(FUZZ_LINK_FLAGS) $(FUZZ_CFLAGS) -o $@ $< $(O)/fuzz/libfuzzcli.a $(O)/fuzz/libfuzz.a \
 		$(LDLIBS_CORE)
 
+# fuzz_images includes the recorder's image reader
+$(O)/fuzz/fuzz_images: core/record/rec_nvinfo.c core/record/rec.h
+
 # each target's run is its own goal, so that make -j runs them side by side
 FUZZ_RUNS := $(patsubst %,fuzz-run-%,$(notdir $(FUZZ_BINS)))
 fuzz: $(FUZZ_RUNS)

@@ -25,6 +25,7 @@
 #define FATBIN_KIND_ELF 2
 #define FATBIN_COMPRESSED_ZSTD 0x8000
 #define FATBIN_COMPRESSED_LZ4  0x2000
+#define MAX_CUBIN	       ((size_t)256 << 20) /* the largest inflated cubin taken */
 
 struct fatbin_entry {
 	uint16_t kind, version;
@@ -44,45 +45,59 @@ static int by_offset(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* The layout from the .nv.info section of @kernel in the cubin @p. */
+/* The layout from the .nv.info section of @kernel in the cubin @p. Every
+ * offset is checked against @len as a size (no sum that could wrap), and
+ * headers are copied out, not read in place: a cubin inside a fatbin need
+ * not be aligned. */
 static int cubin_layout(const unsigned char *p, size_t len, const char *kernel, size_t (**out)[2], size_t *n)
 {
-	const Elf64_Ehdr *eh = (const void *)p;
-	const Elf64_Shdr *sh, *strs;
+	Elf64_Ehdr eh;
+	Elf64_Shdr strs;
 	size_t i, want = strlen(kernel);
 
-	if (len < sizeof(*eh) || memcmp(p, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > len || eh->e_shstrndx >= eh->e_shnum)
+	if (len < sizeof(eh))
 		return -1;
-	sh = (const void *)(p + eh->e_shoff);
-	strs = &sh[eh->e_shstrndx];
-	for (i = 0; i < eh->e_shnum; i++) {
-		const char *name = (const char *)p + strs->sh_offset + sh[i].sh_name;
-		const unsigned char *a, *end;
+	memcpy(&eh, p, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shoff > len ||
+	    eh.e_shnum > (len - eh.e_shoff) / sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum)
+		return -1;
+	memcpy(&strs, p + eh.e_shoff + (size_t)eh.e_shstrndx * sizeof(Elf64_Shdr), sizeof(strs));
+	if (strs.sh_offset > len)
+		return -1;
+	for (i = 0; i < eh.e_shnum; i++) {
+		Elf64_Shdr sh;
+		const char *name;
+		size_t a, end;
 
-		/* bounded compares: the name and its NUL lie inside the image */
-		if (strs->sh_offset + sh[i].sh_name + 9 + want >= len || memcmp(name, ".nv.info.", 9) ||
-		    memcmp(name + 9, kernel, want + 1) || sh[i].sh_offset + sh[i].sh_size > len)
+		memcpy(&sh, p + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof(sh));
+		/* the name and its NUL, and the section, lie inside the image */
+		if (sh.sh_name > len - strs.sh_offset || 9 + want >= len - strs.sh_offset - sh.sh_name ||
+		    sh.sh_offset > len || sh.sh_size > len - sh.sh_offset)
 			continue;
-		a = p + sh[i].sh_offset;
-		end = a + sh[i].sh_size;
+		name = (const char *)p + strs.sh_offset + sh.sh_name;
+		if (memcmp(name, ".nv.info.", 9) || memcmp(name + 9, kernel, want + 1))
+			continue;
+		a = sh.sh_offset;
+		end = sh.sh_offset + sh.sh_size;
 		*n = 0;
-		while (a + 2 <= end) {
-			unsigned fmt = a[0], attr = a[1];
+		while (end - a >= 2) {
+			unsigned fmt = p[a], attr = p[a + 1];
 			uint16_t sz;
 
 			a += 2;
 			/* every record is 4-byte aligned: a value-less one or a
 			 * byte's still has its two bytes */
 			if (fmt == EIFMT_NVAL || fmt == EIFMT_BVAL || fmt == EIFMT_HVAL) {
+				if (end - a < 2)
+					break;
 				a += 2;
 				continue;
 			}
-			if (fmt != EIFMT_SVAL || a + 2 > end)
+			if (fmt != EIFMT_SVAL || end - a < 2)
 				break;
-			memcpy(&sz, a, 2);
+			memcpy(&sz, p + a, 2);
 			a += 2;
-			if (a + sz > end)
+			if (sz > end - a)
 				break;
 			if (attr == EIATTR_KPARAM_INFO && sz >= 12) {
 				uint16_t off;
@@ -92,8 +107,8 @@ static int cubin_layout(const unsigned char *p, size_t len, const char *kernel, 
 				if (!grown)
 					return -1;
 				*out = grown;
-				memcpy(&off, a + 6, 2);
-				memcpy(&flags, a + 8, 4);
+				memcpy(&off, p + a + 6, 2);
+				memcpy(&flags, p + a + 8, 4);
 				(*out)[*n][0] = off;
 				(*out)[*n][1] = (flags >> 18) & 0x3fff;
 				(*n)++;
@@ -101,7 +116,8 @@ static int cubin_layout(const unsigned char *p, size_t len, const char *kernel, 
 			a += sz;
 		}
 		/* the section lists them last parameter first */
-		qsort(*out, *n, sizeof(**out), by_offset);
+		if (*n > 1)
+			qsort(*out, *n, sizeof(**out), by_offset);
 		return 0;
 	}
 	return -1;
@@ -192,9 +208,10 @@ static size_t unlz4(unsigned char *dst, size_t cap, const unsigned char *src, si
 int rec_nvinfo_layout(const void *image, size_t len, enum rec_image_kind kind, const char *kernel, int arch,
 		      size_t (**out)[2], size_t *n)
 {
-	const unsigned char *p = image, *e, *end;
+	const unsigned char *p = image;
 	uint64_t fat;
 	uint16_t hs;
+	size_t e, end;
 	int rc = -1;
 
 	*out = NULL;
@@ -205,24 +222,26 @@ int rec_nvinfo_layout(const void *image, size_t len, enum rec_image_kind kind, c
 		return -1;
 	memcpy(&hs, p + 6, 2);
 	memcpy(&fat, p + 8, 8);
-	if (hs + fat > len)
+	if (hs > len || fat > len - hs)
 		return -1;
-	end = p + hs + fat;
-	for (e = p + hs; e + sizeof(struct fatbin_entry) <= end && rc; ) {
+	end = hs + fat;
+	/* offsets, each step checked as a size: an entry's sizes cannot wrap */
+	for (e = hs; end - e >= sizeof(struct fatbin_entry) && rc;) {
 		struct fatbin_entry h;
 
-		memcpy(&h, e, sizeof(h));
-		if (h.header_size < sizeof(h) || e + h.header_size + h.size > end)
+		memcpy(&h, p + e, sizeof(h));
+		if (h.header_size < sizeof(h) || h.header_size > end - e || h.size > end - e - h.header_size)
 			break;
 		if (h.kind == FATBIN_KIND_ELF && (int)h.arch == arch) {
-			const unsigned char *body = e + h.header_size;
-
+			const unsigned char *body = p + e + h.header_size;
 			size_t clen = h.compressed_size && h.compressed_size <= h.size ? h.compressed_size : h.size;
 
 			if (!(h.flags & (FATBIN_COMPRESSED_ZSTD | FATBIN_COMPRESSED_LZ4))) {
 				rc = cubin_layout(body, h.size, kernel, out, n);
-			} else if (h.decompressed_size && h.decompressed_size <= ((size_t)1 << 31)) {
-				/* a cubin is megabytes at most: a bigger size is a bad header */
+			} else if (h.decompressed_size && h.decompressed_size <= MAX_CUBIN &&
+				   ((h.flags & FATBIN_COMPRESSED_ZSTD) || h.decompressed_size / 255 <= clen)) {
+				/* a size no cubin has, or more than LZ4 can make of
+				 * the body (255 bytes a byte at most), is a bad header */
 				unsigned char *cubin = malloc(h.decompressed_size);
 				size_t got = 0;
 
@@ -235,7 +254,7 @@ int rec_nvinfo_layout(const void *image, size_t len, enum rec_image_kind kind, c
 				free(cubin);
 			}
 		}
-		e += h.header_size + h.size;
+		e += h.header_size + (size_t)h.size;
 	}
 	if (rc) {
 		free(*out);
