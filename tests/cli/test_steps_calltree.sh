@@ -131,6 +131,12 @@ class T:
     def op(self, name, ts, kdur, tid=1, dur=5):
         self.x("cpu_op", name, ts, dur, tid)
         self.launch(ts + 1, kdur, tid)
+    def captured(self, ts, name="cudaLaunchKernel"):
+        # a launch call that runs nothing itself (captured into a graph, or a graph launch whose
+        # kernels are added by the caller)
+        self.c += 1
+        self.ev.append({"ph": "X", "cat": "cuda_runtime", "name": name, "pid": 1, "tid": 1, "ts": ts,
+                        "dur": 5, "args": {"correlation": self.c}})
     def sync(self, ts, tid=1):
         self.x("cuda_runtime", "cudaStreamSynchronize", ts, 2, tid)
     def save(self, name):
@@ -214,9 +220,7 @@ for name, begin in (("capture.json", True), ("nocapture.json", False)):
     t.x("python_function", "model.py(40): forward", 1060, 700)
     for i in range(20):
         t.x("cpu_op", "aten::mm", 1065 + 30 * i, 20)
-        t.c += 1
-        t.ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                     "ts": 1070 + 30 * i, "dur": 5, "args": {"correlation": t.c}})
+        t.captured(1070 + 30 * i)
     t.x("cuda_runtime", "cudaStreamEndCapture", 1800, 2)
     t.save(name)
 
@@ -228,16 +232,12 @@ t.sync(1010)
 t.x("cuda_runtime", "cudaStreamBeginCapture", 1050, 2)
 for i in range(20):
     t.x("cpu_op", "aten::mm", 1065 + 20 * i, 15)
-    t.c += 1
-    t.ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                 "ts": 1070 + 20 * i, "dur": 5, "args": {"correlation": t.c}})
+    t.captured(1070 + 20 * i)
 t.x("cuda_runtime", "cudaStreamEndCapture", 1480, 2)
 for i in range(4):
     b = 2000 + 1000 * i
     t.x("python_function", "serve.py(30): step", b, 900)
-    t.c += 1
-    t.ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1,
-                 "ts": b + 10, "dur": 5, "args": {"correlation": t.c}})
+    t.captured(b + 10, "cudaGraphLaunch")
     for k in range(10):
         # as Kineto links a graph's kernels to their launch: an ac2g flow each, the launch's id
         t.ev.append({"ph": "X", "cat": "kernel", "name": "g%d" % k, "pid": 0, "tid": 7,

@@ -464,11 +464,12 @@ class TestRunner(unittest.TestCase):
         rc = runner.run(["sh", "-c", "echo $TLREPLAY_PARENT_PID"], got.append)
         self.assertEqual((rc, "".join(got).strip()), (0, str(os.getpid())))
 
-    @unittest.skipUnless(os.path.exists(TLREPLAY_BIN) and not SANITIZED and _has_torch(),
-                         "needs the built tlreplay and a Python with torch")
     def test_replay_goes_when_gdb_dies(self):
         """gdb killed mid-replay (SIGKILL: nothing of gdb runs): the replay, in a session of its
         own, and its worker go too instead of running on."""
+        # asked here, not when the module loads: importing torch takes a second or two
+        if not (os.path.exists(TLREPLAY_BIN) and not SANITIZED and _has_torch()):
+            self.skipTest("needs the built tlreplay and a Python with torch")
         code = ("import sys; sys.path.insert(0, %r)\n"
                 "from tlreplay_gdb import runner\n"
                 "out = lambda s: (sys.stdout.write(s), sys.stdout.flush())\n"

@@ -569,10 +569,8 @@ static double coverage(const struct tl_trace *tr, const struct found *f, const d
 		if (f->v.v[i].ts + f->v.v[i].dur > hi)
 			hi = f->v.v[i].ts + f->v.v[i].dur;
 	for (i = 0; i < tr->nev; i++) {
-		double at = launch[i];
+		double at = launch[i], w = by_launches ? 1 : tr->ev[i].dur;
 		size_t lo_b = 0, hi_b = f->v.n;
-
-		double w = by_launches ? 1 : tr->ev[i].dur;
 
 		if (!isnan(at))
 			total += w;
@@ -601,18 +599,42 @@ static int cmp_thread_g(const void *a, const void *b)
 	return tl_cmp_double(y->g, x->g);
 }
 
+/* What a call's name says, for weigh(): worked out once per name. */
+enum call_class {
+	CALL_UNSEEN,
+	CALL_OTHER,
+	CALL_LAUNCH,
+	CALL_BEGIN_CAPTURE
+};
+
+static enum call_class call_class(const struct tl_trace *tr, const struct tl_ev *e, unsigned char *memo)
+{
+	const char *name;
+
+	if (!is_call(e->kind) || !tl_ev_timed(e))
+		return CALL_OTHER;
+	if (memo[e->name] == CALL_UNSEEN) {
+		name = tl_ev_name(tr, e);
+		memo[e->name] = strstr(name, "BeginCapture") ? CALL_BEGIN_CAPTURE
+				: is_launch_call(name)	     ? CALL_LAUNCH
+							     : CALL_OTHER;
+	}
+	return (enum call_class)memo[e->name];
+}
+
 /* The weights (the file comment): @gpu[call] the GPU time each call
  * launched, @launch[gpu event] its launching call's ts (NaN: none); in a
  * capture trace @gpu[call] is 1 for each launch call and @launch[call] its
  * own ts. Returns whether it weighed by launches, or -ENOMEM. */
 static int weigh(const struct tl_trace *tr, double *gpu, double *launch)
 {
-	unsigned char *ran = calloc(tr->nev + 1, 1);
+	unsigned char *ran = calloc(tr->nev + 1, 1), *memo = calloc(tr->strs.n + 1, 1);
 	size_t i, ngpu = 0, nidle = 0;
 	bool capture = false;
+	int by = -ENOMEM;
 
-	if (!ran)
-		return -ENOMEM;
+	if (!ran || !memo)
+		goto out;
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
 		int32_t p;
@@ -629,28 +651,22 @@ static int weigh(const struct tl_trace *tr, double *gpu, double *launch)
 		ngpu++;
 	}
 	for (i = 0; i < tr->nev; i++) {
-		const struct tl_ev *e = &tr->ev[i];
-		const char *name;
+		enum call_class c = call_class(tr, &tr->ev[i], memo);
 
-		if (!is_call(e->kind) || !tl_ev_timed(e))
-			continue;
-		name = tl_ev_name(tr, e);
-		if (strstr(name, "BeginCapture"))
-			capture = true;
-		else if (is_launch_call(name) && !ran[i])
-			nidle++;
+		capture |= c == CALL_BEGIN_CAPTURE;
+		nidle += c == CALL_LAUNCH && !ran[i];
 	}
-	free(ran);
-	if (!capture || nidle <= ngpu)
-		return 0;
-	for (i = 0; i < tr->nev; i++) {
-		const struct tl_ev *e = &tr->ev[i];
-		bool one = is_call(e->kind) && tl_ev_timed(e) && is_launch_call(tl_ev_name(tr, e));
+	by = capture && nidle > ngpu;
+	for (i = 0; by && i < tr->nev; i++) {
+		bool one = call_class(tr, &tr->ev[i], memo) == CALL_LAUNCH;
 
 		gpu[i] = one;
-		launch[i] = one ? e->ts : NAN;
+		launch[i] = one ? tr->ev[i].ts : NAN;
 	}
-	return 1;
+out:
+	free(ran);
+	free(memo);
+	return by;
 }
 
 int tl_steps_from_calltree(const struct tl_trace *tr, struct tl_steps_found *out)

@@ -56,7 +56,7 @@ static int add_edit(struct splice *s, size_t at, size_t end, char *text, size_t 
 /* Where the generated events go (one such edit per splice). */
 static int add_gen_edit(struct splice *s, size_t at)
 {
-	struct edit e = { at, at, NULL, 0, s->edits.n, true };
+	struct edit e = { .at = at, .end = at, .seq = s->edits.n, .gen = true };
 
 	return tl_vec_push(&s->edits, e) ? tl_err(-ENOMEM, "out of memory") : 0;
 }
@@ -678,7 +678,12 @@ int tl_trace_write_marked(struct tl_trace *tr, const struct tl_mark *marks, size
 int tl_trace_write_marked_gen(struct tl_trace *tr, const struct tl_mark *marks, size_t nmarks, tl_extra_event_fn extra,
 			      void *extra_ctx, size_t nextra, tl_fold_write_fn write, void *ctx)
 {
-	struct splice s = { tr, tr->text, tr->text + tr->text_len, { 0 }, extra, extra_ctx, nextra };
+	struct splice s = { .tr = tr,
+			    .base = tr->text,
+			    .end = tr->text + tr->text_len,
+			    .gen = extra,
+			    .gen_ctx = extra_ctx,
+			    .ngen = nextra };
 	struct tl_text t = tl_trace_text(tr);
 	size_t i;
 	int err = tl_file_id_check(&tr->text_id, tr->path);
