@@ -537,6 +537,8 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 		{ .path = vpath, .ro = &ro, .progress = false, .build = !tree_first, .keep = tree_first },
 	};
 	const char *path[2] = { bpath, vpath };
+	/* the tree's sheets and the comparison's, named together at the end */
+	struct sheets_stage st = { .cmd = "diff", .dir = dir };
 	int rc = 1, err, i;
 
 	if (run_sides(side))
@@ -546,7 +548,7 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 		goto out;
 	}
 	if (csv_dir) {
-		if (sheets_make_dir("diff", dir) || diff_tree_write(side[0].tr, side[1].tr, tag, dir))
+		if (sheets_make_dir("diff", dir) || diff_tree_write(side[0].tr, side[1].tr, tag, &st))
 			goto out;
 		/* the merged tree's tables are freed: give the pages back before
 		 * the reports grow, or the two phases' peaks add up */
@@ -572,8 +574,10 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 				cli_error("diff: %s", tl_last_error());
 				goto out;
 			}
-		} else if (sheets_write_dir("diff", dir, cmp)) {
-			goto out;
+		} else {
+			for (size_t k = 0; k < cmp->n; k++)
+				if (sheets_stage_put(&st, cmp->v[k]))
+					goto out;
 		}
 	}
 	if (x->chart && chart(x->chart, cmp, tag, (size_t)x->top))
@@ -591,8 +595,11 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 						     num_at(tl, k, tag[0], "time ms");
 		}
 	}
+	if (st.n && sheets_stage_commit(&st))
+		goto out;
 	rc = summary(o, cmp, (const struct tl_report **)rep, (const char **)tag, path, (size_t)x->top);
 out:
+	sheets_stage_abort(&st);
 	tl_report_free(cmp);
 	for (i = 0; i < 2; i++) {
 		tl_report_free(side[i].rep);

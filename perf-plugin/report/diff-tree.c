@@ -101,11 +101,15 @@ out:
 	return rc;
 }
 
-int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *const names[2], const char *dir)
+int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *const names[2], struct sheets_stage *st)
 {
+	int (*const make[2])(const struct tl_trace_diff *, struct tl_sheet **) = {
+		tl_sheet_diff_stats,
+		tl_sheet_diff_stats_unique_args,
+	};
 	struct tl_trace_diff *d = NULL;
-	struct tl_sheet *sh[2] = { NULL, NULL };
-	int rc, err = 0;
+	struct tl_sheet *sh = NULL;
+	int rc, err;
 
 	rc = build(base, var, names, NULL, &d);
 	if (rc == 2) {
@@ -113,20 +117,18 @@ int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *con
 			       tl_trace_diff_nside_roots(d, 0) ? names[1] : names[0]);
 		goto out;
 	}
-	if (rc)
-		goto out;
-	err = tl_sheet_diff_stats(d, &sh[0]);
-	if (!err)
-		err = tl_sheet_diff_stats_unique_args(d, &sh[1]);
-	if (err) {
-		rc = cli_lib_error(err);
-		goto out;
+	/* each sheet written as soon as it is made and let go: a sheet of one
+	 * row per kernel launch is the size of the merged tree again */
+	for (int k = 0; k < 2 && !rc; k++) {
+		err = make[k](d, &sh);
+		if (err)
+			rc = cli_lib_error(err);
+		else
+			rc = sheets_stage_put(st, sh);
+		tl_sheet_free(sh);
+		sh = NULL;
 	}
-	/* the two sheets as a report's: written all or nothing */
-	rc = sheets_write_dir("diff", dir, &(struct tl_report){ .n = 2, .v = sh });
 out:
-	for (int k = 0; k < 2; k++)
-		tl_sheet_free(sh[k]);
 	tl_trace_diff_free(d);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 struct tl_trace;
+struct sheets_stage;
 
 /* Print the merged tree of @base and @var (@names: how to call them, e.g. the
  * file names) to @out: one line per node, indented two spaces per level, with
@@ -20,9 +21,10 @@ struct tl_trace;
 int diff_tree_print(struct tl_trace *base, struct tl_trace *var, const char *const names[2], int64_t uid,
 		    FILE *out);
 
-/* Write diff_stats.csv and diff_stats_unique_args_summary.csv (TraceLens's
- * format) into the existing directory @dir, each through a temporary file
- * renamed into place. Returns 0, or 1 after printing a one-line error. */
-int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *const names[2], const char *dir);
+/* Stage diff_stats.csv and diff_stats_unique_args_summary.csv (TraceLens's
+ * format) in @st (report/sheets-out.h), for the caller to name with its
+ * other sheets. Returns 0, or 1 after printing a one-line error (what was
+ * staged is the caller's to abort). */
+int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *const names[2], struct sheets_stage *st);
 
 #endif

@@ -22,57 +22,78 @@ int sheets_make_dir(const char *cmd, const char *dir)
 	return 0;
 }
 
+int sheets_stage_put(struct sheets_stage *st, const struct tl_sheet *sh)
+{
+	const char *name = tl_sheet_name(sh);
+	struct tl_output *o;
+	char *path = NULL;
+	FILE *f = NULL;
+	int fd = -1, err;
+
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 8;
+		struct tl_output *v = realloc(st->v, cap * sizeof(*v));
+
+		if (!v)
+			return cli_error("%s: out of memory", st->cmd);
+		st->v = v;
+		st->cap = cap;
+	}
+	o = &st->v[st->n];
+	*o = (struct tl_output){ .fd = -1, .slot = -1 };
+	if (asprintf(&path, "%s/%s.csv", st->dir, name) < 0)
+		return cli_error("%s: out of memory", st->cmd);
+	err = tl_output_open(o, path);
+	free(path);
+	/* counted now: an output that failed to open is safe to abort */
+	st->n++;
+	if (!err && ((fd = dup(o->fd)) < 0 || !(f = fdopen(fd, "w"))))
+		err = -errno;
+	if (!err) {
+		err = tl_sheet_write_csv(sh, f);
+		if (fclose(f) && !err)
+			err = -errno;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (err)
+		return cli_error("%s: cannot write %s/%s.csv: %s", st->cmd, st->dir, name, strerror(-err));
+	return 0;
+}
+
+void sheets_stage_abort(struct sheets_stage *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		tl_output_abort(&st->v[i]);
+	free(st->v);
+	st->v = NULL;
+	st->n = st->cap = 0;
+}
+
+int sheets_stage_commit(struct sheets_stage *st)
+{
+	int rc = 0;
+
+	/* all named at once: a Ctrl-C leaves the old sheets or all the new ones */
+	if (tl_output_commit_all(st->v, st->n))
+		rc = cli_error("%s: %s", st->cmd, tl_last_error());
+	/* commit_all released them: the abort only frees the list */
+	sheets_stage_abort(st);
+	return rc;
+}
+
 /* Write every sheet to an unnamed file in DIR (tlreplay/output.h), then name
  * them all together; on any error nothing is named and nothing stays. */
 int sheets_write_dir(const char *cmd, const char *dir, const struct tl_report *r)
 {
-	struct tl_output *out = calloc(r->n ? r->n : 1, sizeof(*out));
-	size_t i;
-	int rc = 1;
+	struct sheets_stage st = { .cmd = cmd, .dir = dir };
 
-	if (!out)
-		return cli_error("%s: out of memory", cmd);
-	for (i = 0; i < r->n; i++)
-		out[i] = (struct tl_output){ .fd = -1, .slot = -1 };
-	for (i = 0; i < r->n; i++) {
-		const char *name = tl_sheet_name(r->v[i]);
-		char *path = NULL;
-		FILE *f = NULL;
-		int fd = -1, err;
-
-		if (asprintf(&path, "%s/%s.csv", dir, name) < 0) {
-			cli_error("%s: out of memory", cmd);
-			goto out;
+	for (size_t i = 0; i < r->n; i++)
+		if (sheets_stage_put(&st, r->v[i])) {
+			sheets_stage_abort(&st);
+			return 1;
 		}
-		err = tl_output_open(&out[i], path);
-		free(path);
-		if (!err && ((fd = dup(out[i].fd)) < 0 || !(f = fdopen(fd, "w"))))
-			err = -errno;
-		if (err) {
-			if (fd >= 0)
-				close(fd);
-			cli_error("%s: cannot write %s/%s.csv: %s", cmd, dir, name, strerror(-err));
-			goto out;
-		}
-		err = tl_sheet_write_csv(r->v[i], f);
-		if (fclose(f) && !err)
-			err = -errno;
-		if (err) {
-			cli_error("%s: cannot write %s/%s.csv: %s", cmd, dir, name, strerror(-err));
-			goto out;
-		}
-	}
-	/* all named at once: a Ctrl-C leaves the old sheets or all the new ones */
-	if (tl_output_commit_all(out, r->n)) {
-		cli_error("%s: %s", cmd, tl_last_error());
-		goto out;
-	}
-	rc = 0;
-out:
-	for (i = 0; i < r->n; i++)
-		tl_output_abort(&out[i]);
-	free(out);
-	return rc;
+	return sheets_stage_commit(&st);
 }
 
 /* -o FILE.xlsx: one workbook rather than a directory of CSVs */

@@ -67,6 +67,9 @@ ok $? "--chart FILE.svg: 4 ops, a bar per side that has it, valid XML"
 run "$TLREPLAY" diff -i "$B" -i "$V" --chart "$TMP/nodir/d.svg"
 [ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "nodir" "$TMP/err"
 ok $? "--chart into a missing directory: one line naming it"
+run "$TLREPLAY" diff -i "$B" -i "$V" -o "$TMP/half" --chart "$TMP/nodir/d.svg"
+[ $RC -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ -d "$TMP/half" ] && [ -z "$(ls -A "$TMP/half")" ]
+ok $? "-o DIR with a chart that cannot be written: no sheet named, the merged tree's neither (all or nothing)"
 
 # two directories of ranks: rank 0 changed, rank 1 did not, rank 2 only in the baseline
 mkdir -p "$TMP/rb" "$TMP/rv"

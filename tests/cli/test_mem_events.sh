@@ -1,10 +1,10 @@
 #!/bin/sh
 # Memory per event: on a generated trace of 1 M small events (135 MB of
 # text, bench/gen_small_events.py), `report -o DIR` and `critpath` peak
-# under twice the text's size (peak RSS, the text's resident pages
-# included), the rule of the README's "Big traces". They were at 3.0x and
-# 2.3x (395 and 297 bytes per event); bench/mem_events.sh gives the figures
-# of 10 M events.
+# under twice the text's size, and `diff -o DIR` of two of them under
+# twice both texts (peak RSS, the texts' resident pages included), the
+# rule of the README's "Big traces". They were at 3.0x, 2.3x and 2.4x;
+# bench/mem_events.sh gives the figures of 10 M events.
 . "$(dirname "$0")/../taplib.sh"
 
 if [ ! -x /usr/bin/time ]; then
@@ -34,4 +34,13 @@ peak critpath -i "$T"
 ok $? "critpath ran"
 [ "$PEAK" -le $((2 * text)) ]
 ok $? "critpath: peak RSS $((PEAK / 1000000)) MB, at most twice the $((text / 1000000)) MB of text"
+
+# a copy, not a link: the variant's pages are its own, as another run's are
+cp "$T" "$TMP/small2.json"
+peak diff -i "$T" -i "$TMP/small2.json" -o "$TMP/diff"
+[ "$RC" -eq 0 ] && [ -s "$TMP/diff/diff_stats.csv" ] && [ -s "$TMP/diff/ops_summary.csv" ]
+ok $? "diff -o ran"
+[ "$PEAK" -le $((4 * text)) ]
+ok $? "diff -o: peak RSS $((PEAK / 1000000)) MB, at most twice the $((2 * text / 1000000)) MB of both texts"
+rm -f "$TMP/small2.json"
 done_testing

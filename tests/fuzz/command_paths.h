@@ -180,18 +180,22 @@ static void cp_diff(struct tl_trace *base, struct tl_trace *var)
 	struct tl_report_opts ro = { .sz = sizeof(ro), .kernel_summary = true, .perf_models = true };
 	struct tl_report *rep[2] = { NULL, NULL }, *cmp = NULL;
 	const char *dir = cp_path(0, "diff");
+	struct sheets_stage st = { .cmd = "diff", .dir = dir };
 
 	cp_cmd("diff --tree", diff_tree_print(base, var, names, -1, cp_null));
 	(void)diff_tree_print(base, var, names, 0, cp_null);	/* UID 0 may be no CPU op: 1 */
-	cp_cmd("diff -o DIR: tree", sheets_make_dir("diff", dir) || diff_tree_write(base, var, names, dir));
+	cp_cmd("diff -o DIR: tree", sheets_make_dir("diff", dir) || diff_tree_write(base, var, names, &st));
 	if (tl_report_build(base, &ro, &rep[0]) || tl_report_build(var, &ro, &rep[1]))
 		goto out;
 	cp_check("diff: compare", tl_report_compare(rep[0], rep[1], names[0], names[1], &cmp));
 	if (cmp) {
-		cp_cmd("diff -o DIR: sheets", sheets_write_dir("diff", dir, cmp));
+		for (size_t k = 0; k < cmp->n; k++)
+			cp_cmd("diff -o DIR: sheets", sheets_stage_put(&st, cmp->v[k]));
+		cp_cmd("diff -o DIR: named", sheets_stage_commit(&st));
 		cp_check("diff -o FILE.xlsx", tl_sheets_write_xlsx(cmp->v, cmp->n, cp_path(0, "diff.xlsx")));
 	}
 out:
+	sheets_stage_abort(&st);
 	tl_report_free(cmp);
 	tl_report_free(rep[0]);
 	tl_report_free(rep[1]);

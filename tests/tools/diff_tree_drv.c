@@ -13,6 +13,7 @@
 #include <tlreplay/tlreplay.h>
 
 #include "report/diff-tree.h"
+#include "report/sheets-out.h"
 
 /* TraceLens's print_merged_tree format. */
 static void tl_format(const struct tl_trace_diff *d, uint32_t id, const char *prefix, int last)
@@ -115,7 +116,12 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[3], "tree")) {
 		rc = diff_tree_print(tr[0], tr[1], names, argc > 4 ? strtoll(argv[4], NULL, 10) : -1, stdout);
 	} else if (!strcmp(argv[3], "csv") && argc > 4) {
-		rc = diff_tree_write(tr[0], tr[1], names, argv[4]);
+		struct sheets_stage st = { .cmd = "diff", .dir = argv[4] };
+
+		rc = diff_tree_write(tr[0], tr[1], names, &st);
+		if (!rc)
+			rc = sheets_stage_commit(&st);
+		sheets_stage_abort(&st);
 	} else if (!strcmp(argv[3], "build")) {
 		/* the merged tree only (for timing) */
 		struct tl_trace_diff *d = NULL;

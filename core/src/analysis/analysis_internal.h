@@ -160,12 +160,11 @@ struct td_side {
 	uint64_t n;
 	double *gpu_us;		/* GPU time under each event */
 	uint32_t *ngpu;		/* GPU events under each event */
-	const char **norm;	/* normalised names, made on demand */
-	const char **norm_strip;	/* the same without python_function details */
-	struct td_norm_cache *nc;	/* those names, one copy per distinct raw name */
+	struct td_norm_cache *nc; /* the normalised names, one copy per distinct raw name */
 	uint8_t *kind;
 	double *ts;
-	int64_t *merged;	/* merged id + 1 holding the UID, 0 for none */
+	uint32_t *merged; /* merged id + 1 holding the UID, 0 for none (nodes < 2^31:
+				 * each holds a UID of a side, each side < 2^30) */
 };
 
 struct td_node {

@@ -227,7 +227,7 @@ static void index_uids(struct tl_trace_diff *d)
 	for (i = 0; i < d->nnodes; i++)
 		for (int k = 0; k < 2; k++)
 			if (d->nodes[i].uid[k] >= 0)
-				d->s[k].merged[d->nodes[i].uid[k]] = (int64_t)i + 1;
+				d->s[k].merged[d->nodes[i].uid[k]] = (uint32_t)i + 1;
 }
 
 /* One side's preparation: its tree, per-UID facts and roots. */
@@ -379,5 +379,5 @@ int64_t tl_trace_diff_find(const struct tl_trace_diff *d, int side, uint64_t uid
 
 	if (uid >= s->n)
 		return -1;
-	return s->merged[uid] - 1;
+	return (int64_t)s->merged[uid] - 1;
 }

@@ -20,9 +20,9 @@ struct drow {
 	int64_t cpu_uid, lca_id;
 	uint64_t gpu_uid;
 	int src;
-	const char *args[4];	/* owned by the dctx's store */
+	const char *args[4]; /* interned in the dctx's strs */
 	double kt, busy;
-	char *lca;	/* owned */
+	const char *lca; /* interned in the dctx's strs, or NULL */
 };
 
 struct dctx {
@@ -33,29 +33,23 @@ struct dctx {
 	struct td_vec ev;
 	int err;
 	int64_t last_op[2];	/* the args of the last CPU op seen, per side */
-	char *last_args[2][4];
-	char **store;		/* every args text made, shared by the rows */
-	size_t nstore, capstore;
+	const char *last_args[2][4];
+	/* every args text and LCA name, once: a row per kernel launch, and
+	 * most launches share their shapes and their ancestor's name */
+	struct tl_strtab strs;
 };
 
-/* Keep @s (malloc'ed) in the store; NULL on failure (@s freed). */
-static char *keep(struct dctx *c, char *s)
+/* @s (malloc'ed, freed here) as the one copy of its text in the table;
+ * NULL when out of memory. */
+static const char *keep(struct dctx *c, char *s)
 {
+	uint32_t id;
+
 	if (!s)
 		return NULL;
-	if (c->nstore == c->capstore) {
-		size_t cap = c->capstore ? c->capstore * 2 : 256;
-		char **nv = realloc(c->store, cap * sizeof(*nv));
-
-		if (!nv) {
-			free(s);
-			return NULL;
-		}
-		c->store = nv;
-		c->capstore = cap;
-	}
-	c->store[c->nstore++] = s;
-	return s;
+	id = tl_strtab_intern(&c->strs, s, strlen(s));
+	free(s);
+	return id == UINT32_MAX ? NULL : tl_strtab_get(&c->strs, id);
 }
 
 static bool is_kernel(const struct td_side *s, int64_t uid)
@@ -251,7 +245,7 @@ static void rows(struct dctx *c, int side, const struct td_vec *g, const char *l
 		r->src = side;
 		r->kt = ev.dur;
 		r->busy = rint(busy * 1000.0) / 1000.0;
-		r->lca = lca ? strdup(lca) : NULL;
+		r->lca = lca;
 		r->lca_id = lca_id;
 		r->gpu_uid = (uint64_t)g->v[i];
 		if (c->last_op[side] != p) {
@@ -273,8 +267,6 @@ static void rows(struct dctx *c, int side, const struct td_vec *g, const char *l
 		}
 		for (int k = 0; k < 4; k++)
 			r->args[k] = c->last_args[side][k];
-		if ((lca && !r->lca))
-			c->err = -ENOMEM;
 	}
 }
 
@@ -315,15 +307,16 @@ static void walk(struct dctx *c, uint32_t id, int64_t parent)
 				}
 			}
 			if (!c->err && (any || (is_kernel(&d->s[0], n.uid[0]) && is_kernel(&d->s[1], n.uid[1])))) {
-				char *lca = lca_name_of(d, &n);
+				const char *lca = keep(c, lca_name_of(d, &n));
 
+				if (!lca)
+					c->err = -ENOMEM;
 				for (int k = 0; k < 2 && !c->err; k++) {
 					if (is_kernel(&d->s[k], n.uid[k]))
 						c->err = td_push(&g[k], n.uid[k]);
 					if (!c->err)
 						side_rows(c, k, &g[k], lca, id);
 				}
-				free(lca);
 				c->visited[id] = 1;
 				for (i = 0; i < n.nchildren; i++) {
 					tl_trace_diff_node(d, n.children[i], &ch);
@@ -340,11 +333,11 @@ static void walk(struct dctx *c, uint32_t id, int64_t parent)
 
 		if (on_path(&d->s[k], n.uid[k])) {
 			struct td_vec g = { 0 };
-			char *lca = NULL;
+			const char *lca = NULL;
 
 			if (parent >= 0) {
 				tl_trace_diff_node(d, (uint32_t)parent, &pn);
-				lca = strip_counts(pn.name[k] ? pn.name[k] : "");
+				lca = keep(c, strip_counts(pn.name[k] ? pn.name[k] : ""));
 				if (!lca)
 					c->err = -ENOMEM;
 			}
@@ -352,7 +345,6 @@ static void walk(struct dctx *c, uint32_t id, int64_t parent)
 				c->err = add_gpu_events(&d->s[k], n.uid[k], &g);
 			if (!c->err)
 				side_rows(c, k, &g, lca, parent);
-			free(lca);
 			free(g.v);
 		}
 		c->visited[id] = 1;
@@ -366,15 +358,10 @@ static void walk(struct dctx *c, uint32_t id, int64_t parent)
 static void rows_free(void *p)
 {
 	struct dctx *c = p;
-	size_t i;
 
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++)
-		free(c->v[i].lca);
-	for (i = 0; i < c->nstore; i++)
-		free(c->store[i]);
-	free(c->store);
+	tl_strtab_free(&c->strs);
 	free(c->v);
 	free(c->visited);
 	free(c->ev.v);
@@ -437,7 +424,7 @@ static int collect(const struct tl_trace_diff *cd, struct dctx **out)
 	c->d = d;
 	c->last_op[0] = c->last_op[1] = -1;
 	c->visited = calloc(tl_trace_diff_nnodes(d) + 1, 1);
-	if (!c->visited)
+	if (!c->visited || tl_strtab_init(&c->strs))
 		c->err = -ENOMEM;
 	for (i = 0; i < tl_trace_diff_nroots(d) && !c->err; i++)
 		walk(c, tl_trace_diff_root(d, i), -1);
