@@ -49,8 +49,12 @@ static int shared_analyses(struct tl_trace *tr, struct tl_step_set **steps, stru
 	if (err && err != -ENODATA)
 		return cli_lib_error(err);
 	/* no annotation and no loop in the call tree: the one iteration is the
-	 * whole trace, nothing a per-iteration part could add */
-	if (*steps && (*steps)->source == TL_STEPS_CALLTREE && (*steps)->n < 2) {
+	 * busiest call, nothing a per-iteration part could add, unless it says
+	 * what the trace ran: a serving phase read from the shapes (decode
+	 * bs=32), or a graph capture run (found by its launch calls) */
+	if (*steps && (*steps)->source == TL_STEPS_CALLTREE &&
+	    ((*steps)->n == 0 ||
+	     ((*steps)->n == 1 && !tl_phase_name((*steps)->v[0].phase) && !(*steps)->found_by_launches))) {
 		tl_step_set_free(*steps);
 		*steps = NULL;
 	}

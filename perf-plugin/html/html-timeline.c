@@ -270,20 +270,29 @@ static void phases_part(FILE *f, const struct tl_step_set *ss)
 			acc[s->phase].nbatch++;
 			acc[s->phase].batch += (double)s->batch_size;
 		}
+		/* a capture run's wall time is the capture's: no rate */
 		if (s->tokens >= 0) {
 			acc[s->phase].ntok++;
 			acc[s->phase].tokens += (double)s->tokens;
-			acc[s->phase].tok_wall += s->dur;
+			if (!ss->found_by_launches)
+				acc[s->phase].tok_wall += s->dur;
 		}
 	}
 	if (acc[TL_PHASE_NONE].n == ss->n)
 		return;
 	hp_h3(f, "Per phase");
 	hp_p(f, "note",
-	     "Serving iterations by what they ran: prefill (new prompts), decode (a token per running "
-	     "request) or mixed, as tlreplay steps labels them from the vLLM/SGLang annotations; "
-	     "--phase keeps one phase for every analysis. Tokens a second are over the wall time of "
-	     "the iterations that say their tokens.");
+	     ss->phases_from_shapes
+		     ? "Serving iterations by what they ran: prefill (new prompts), decode (a token per running "
+		       "request) or mixed, as tlreplay steps labels them from the attention's shapes (no "
+		       "annotation says them); --phase keeps one phase for every analysis. Tokens a second "
+		       "are over the wall time of the iterations that say their tokens."
+		     : "Serving iterations by what they ran: prefill (new prompts), decode (a token per running "
+		       "request) or mixed, as tlreplay steps labels them from the vLLM/SGLang annotations; "
+		       "--phase keeps one phase for every analysis. Tokens a second are over the wall time of "
+		       "the iterations that say their tokens.");
+	if (ss->found_by_launches)
+		hp_p(f, "note", "No tokens a second: the iteration is a graph capture, which served nothing.");
 	hp_table(f, NULL, cols, TL_ARRAY_N(cols));
 	for (p = TL_PHASE_PREFILL; p <= TL_PHASE_MIXED; p++) {
 		if (!acc[p].n)
@@ -300,6 +309,20 @@ static void phases_part(FILE *f, const struct tl_step_set *ss)
 		hp_tr_end(f);
 	}
 	hp_table_end(f);
+}
+
+/* A step's name as a label: a Python frame's file without its directories
+ * ("/sgl-workspace/.../cuda_graph_runner.py(941): _capture_graph" is
+ * "cuda_graph_runner.py(941): _capture_graph"), else the name. */
+static const char *step_label(const char *name)
+{
+	const char *py = name ? strstr(name, ".py(") : NULL, *p;
+
+	if (!py)
+		return name;
+	for (p = py; p > name && p[-1] != '/'; p--)
+		;
+	return p;
 }
 
 static int steps_part(FILE *f, const struct html_ctx *c)
@@ -355,16 +378,25 @@ static int steps_part(FILE *f, const struct html_ctx *c)
 			"so a step's GPU span may outlast its wall time. Bars to scale: the GPU span of each step, "
 			"broken down as above. The idle gaps (of every device) and the launches are those of the "
 			"events the step launched.");
-	if (ss->source == TL_STEPS_CALLTREE)
+	if (ss->source == TL_STEPS_CALLTREE && ss->n > 1)
 		hp_p(f, "note",
 		     "The trace has no iteration annotation: these steps are the loop found in its call "
 		     "tree, each named by its first call (tlreplay steps says how they were found).");
+	else if (ss->source == TL_STEPS_CALLTREE)
+		hp_p(f, "note",
+		     "The trace has no iteration annotation and its call tree no loop: the one iteration is "
+		     "the call that holds the busiest thread's work, named by that call (tlreplay steps says "
+		     "how it was found).");
+	if (ss->found_by_launches)
+		hp_p(f, "note",
+		     "A capture trace: its kernels were captured into a CUDA graph, not run, so the iteration "
+		     "was found by its launch calls, and its GPU time is that of the few kernels that did run.");
 	for (i = 0; i < ss->n; i++) {
 		const struct tl_step *s = &ss->v[i];
 		char w[32];
 		size_t m;
 
-		rows[i].label = s->name;
+		rows[i].label = step_label(s->name);
 		rows[i].total = s->us[TL_BD_TOTAL];
 		fmt_time_us(w, sizeof(w), s->dur);
 		snprintf(notes[i], sizeof(notes[i]), "wall %s", w);
@@ -385,10 +417,14 @@ static int steps_part(FILE *f, const struct html_ctx *c)
 		const struct step_acc *a = &acc[i];
 
 		hp_tr(f);
-		fprintf(f, "<td%s>", i == ss->slowest && ss->n > 1 ? " class=\"slow\" title=\"the slowest step\"" : "");
+		/* the whole name on hover: the label may be cut or shortened */
+		fprintf(f, "<td%s title=\"%s", i == ss->slowest && ss->n > 1 ? " class=\"slow\"" : "",
+			i == ss->slowest && ss->n > 1 ? "the slowest step: " : "");
+		hp_esc(f, s->name, 400);
+		fputs("\">", f);
 		if (tl_phase_name(s->phase))
 			fprintf(f, "[%s] ", tl_phase_name(s->phase));
-		hp_esc(f, s->name, 40);
+		hp_esc(f, step_label(s->name), 48);
 		fputs("</td>", f);
 		hp_td_time(f, s->dur);
 		hp_td_time(f, s->ngpu ? s->gpu_end - s->gpu_start : NAN);

@@ -276,6 +276,41 @@ ok $? "nocapture.json (no capture begun): weighed by GPU time"
 run tl steps -i "$TMP/served.json" -j
 [ "$RC" -eq 0 ] && [ "$(count "$TMP/out")" = "4 call_tree period" ] && grep -q '"weighed_by":"gpu_time"' "$TMP/out"
 ok $? "served.json (a capture, then 40 kernels of graph replays): weighed by GPU time, the 4 served steps"
+# the report page: a loop found in the call tree gets its per-iteration part; one iteration
+# says nothing unless it is a capture run or has a phase (below, on a shared capture trace)
+run tl report -i "$TMP/loop.json" --html "$TMP/loop.html"
+[ "$RC" -eq 0 ] && grep -q '<h3>Per iteration</h3>' "$TMP/loop.html" && grep -q 'these steps are the loop found in its call tree' "$TMP/loop.html"
+ok $? "the page of loop.json: a per-iteration part, saying the steps are the loop of its call tree"
+run tl report -i "$TMP/layers.json" --html "$TMP/layers.html"
+[ "$RC" -eq 0 ] && ! grep -q '<h3>Per iteration</h3>' "$TMP/layers.html"
+ok $? "the page of layers.json (one iteration, no phase, its kernels ran): no per-iteration part"
+run tl report -i "$TMP/capture.json" --html "$TMP/capture.html"
+[ "$RC" -eq 0 ] && grep -q '<h3>Per iteration</h3>' "$TMP/capture.html" && grep -q 'its call tree no loop' "$TMP/capture.html" &&
+	grep -q 'A capture trace: its kernels were captured into a CUDA graph' "$TMP/capture.html" &&
+	grep -q 'title="runner.py(9): capture_one">runner.py(9): capture_one</td>' "$TMP/capture.html"
+ok $? "the page of capture.json: the capture run's iteration, said to be one found by its launch calls"
+c=$I/sglang_decode/capture_traces/bs_32_rank0.json.gz
+if [ -f "$c" ]; then
+	strip_iterations "$c" "$TMP/cap.json"
+	run tl report -i "$TMP/cap.json" --html "$TMP/cap.html"
+	"$PYTHON" - "$TMP/cap.html" <<'PY' >&2
+import re, sys
+p = open(sys.argv[1]).read()
+it = p[p.index("<h3>Per iteration</h3>"):]
+ph = it[it.index("<h3>Per phase</h3>"):]
+# the step: its phase, its call without the directories (the whole name on hover)
+assert re.search(r'title="/sgl-workspace/[^"]*cuda_graph_runner\.py\(941\): _capture_graph">\[decode\] '
+                 r'cuda_graph_runner\.py\(941\): _capture_graph</td>', it), it[:3000]
+assert "from the attention&apos;s shapes" in ph and "the iteration is a graph capture" in ph, ph[:1500]
+row = re.search(r"<tr><td[^>]*>decode</td>(.*?)</tr>", ph).group(1)
+cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+assert cells[0] == "1" and cells[-2] == "32" and cells[-1] == "\u2013", cells
+PY
+	ok $? "the page of SGLang's bs_32 capture trace stripped: the decode iteration, no tokens a second for a capture"
+else
+	skip "$c not found"
+fi
+
 run tl kernels -i "$TMP/loop.json" --step 2 -x,
 [ "$RC" -eq 0 ] && [ "$(grep -c ",k[0-9]*," "$TMP/out")" = 2 ] && grep -q ",k5," "$TMP/out" && grep -q ",k6," "$TMP/out"
 ok $? "--step 2 on found iterations: the third iteration's two kernels"
