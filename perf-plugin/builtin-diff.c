@@ -460,6 +460,40 @@ static int chart(const char *path, const struct tl_report *cmp, const char *cons
 	return rc;
 }
 
+/* TraceDiff's sheets, kept for a workbook (owned). */
+struct sheet_list {
+	struct tl_sheet **v;
+	size_t n, cap;
+};
+
+/* diff_tree_sheets' sink for a workbook: @sh kept (owned from here, freed
+ * on failure too). 0, or 1 after printing why. */
+static int keep_sheet(void *ctx, struct tl_sheet *sh)
+{
+	struct sheet_list *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct tl_sheet **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			tl_sheet_free(sh);
+			return cli_error("diff: out of memory");
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = sh;
+	return 0;
+}
+
+static void sheet_list_free(struct sheet_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		tl_sheet_free(l->v[i]);
+	free(l->v);
+}
+
 /* One pair: both reports, their comparison, its sheets (into @dir when
  * given), chart and summary; the gpu_timeline changes (ms, the rows in
  * the comparison's order) into @bd_diff when not NULL. 0, or 1 after
@@ -531,7 +565,7 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 	 * With both (-o DIR), the tree's CSVs are written first, while the
 	 * traces are all there is; then each side builds its report and lets
 	 * its trace go: two traces and two reports are never held at once. */
-	bool csv_dir = dir && !sheets_is_xlsx(dir), tree_first = x->tree || csv_dir;
+	bool xlsx = dir && sheets_is_xlsx(dir), tree_first = x->tree || dir;
 	struct diff_side side[2] = {
 		{ .path = bpath, .ro = &ro, .progress = true, .build = !tree_first, .keep = tree_first },
 		{ .path = vpath, .ro = &ro, .progress = false, .build = !tree_first, .keep = tree_first },
@@ -539,6 +573,8 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 	const char *path[2] = { bpath, vpath };
 	/* the tree's sheets and the comparison's, named together at the end */
 	struct sheets_stage st = { .cmd = "diff", .dir = dir };
+	/* a workbook's: the tree's sheets kept to go after the comparison's */
+	struct sheet_list book = { 0 };
 	int rc = 1, err, i;
 
 	if (run_sides(side))
@@ -547,8 +583,9 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 		rc = diff_tree_print(side[0].tr, side[1].tr, tag, x->tree_uid, o->f);
 		goto out;
 	}
-	if (csv_dir) {
-		if (sheets_make_dir("diff", dir) || diff_tree_write(side[0].tr, side[1].tr, tag, &st))
+	if (dir) {
+		if (xlsx ? diff_tree_sheets(side[0].tr, side[1].tr, tag, keep_sheet, &book)
+			 : sheets_make_dir("diff", dir) || diff_tree_write(side[0].tr, side[1].tr, tag, &st))
 			goto out;
 		/* the merged tree's tables are freed: give the pages back before
 		 * the reports grow, or the two phases' peaks add up */
@@ -568,8 +605,18 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 		goto out;
 	}
 	if (dir) {
-		if (sheets_is_xlsx(dir)) {
-			err = tl_sheets_write_xlsx(cmp->v, cmp->n, dir);
+		if (xlsx) {
+			/* the comparison's worksheets, then TraceDiff's two */
+			struct tl_sheet **all = calloc(cmp->n + book.n + 1, sizeof(*all));
+
+			if (!all) {
+				cli_error("diff: out of memory");
+				goto out;
+			}
+			memcpy(all, cmp->v, cmp->n * sizeof(*all));
+			memcpy(all + cmp->n, book.v, book.n * sizeof(*all));
+			err = tl_sheets_write_xlsx(all, cmp->n + book.n, dir);
+			free(all);
 			if (err) {
 				cli_error("diff: %s", tl_last_error());
 				goto out;
@@ -600,6 +647,7 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 	rc = summary(o, cmp, (const struct tl_report **)rep, (const char **)tag, path, (size_t)x->top);
 out:
 	sheets_stage_abort(&st);
+	sheet_list_free(&book);
 	tl_report_free(cmp);
 	for (i = 0; i < 2; i++) {
 		tl_report_free(side[i].rep);

@@ -101,7 +101,8 @@ out:
 	return rc;
 }
 
-int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *const names[2], struct sheets_stage *st)
+int diff_tree_sheets(struct tl_trace *base, struct tl_trace *var, const char *const names[2],
+		     int (*put)(void *ctx, struct tl_sheet *sh), void *ctx)
 {
 	int (*const make[2])(const struct tl_trace_diff *, struct tl_sheet **) = {
 		tl_sheet_diff_stats,
@@ -117,18 +118,32 @@ int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *con
 			       tl_trace_diff_nside_roots(d, 0) ? names[1] : names[0]);
 		goto out;
 	}
-	/* each sheet written as soon as it is made and let go: a sheet of one
-	 * row per kernel launch is the size of the merged tree again */
+	/* each sheet handed on as soon as it is made: a writer that lets it go
+	 * holds one at a time (a row per kernel launch, the size of the merged
+	 * tree again) */
 	for (int k = 0; k < 2 && !rc; k++) {
 		err = make[k](d, &sh);
 		if (err)
 			rc = cli_lib_error(err);
 		else
-			rc = sheets_stage_put(st, sh);
-		tl_sheet_free(sh);
+			rc = put(ctx, sh);
 		sh = NULL;
 	}
 out:
 	tl_trace_diff_free(d);
 	return rc;
+}
+
+/* diff_tree_write's sink: written to the stage, then let go */
+static int stage_sheet(void *ctx, struct tl_sheet *sh)
+{
+	int rc = sheets_stage_put(ctx, sh);
+
+	tl_sheet_free(sh);
+	return rc;
+}
+
+int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *const names[2], struct sheets_stage *st)
+{
+	return diff_tree_sheets(base, var, names, stage_sheet, st);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 struct tl_trace;
+struct tl_sheet;
 struct sheets_stage;
 
 /* Print the merged tree of @base and @var (@names: how to call them, e.g. the
@@ -26,5 +27,10 @@ int diff_tree_print(struct tl_trace *base, struct tl_trace *var, const char *con
  * other sheets. Returns 0, or 1 after printing a one-line error (what was
  * staged is the caller's to abort). */
 int diff_tree_write(struct tl_trace *base, struct tl_trace *var, const char *const names[2], struct sheets_stage *st);
+/* The same two sheets, each handed to @put as soon as it is made (@put owns
+ * it, even when it fails; it returns 0, or 1 after printing why). Returns 0,
+ * or 1 after printing a one-line error. */
+int diff_tree_sheets(struct tl_trace *base, struct tl_trace *var, const char *const names[2],
+		     int (*put)(void *ctx, struct tl_sheet *sh), void *ctx);
 
 #endif

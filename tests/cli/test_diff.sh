@@ -42,6 +42,17 @@ run "$TLREPLAY" diff -i "$B" -i "$V" -o "$TMP/sheets"
 	[ -f "$TMP/sheets/ops_unique_args_only_variant_cmp_variant.csv" ] &&
 	[ -f "$TMP/sheets/GEMM_intersect_cmp_variant.csv" ]
 ok $? "-o DIR: the comparison sheets"
+run "$TLREPLAY" diff -i "$B" -i "$V" -o "$TMP/book.xlsx"
+[ $RC -eq 0 ] && [ -s "$TMP/book.xlsx" ]
+ok $? "-o FILE.xlsx: a workbook"
+"$PYTHON" "$ROOT/tests/conformance/xlsx_vs_csv.py" "$TMP/book.xlsx" --dir "$TMP/sheets" >"$TMP/diff" 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then
+	skip "-o FILE.xlsx: its worksheets (python3-openpyxl is not installed)"
+else
+	[ $rc -eq 0 ] || diag "$(head -5 "$TMP/diff")"
+	ok $rc "-o FILE.xlsx: the cells of every CSV of -o DIR, TraceDiff's diff_stats two included"
+fi
 "$PYTHON" - "$TMP/sheets" <<'PY'
 import csv, sys
 d = sys.argv[1]

@@ -73,8 +73,16 @@ ok $? "no sheet compare_perf_reports does not write${extra:+ ($extra)}"
 [ -s "$TMP/cmp/diff_stats.csv" ] && [ -s "$TMP/cmp/diff_stats_unique_args_summary.csv" ]
 ok $? "-o DIR holds TraceDiff's diff_stats.csv and diff_stats_unique_args_summary.csv too"
 
-# the workbook holds the same sheets
+# the workbook holds the same sheets, TraceDiff's two included
 "$TLREPLAY" diff -i "$BASE" -i "$VAR" --names h100,mi300 -o "$TMP/cmp.xlsx" >/dev/null 2>"$TMP/err" &&
 	[ -s "$TMP/cmp.xlsx" ]
 ok $? "diff -o FILE.xlsx writes a workbook"
+"$PYTHON" "$ROOT/tests/conformance/xlsx_vs_csv.py" "$TMP/cmp.xlsx" --dir "$TMP/cmp" >"$TMP/diff" 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then
+	skip "diff -o FILE.xlsx: its worksheets (python3-openpyxl is not installed)"
+else
+	[ $rc -eq 0 ] || diag "$(head -5 "$TMP/diff")"
+	ok $rc "diff -o FILE.xlsx: a worksheet per CSV of -o DIR with its cells, diff_stats and diff_stats_unique_args_summary included"
+fi
 done_testing
