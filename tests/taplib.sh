@@ -53,6 +53,19 @@ use_torch_worker() {
 	export TLREPLAY_PYTHON="$PYTHON" TLREPLAY_STORE="$TMP/store.jsonl"
 }
 
+# xlsx_ok BOOK DIR DESC: a test that workbook BOOK holds every DIR/SHEET.csv
+# cell for cell (tests/conformance/xlsx_vs_csv.py), skipped without openpyxl
+xlsx_ok() {
+	"$PYTHON" "$ROOT/tests/conformance/xlsx_vs_csv.py" "$1" --dir "$2" >"$TMP/xlsx-diff" 2>&1
+	_rc=$?
+	if [ $_rc -eq 77 ]; then
+		skip "$3 (python3-openpyxl is not installed)"
+		return
+	fi
+	[ $_rc -eq 0 ] || diag "$(head -5 "$TMP/xlsx-diff")"
+	ok $_rc "$3"
+}
+
 # strip_iterations IN OUT: a copy of trace IN without its iteration annotations
 # (ProfilerStep#N, vLLM's execute_..., SGLang's step[...], prefill[...],
 # decode[...]), as a trace recorded without them would be

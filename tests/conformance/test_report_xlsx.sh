@@ -18,14 +18,7 @@ book_vs_dir() {
 		ok 1 "$label: report to a directory and to a workbook"
 		return
 	fi
-	"$PYTHON" "$ROOT/tests/conformance/xlsx_vs_csv.py" "$TMP/book.xlsx" --dir "$TMP/csv" >"$TMP/diff" 2>&1
-	rc=$?
-	if [ $rc -eq 77 ]; then
-		skip "$label: workbook (python3-openpyxl is not installed)"
-		return
-	fi
-	[ $rc -eq 0 ] || diag "$(head -5 "$TMP/diff")"
-	ok $rc "$label: each worksheet of -o FILE.xlsx holds its CSV's cells"
+	xlsx_ok "$TMP/book.xlsx" "$TMP/csv" "$label: each worksheet of -o FILE.xlsx holds its CSV's cells"
 	! ls -A "$TMP" | grep -q '^book\.xlsx\.'
 	ok $? "$label: no temporary file beside the workbook"
 }
