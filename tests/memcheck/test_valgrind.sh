@@ -10,7 +10,7 @@ fi
 BUILD=${TLREPLAY_BUILD:-$ROOT/build}
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 
-for t in test_tree test_load_errors test_intervals test_json_scan test_schema test_store test_fold test_counters test_xplane test_compare test_json_compact; do
+for t in test_tree test_load_errors test_wide_ids test_intervals test_json_scan test_schema test_store test_fold test_counters test_xplane test_compare test_json_compact; do
 	if [ -x "$BUILD/tests/$t" ]; then
 		$VG "$BUILD/tests/$t" >"$TMP/out" 2>"$TMP/err"
 		rc=$?

@@ -131,7 +131,7 @@ static void check_flows(struct tl_trace *tr, struct health_ctx *c)
 
 		if (e->kind != TL_KIND_FLOW_LAUNCH || !(e->flags & EV_HAS_CORR))
 			continue;
-		if (tl_kmap_put(e->ph == 's' ? &s : &f, 0, e->corr, (uint32_t)i)) {
+		if (tl_kmap_put(e->ph == 's' ? &s : &f, 0, tl_ev_corr(tr, e), (uint32_t)i)) {
 			c->err = -ENOMEM;
 			goto out;
 		}
@@ -141,12 +141,12 @@ static void check_flows(struct tl_trace *tr, struct health_ctx *c)
 
 		if (e->kind != TL_KIND_FLOW_LAUNCH || !(e->flags & EV_HAS_CORR))
 			continue;
-		if (e->ph == 'f' && !tl_kmap_get(&s, 0, e->corr, &v)) {
+		if (e->ph == 'f' && !tl_kmap_get(&s, 0, tl_ev_corr(tr, e), &v)) {
 			f_only++;
 			if (ex_f < 0)
 				ex_f = (int64_t)i;
 		}
-		if (e->ph == 's' && !tl_kmap_get(&f, 0, e->corr, &v)) {
+		if (e->ph == 's' && !tl_kmap_get(&f, 0, tl_ev_corr(tr, e), &v)) {
 			s_only++;
 			if (ex_s < 0)
 				ex_s = (int64_t)i;
@@ -158,7 +158,7 @@ static void check_flows(struct tl_trace *tr, struct health_ctx *c)
 
 		if (!tl_kind_is_gpu(e->kind) || tr->tree.in_tree[i] == 2 || !(e->flags & EV_HAS_CORR))
 			continue;
-		if (tl_kmap_get(&f, 0, e->corr, &v) && !tl_kmap_get(&s, 0, e->corr, &v)) {
+		if (tl_kmap_get(&f, 0, tl_ev_corr(tr, e), &v) && !tl_kmap_get(&s, 0, tl_ev_corr(tr, e), &v)) {
 			gpu_f_only++;
 			if (ex_g < 0)
 				ex_g = (int64_t)i;

@@ -471,7 +471,7 @@ static int hta_items(const struct tl_trace *tr, item_vec *items, grp_vec *sg, st
 		const struct tl_ev *e = &tr->ev[i];
 
 		if ((e->kind == TL_KIND_RUNTIME || e->kind == TL_KIND_DRIVER) && (e->flags & EV_HAS_CORR) &&
-		    tl_kmap_put(&corr, 0, e->corr, (uint32_t)i)) {
+		    tl_kmap_put(&corr, 0, tl_ev_corr(tr, e), (uint32_t)i)) {
 			tl_kmap_free(&corr);
 			return -ENOMEM;
 		}
@@ -488,7 +488,7 @@ static int hta_items(const struct tl_trace *tr, item_vec *items, grp_vec *sg, st
 
 		/* HTA's launch is the call with the GPU event's correlation id */
 		x.launch = x.launch_end = NAN;
-		if ((e->flags & EV_HAS_CORR) && tl_kmap_get(&corr, 0, e->corr, &r)) {
+		if ((e->flags & EV_HAS_CORR) && tl_kmap_get(&corr, 0, tl_ev_corr(tr, e), &r)) {
 			x.launch = tr->ev[r].ts;
 			x.launch_end = tl_ev_end(&tr->ev[r]);
 		}

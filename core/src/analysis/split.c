@@ -101,7 +101,7 @@ static int assign(struct tl_trace *tr, const struct tl_step_set *set, const int3
 		s = e->flags & EV_HAS_DUR ? tl_step_of_event(tr, set, i) : (long)tl_step_at(set, e->ts);
 		pt[i] = s >= 0 ? part_of_step[s] : PART_NONE;
 		if (is_flow(e) && e->ph == 's') {
-			struct flow_end f = { e->cat, e->corr, pt[i] };
+			struct flow_end f = { e->cat, tl_ev_corr(tr, e), pt[i] };
 
 			if (tl_vec_push(&fl, f)) {
 				free(pt);
@@ -116,7 +116,7 @@ static int assign(struct tl_trace *tr, const struct tl_step_set *set, const int3
 		tl_qsort(fl.v, fl.n, sizeof(*fl.v), cmp_flow);
 	for (i = 0; fl.n && i < n; i++) {
 		const struct tl_ev *e = &tr->ev[i];
-		struct flow_end key = { e->cat, e->corr, 0 }, *hit;
+		struct flow_end key = { e->cat, tl_ev_corr(tr, e), 0 }, *hit;
 
 		if (!is_flow(e) || e->ph == 's' || !(e->flags & EV_HAS_TS))
 			continue;

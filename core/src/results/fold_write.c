@@ -148,9 +148,11 @@ after:
 	}
 }
 
-static bool args_in_text(const struct tl_ev *ev)
+static bool args_in_text(const struct tl_trace *tr, const struct tl_ev *ev)
 {
-	return ev->args_off != TL_NOARGS && !(ev->args_off & TL_ARGS_EXTRA);
+	uint64_t off = tl_ev_args_off(tr, ev);
+
+	return off != TL_NOARGS && !(off & TL_ARGS_EXTRA);
 }
 
 /* After an element of traceEvents: the start of the next one. */
@@ -172,10 +174,10 @@ static const char *event_start(const struct splice *s, uint64_t u)
 	uint64_t k = u;
 	const char *p;
 
-	while (k > 0 && !args_in_text(&tr->ev[k - 1]))
+	while (k > 0 && !args_in_text(tr, &tr->ev[k - 1]))
 		k--;
 	if (k > 0) {
-		p = js_skip_value(s->base + tr->ev[k - 1].args_off, s->end, &err);
+		p = js_skip_value(s->base + tl_ev_args_off(tr, &tr->ev[k - 1]), s->end, &err);
 		p = p ? walk_object(s, p, true, NULL, &m) : NULL;
 		p = p ? next_element(s, p) : NULL;
 	} else {
@@ -207,8 +209,8 @@ static const char *event_end(const struct splice *s, uint64_t u)
 	struct members m;
 	const char *p;
 
-	if (args_in_text(ev)) {
-		p = js_skip_value(s->base + ev->args_off, s->end, &err);
+	if (args_in_text(s->tr, ev)) {
+		p = js_skip_value(s->base + tl_ev_args_off(s->tr, ev), s->end, &err);
 		return p ? walk_object(s, p, true, NULL, &m) : NULL;
 	}
 	p = event_start(s, u);
@@ -250,10 +252,12 @@ static int annotate_event(struct splice *s, uint64_t u, const char *key, const c
 
 	if (asprintf(&kq, "\"%s\":", key) < 0)
 		return tl_err(-ENOMEM, "out of memory");
-	if (args_in_text(ev)) {
-		p = walk_object(s, s->base + ev->args_off, false, key, &m);
+	if (args_in_text(s->tr, ev)) {
+		const char *a = s->base + tl_ev_args_off(s->tr, ev);
+
+		p = walk_object(s, a, false, key, &m);
 		if (!p)
-			err = bad_text(s, s->base + ev->args_off);
+			err = bad_text(s, a);
 		else if (m.vs)
 			err = add_edit_fmt(s, (size_t)(m.vs - s->base), (size_t)(m.ve - s->base), "",
 					   json, "");

@@ -591,9 +591,10 @@ static int merge_window(struct merger *M, struct capture *c, const struct window
 
 		if (u >= 0 && tl_kmap_put(&map, 0, u, (uint32_t)(start + i)))
 			goto out;
+		/* a new slot: nothing of its own kept aside */
+		memset(d, 0, sizeof(*d));
 		if (u < 0) {
-			memset(d, 0, sizeof(*d));
-			d->args_off = TL_NOARGS;
+			d->args_packed = TL_NOARGS;
 			d->name = id_root;
 			d->cat = id_rtcat;
 			d->kind = TL_KIND_RUNTIME;
@@ -603,7 +604,8 @@ static int merge_window(struct merger *M, struct capture *c, const struct window
 			size_t alen;
 			const char *a = tl_ev_args(cap, s, &alen);
 
-			*d = *s;
+			if (tl_ev_copy(tr, d, cap, s))
+				goto out;
 			d->name = remap_str(c, tr, s->name);
 			d->cat = remap_str(c, tr, s->cat);
 			d->pid = remap_str(c, tr, s->pid);
@@ -616,7 +618,8 @@ static int merge_window(struct merger *M, struct capture *c, const struct window
 
 				if (off < 0)
 					goto out;
-				d->args_off = TL_ARGS_EXTRA | (uint64_t)off;
+				if (tl_ev_set_args(tr, d, TL_ARGS_EXTRA | (uint64_t)off, alen))
+					goto out;
 			}
 		}
 		/* TraceLens gives every copy the graph launch's time span */

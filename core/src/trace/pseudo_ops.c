@@ -88,7 +88,7 @@ static int inject(struct tl_trace *tr, uint64_t k, const char *name, const cJSON
 			goto out;
 	}
 	if (!args || !cJSON_AddNumberToObject(args, "Sequence number", (double)seq) ||
-	    !cJSON_AddNumberToObject(args, "External id", (double)tr->ev[k].corr) ||
+	    !cJSON_AddNumberToObject(args, "External id", (double)tl_ev_corr(tr, &tr->ev[k])) ||
 	    !cJSON_AddTrueToObject(args, "Pseudo op"))
 		goto out;
 	cJSON_ArrayForEach(x, extra)
@@ -173,7 +173,7 @@ static int moe_unfused_triton(struct tl_trace *tr, uint64_t moe, size_t *added)
 		topk = topk_below(tr, c, 0);
 	if (topk < 0)
 		topk = 4;
-	seq = (tr->ev[moe].flags & EV_HAS_SEQ) ? (long)tr->ev[moe].seq : (long)moe;
+	seq = (tr->ev[moe].flags & EV_HAS_SEQ) ? (long)tl_ev_seq(tr, &tr->ev[moe]) : (long)moe;
 	for (j = 0; j < nmm && !err; j++) {
 		const char *kn = name_of(tr, mm[j]);
 		bool gated = strcasestr(kn, "_swiglu") || strcasestr(kn, "_glu");

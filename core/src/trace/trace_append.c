@@ -34,8 +34,8 @@ int trace_append_event(struct tl_trace *tr, const struct trace_new_event *n, uin
 	d->ts = n->ts;
 	d->dur = n->dur;
 	d->flags = n->flags;
-	d->args_off = len ? TL_ARGS_EXTRA | off : TL_NOARGS;
-	d->args_len = (uint32_t)len;
+	if (tl_ev_set_args(tr, d, len ? TL_ARGS_EXTRA | off : TL_NOARGS, len))
+		return -ENOMEM;
 	tr->nev = me + 1;
 	tr->tree.in_tree[me] = 1;
 	*uid = me;

@@ -123,9 +123,9 @@ int tl_trace_event(const struct tl_trace *tr, uint64_t uid, struct tl_event_info
 	o->pid = tl_tok_display_c(tr, e->pid);
 	o->tid = tl_tok_display_c(tr, e->tid);
 	o->args = tl_ev_args(tr, e, &o->args_len);
-	o->correlation = (e->flags & EV_HAS_CORR) ? e->corr : TL_NOID;
-	o->external_id = (e->flags & EV_HAS_EXTID) ? e->extid : TL_NOID;
-	o->seq = (e->flags & EV_HAS_SEQ) ? e->seq : TL_NOID;
+	o->correlation = (e->flags & EV_HAS_CORR) ? tl_ev_corr(tr, e) : TL_NOID;
+	o->external_id = (e->flags & EV_HAS_EXTID) ? tl_ev_extid(tr, e) : TL_NOID;
+	o->seq = (e->flags & EV_HAS_SEQ) ? tl_ev_seq(tr, e) : TL_NOID;
 	o->stream = (e->flags & EV_HAS_STREAM) ? e->stream : TL_NOID;
 	o->device = (e->flags & EV_HAS_DEVICE) ? e->device : TL_NOID;
 	return 0;

@@ -24,7 +24,7 @@
 
 #include "base/base_internal.h"
 
-/* =================== the event table: trace_load.c, trace_events.c, tree.c */
+/* ====== the event table: trace_load.c, trace_events.c, trace_aside.c, tree.c */
 
 /* The in-memory trace: a flat table of events (one per traceEvents element,
  * indexed by UID) over the JSON text, which is kept so that each event's
@@ -50,22 +50,104 @@ enum {
 	EV_LEGACY_FLOW = 1u << 9,
 };
 
-/* 80 bytes per event; a 1M-event trace costs 80 MB here. */
+/* 64 bytes per event, a cache line; a 1M-event trace costs 64 MB here. The
+ * fields that would not fit, the 64-bit ids and the args slice, are kept in
+ * narrower slots and read and written only through tl_ev_corr(),
+ * tl_ev_set_corr() and the like below: a value a slot cannot say (an id
+ * outside int32, an args object of 16 MiB or more, or past 512 GiB of text)
+ * is kept beside the table, in tl_trace.aside, and its slot says so. Such
+ * values are rare in real traces (Kineto's ids are small counters), so the
+ * table stays dense and the common path pays one compare for the look-aside. */
 struct tl_ev {
 	double ts, dur;
-	uint64_t args_off;	/* offset of args' '{' in text, TL_NOARGS if none */
-	uint32_t args_len;
+	/* args: bits 0-38 offset of its '{' (in text, or in extra with bit 39
+	 * set), bits 40-63 its length; TL_NOARGS if none, length
+	 * TL_EV_ARGS_ASIDE if kept aside (tl_ev_args_off/len) */
+	uint64_t args_packed;
 	uint32_t name;		/* strtab ids */
 	uint32_t pid, tid;	/* interned raw tokens ("6240", "\"Spans\""), 0 = absent */
 	uint32_t cat;
 	uint16_t flags;
 	uint8_t kind;		/* enum tl_kind */
 	char ph;
-	int64_t corr;		/* args.correlation; flows: their id */
-	int64_t extid;		/* args["External id"] */
-	int64_t seq;		/* args["Sequence number"] */
+	/* args.correlation (flows: their id), args["External id"],
+	 * args["Sequence number"]; TL_EV_ID_ASIDE if kept aside (tl_ev_corr...) */
+	int32_t corr32, extid32, seq32;
 	int32_t stream, device;
 };
+_Static_assert(sizeof(struct tl_ev) == 64, "struct tl_ev is one 64-byte cache line");
+
+/* What is kept beside the event table: one entry per (UID, field) whose value
+ * its slot cannot hold, sorted by key, looked up by binary search. The loader
+ * fills it from its threads in UID order (each thread its own list, appended
+ * in order at the merge); later writers (pseudo ops, merges, XProf kinds) are
+ * single-threaded, as every write to the event table is. */
+enum tl_aside_field {
+	TL_ASIDE_CORR,
+	TL_ASIDE_EXTID,
+	TL_ASIDE_SEQ,
+	TL_ASIDE_ARGS_OFF, /* as tl_ev_args_off() gives it */
+	TL_ASIDE_ARGS_LEN,
+};
+struct tl_aside_ent {
+	uint64_t key; /* UID << 3 | enum tl_aside_field */
+	int64_t v;
+};
+struct tl_aside {
+	struct tl_aside_ent *v;
+	size_t n, cap;
+};
+#define TL_ASIDE_KEY(uid, f) ((uint64_t)(uid) << 3 | (uint64_t)(f))
+
+/* An id slot's value for "kept aside": INT32_MIN itself is kept aside too. */
+#define TL_EV_ID_ASIDE	    INT32_MIN
+#define TL_EV_ARGS_OFF_BITS 39
+#define TL_EV_ARGS_OFF_MAX  ((1ULL << TL_EV_ARGS_OFF_BITS) - 1)
+#define TL_EV_ARGS_IN_EXTRA (1ULL << TL_EV_ARGS_OFF_BITS)
+#define TL_EV_ARGS_ASIDE    0xffffffULL /* the length field: (off, len) kept aside */
+
+/* The value kept aside for @uid's @f (0 if there is none: never, while the
+ * slot says aside). */
+int64_t tl_aside_get(const struct tl_aside *a, uint64_t uid, enum tl_aside_field f);
+/* Keep @v aside for @uid's @f, in place of what was there: 0 or -ENOMEM. */
+int tl_aside_put(struct tl_aside *a, uint64_t uid, enum tl_aside_field f, int64_t v);
+/* Forget what was kept aside for @uid's @f (none: nothing to do). */
+void tl_aside_del(struct tl_aside *a, uint64_t uid, enum tl_aside_field f);
+void tl_aside_free(struct tl_aside *a);
+
+/* The id in @slot of event @uid: inline, or looked up aside. */
+static inline int64_t tl_aside_id(const struct tl_aside *a, uint64_t uid, int32_t slot, enum tl_aside_field f)
+{
+	return tl_likely(slot != TL_EV_ID_ASIDE) ? slot : tl_aside_get(a, uid, f);
+}
+
+/* Set the id in @slot of event @uid (its table may be a loader thread's own,
+ * with its store @a): inline when int32 can hold it, aside otherwise.
+ * 0 or -ENOMEM (the slot unchanged). */
+int tl_aside_set_id_slow(struct tl_aside *a, uint64_t uid, int32_t *slot, enum tl_aside_field f, int64_t v);
+static inline int tl_aside_set_id(struct tl_aside *a, uint64_t uid, int32_t *slot, enum tl_aside_field f, int64_t v)
+{
+	if (tl_likely(v > INT32_MIN && v <= INT32_MAX && *slot != TL_EV_ID_ASIDE)) {
+		*slot = (int32_t)v;
+		return 0;
+	}
+	return tl_aside_set_id_slow(a, uid, slot, f, v);
+}
+
+/* Set the args slice of event @uid: @off as tl_ev_args_off() gives it
+ * (TL_NOARGS: none, @len then ignored), @len its length. 0 or -ENOMEM. */
+int tl_aside_set_args_slow(struct tl_aside *a, uint64_t uid, uint64_t *packed, uint64_t off, uint64_t len);
+static inline int tl_aside_set_args(struct tl_aside *a, uint64_t uid, uint64_t *packed, uint64_t off, uint64_t len)
+{
+	uint64_t o = off & ~TL_ARGS_EXTRA;
+
+	if (tl_likely(o <= TL_EV_ARGS_OFF_MAX && len < TL_EV_ARGS_ASIDE &&
+		      (*packed == TL_NOARGS || *packed >> 40 != TL_EV_ARGS_ASIDE))) {
+		*packed = len << 40 | o | (off & TL_ARGS_EXTRA ? TL_EV_ARGS_IN_EXTRA : 0);
+		return 0;
+	}
+	return tl_aside_set_args_slow(a, uid, packed, off, len);
+}
 
 /* The host tree and links (tree.c). Arrays are indexed by UID. */
 struct tl_tree {
@@ -98,6 +180,7 @@ struct tl_trace {
 
 	struct tl_ev *ev;
 	size_t nev, cap;
+	struct tl_aside aside; /* what ev's slots cannot hold */
 	struct tl_strtab strs;
 	/* printable form of interned pid/tid tokens, by strtab id (lazily) */
 	uint32_t *disp;
@@ -140,6 +223,80 @@ struct tl_trace {
 	uint32_t id_graph_cuda, id_graph_hip, id_execute;
 };
 
+/* The fields of an event that may be kept aside (struct tl_ev): @e points
+ * into tr->ev (its UID is where it is; never a copy of an event). */
+static inline uint64_t tl_ev_uid(const struct tl_trace *tr, const struct tl_ev *e)
+{
+	return (uint64_t)(e - tr->ev);
+}
+
+/* args.correlation (a flow's id), args["External id"], args["Sequence
+ * number"]: 0 where the loader found none (EV_HAS_CORR ... say whether). */
+static inline int64_t tl_ev_corr(const struct tl_trace *tr, const struct tl_ev *e)
+{
+	return tl_aside_id(&tr->aside, tl_ev_uid(tr, e), e->corr32, TL_ASIDE_CORR);
+}
+
+static inline int64_t tl_ev_extid(const struct tl_trace *tr, const struct tl_ev *e)
+{
+	return tl_aside_id(&tr->aside, tl_ev_uid(tr, e), e->extid32, TL_ASIDE_EXTID);
+}
+
+static inline int64_t tl_ev_seq(const struct tl_trace *tr, const struct tl_ev *e)
+{
+	return tl_aside_id(&tr->aside, tl_ev_uid(tr, e), e->seq32, TL_ASIDE_SEQ);
+}
+
+/* Setters: 0 or -ENOMEM (a value kept aside needs room; the event unchanged). */
+static inline int tl_ev_set_corr(struct tl_trace *tr, struct tl_ev *e, int64_t v)
+{
+	return tl_aside_set_id(&tr->aside, tl_ev_uid(tr, e), &e->corr32, TL_ASIDE_CORR, v);
+}
+
+static inline int tl_ev_set_extid(struct tl_trace *tr, struct tl_ev *e, int64_t v)
+{
+	return tl_aside_set_id(&tr->aside, tl_ev_uid(tr, e), &e->extid32, TL_ASIDE_EXTID, v);
+}
+
+static inline int tl_ev_set_seq(struct tl_trace *tr, struct tl_ev *e, int64_t v)
+{
+	return tl_aside_set_id(&tr->aside, tl_ev_uid(tr, e), &e->seq32, TL_ASIDE_SEQ, v);
+}
+
+/* Offset of the args' '{': in text, or with TL_ARGS_EXTRA in extra;
+ * TL_NOARGS if the event has none. */
+static inline uint64_t tl_ev_args_off(const struct tl_trace *tr, const struct tl_ev *e)
+{
+	uint64_t p = e->args_packed;
+
+	if (p == TL_NOARGS)
+		return TL_NOARGS;
+	if (tl_unlikely(p >> 40 == TL_EV_ARGS_ASIDE))
+		return (uint64_t)tl_aside_get(&tr->aside, tl_ev_uid(tr, e), TL_ASIDE_ARGS_OFF);
+	return (p & TL_EV_ARGS_OFF_MAX) | (p & TL_EV_ARGS_IN_EXTRA ? TL_ARGS_EXTRA : 0);
+}
+
+/* The args object's length in bytes (0 if none). */
+static inline uint64_t tl_ev_args_len(const struct tl_trace *tr, const struct tl_ev *e)
+{
+	uint64_t p = e->args_packed;
+
+	if (p == TL_NOARGS)
+		return 0;
+	if (tl_unlikely(p >> 40 == TL_EV_ARGS_ASIDE))
+		return (uint64_t)tl_aside_get(&tr->aside, tl_ev_uid(tr, e), TL_ASIDE_ARGS_LEN);
+	return p >> 40;
+}
+
+static inline int tl_ev_set_args(struct tl_trace *tr, struct tl_ev *e, uint64_t off, uint64_t len)
+{
+	return tl_aside_set_args(&tr->aside, tl_ev_uid(tr, e), &e->args_packed, off, len);
+}
+
+/* Copy event @s of trace @src (which may be @dst) over @d of @dst, what
+ * is kept aside included. 0 or -ENOMEM. */
+int tl_ev_copy(struct tl_trace *dst, struct tl_ev *d, const struct tl_trace *src, const struct tl_ev *s);
+
 /* trace_load.c */
 enum tl_kind tl_kind_from_cat(const char *cat, size_t len, char ph);
 
@@ -175,16 +332,18 @@ void tl_trace_text_touch(const struct tl_trace *tr, uint64_t off, uint64_t len);
  * smaller texts stay mapped (refaulting them costs a report about 7%). */
 static inline const char *tl_ev_args(const struct tl_trace *tr, const struct tl_ev *e, size_t *len)
 {
-	if (e->args_off == TL_NOARGS) {
+	uint64_t off = tl_ev_args_off(tr, e);
+
+	if (off == TL_NOARGS) {
 		*len = 0;
 		return NULL;
 	}
-	*len = e->args_len;
-	if (e->args_off & TL_ARGS_EXTRA)
-		return tr->extra + (e->args_off & ~TL_ARGS_EXTRA);
+	*len = tl_ev_args_len(tr, e);
+	if (off & TL_ARGS_EXTRA)
+		return tr->extra + (off & ~TL_ARGS_EXTRA);
 	if (tr->text_window)
-		tl_trace_text_touch(tr, e->args_off, e->args_len);
-	return tr->text + e->args_off;
+		tl_trace_text_touch(tr, off, *len);
+	return tr->text + off;
 }
 
 /* Whether @e has both a ts and a dur (a range that can hold or be held). */

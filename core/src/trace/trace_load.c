@@ -28,6 +28,7 @@ struct sink {
 	size_t *nkinds;
 	struct tl_ev **ev;
 	size_t *nev, *cap;
+	struct tl_aside *aside; /* what ev's slots cannot hold, by index in ev */
 };
 
 struct loader {
@@ -318,8 +319,14 @@ static int next_member(struct loader *L, const char **pp)
 
 /* ------------------------------------------------------------------ args */
 
+/* The ids an event's args and flow id give, kept at full width while it is
+ * parsed and set once it is whole (set_ids). */
+struct ev_ids {
+	int64_t corr, extid, seq;
+};
+
 /* Walk the top level of an args object, keeping the linking fields. */
-static const char *scan_args(struct loader *L, const char *p, struct tl_ev *ev)
+static const char *scan_args(struct loader *L, const char *p, struct tl_ev *ev, struct ev_ids *ids)
 {
 	const char *e = L->end;
 	int64_t legacy_extid = 0;
@@ -352,16 +359,16 @@ static const char *scan_args(struct loader *L, const char *p, struct tl_ev *ev)
 			if (KEY("correlation")) {
 				ev->flags |= EV_CORR_KEY;
 				if (is_int) {
-					ev->corr = iv;
+					ids->corr = iv;
 					ev->flags |= EV_HAS_CORR;
 				}
 			} else if (!is_int) {
 				/* other keys need integers */
 			} else if (KEY("External id")) {
-				ev->extid = iv;
+				ids->extid = iv;
 				ev->flags |= EV_HAS_EXTID;
 			} else if (KEY("Sequence number")) {
-				ev->seq = iv;
+				ids->seq = iv;
 				ev->flags |= EV_HAS_SEQ;
 			} else if (KEY("stream")) {
 				if (iv >= INT32_MIN && iv <= INT32_MAX) {
@@ -391,7 +398,7 @@ static const char *scan_args(struct loader *L, const char *p, struct tl_ev *ev)
 			break;
 	}
 	if (have_legacy && !(ev->flags & EV_HAS_EXTID)) {
-		ev->extid = legacy_extid;
+		ids->extid = legacy_extid;
 		ev->flags |= EV_HAS_EXTID;
 	}
 	return p + 1;
@@ -427,15 +434,30 @@ static enum tl_kind kind_of(struct loader *L, uint32_t cat, char ph)
 	return (enum tl_kind)(kinds[cat] - 1);
 }
 
+/* Set @ev's ids and args slice (@off, @len) where its slots can hold them, or
+ * aside: false when out of memory. @ev is the next event of the sink. */
+static bool set_ids(struct loader *L, struct tl_ev *ev, const struct ev_ids *ids, uint64_t off, uint64_t len)
+{
+	struct tl_aside *a = L->out.aside;
+	uint64_t uid = *L->out.nev;
+
+	return !tl_aside_set_id(a, uid, &ev->corr32, TL_ASIDE_CORR, ids->corr) &&
+	       !tl_aside_set_id(a, uid, &ev->extid32, TL_ASIDE_EXTID, ids->extid) &&
+	       !tl_aside_set_id(a, uid, &ev->seq32, TL_ASIDE_SEQ, ids->seq) &&
+	       (off == TL_NOARGS || !tl_aside_set_args(a, uid, &ev->args_packed, off, len));
+}
+
 static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev)
 {
 	const char *e = L->end;
 	int64_t flow_id = 0;
 	bool has_flow_id = false;
+	struct ev_ids ids = { 0, 0, 0 };
+	uint64_t args_off = TL_NOARGS, args_len = 0;
 	char kbuf[64];
 
 	memset(ev, 0, sizeof(*ev));
-	ev->args_off = TL_NOARGS;
+	ev->args_packed = TL_NOARGS;
 	p = js_ws(p + 1, e);
 	if (p < e && *p == '}')
 		goto done_close;
@@ -500,12 +522,10 @@ static const char *parse_event(struct loader *L, const char *p, struct tl_ev *ev
 			if (*p == '{') {
 				const char *start = p;
 
-				p = scan_args(L, p, ev);
+				p = scan_args(L, p, ev, &ids);
 				if (p) {
-					size_t len = (size_t)(p - start);
-
-					ev->args_off = (uint64_t)(start - L->base);
-					ev->args_len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+					args_off = (uint64_t)(start - L->base);
+					args_len = (uint64_t)(p - start);
 				}
 			} else {
 				p = js_skip_value(p, e, &L->err);
@@ -543,13 +563,15 @@ done_close:
 	if (ev->kind == TL_KIND_FLOW_LAUNCH || ev->kind == TL_KIND_FLOW_FWDBWD) {
 		ev->flags &= (uint16_t)~(EV_HAS_CORR | EV_CORR_KEY);
 		if (has_flow_id) {
-			ev->corr = flow_id;
+			ids.corr = flow_id;
 			ev->flags |= EV_HAS_CORR;
 		}
 		if (ev->kind == TL_KIND_FLOW_LAUNCH &&
 		    (L->out.strs->n <= ev->cat || strcmp(tl_strtab_get(L->out.strs, ev->cat), "ac2g")))
 			ev->flags |= EV_LEGACY_FLOW;
 	}
+	if (!set_ids(L, ev, &ids, args_off, args_len))
+		return js_fail(&L->err, p, "out of memory");
 	return p + 1;
 }
 
@@ -685,6 +707,7 @@ struct helper {
 	size_t nkinds;
 	struct tl_ev *ev;
 	size_t nev, cap;
+	struct tl_aside aside;
 	const char *start, *result;
 	_Atomic size_t done;
 	pthread_t thread;
@@ -763,9 +786,19 @@ static int merge_helper(struct loader *L, struct helper *h)
 			return -ENOMEM;
 		}
 	}
-	if (tl_grow((void **)L->out.ev, L->out.cap, n0 + h->nev + 1, sizeof(struct tl_ev))) {
+	if (tl_grow((void **)L->out.ev, L->out.cap, n0 + h->nev + 1, sizeof(struct tl_ev)) ||
+	    tl_grow((void **)&L->out.aside->v, &L->out.aside->cap, L->out.aside->n + h->aside.n, sizeof(*h->aside.v))) {
 		free(remap);
 		return -ENOMEM;
+	}
+	/* The helper's entries are keyed by its own indices and sorted; every
+	 * one of ours is of an event before its first (n0): shifted by n0 they
+	 * follow ours in order, and the store stays sorted without a sort. */
+	for (i = 0; i < h->aside.n; i++) {
+		struct tl_aside_ent x = h->aside.v[i];
+
+		x.key += TL_ASIDE_KEY(n0, 0);
+		L->out.aside->v[L->out.aside->n++] = x;
 	}
 	for (i = 0; i < h->nev; i++) {
 		struct tl_ev *d = &(*L->out.ev)[n0 + i];
@@ -792,6 +825,7 @@ static void helper_free(struct helper *h)
 	tl_strtab_free(&h->strs);
 	free(h->kinds);
 	free(h->ev);
+	tl_aside_free(&h->aside);
 	free(h->L.tmp);
 }
 
@@ -802,6 +836,7 @@ static const char *parse_events(struct loader *L, const char *p)
 	bool stopped = false;
 
 	*L->out.nev = 0;	/* a repeated traceEvents key: the last one wins */
+	L->out.aside->n = 0;
 	L->in_events = true;
 	L->ev_index = 0;
 	L->tr->events_open = (size_t)(p - L->base);
@@ -819,7 +854,7 @@ static const char *parse_events(struct loader *L, const char *p)
 		h->L.tmpcap = 0;
 		h->L.progress = NULL;
 		h->L.meta = NULL;
-		h->L.out = (struct sink){ &h->strs, &h->kinds, &h->nkinds, &h->ev, &h->nev, &h->cap };
+		h->L.out = (struct sink){ &h->strs, &h->kinds, &h->nkinds, &h->ev, &h->nev, &h->cap, &h->aside };
 		h->L.dropped_to = h->L.dropped_base = (size_t)(guess - L->base);
 		h->L.next_drop = h->L.dropped_to + DROP_STEP;
 		h->L.helper_done = &h->done;
@@ -1005,7 +1040,7 @@ static int load(struct tl_trace *tr, struct tl_text *text, const struct tl_open_
 
 	memset(&L, 0, sizeof(L));
 	L.tr = tr;
-	L.out = (struct sink){ &tr->strs, &tr->kind_of_cat, &tr->nkind_of_cat, &tr->ev, &tr->nev, &tr->cap };
+	L.out = (struct sink){ &tr->strs, &tr->kind_of_cat, &tr->nkind_of_cat, &tr->ev, &tr->nev, &tr->cap, &tr->aside };
 	L.text = text;
 	L.base = text->p;
 	L.end = text->p + text->len;
@@ -1156,6 +1191,7 @@ void tl_trace_close(struct tl_trace *tr)
 		munmap((void *)tr->text, tr->map_len);
 	cJSON_Delete(tr->meta);
 	free(tr->ev);
+	tl_aside_free(&tr->aside);
 	free(tr->extra);
 	free(tr->disp);
 	free(tr->kind_of_cat);

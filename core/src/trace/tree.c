@@ -144,16 +144,16 @@ static int pick_linking_key(const struct tl_trace *tr)
 	return r;
 }
 
-static inline bool link_value(const struct tl_ev *e, int use_corr, int64_t *v)
+static inline bool link_value(const struct tl_trace *tr, const struct tl_ev *e, int use_corr, int64_t *v)
 {
 	if (use_corr) {
 		if (!(e->flags & EV_HAS_CORR))
 			return false;
-		*v = e->corr;
+		*v = tl_ev_corr(tr, e);
 	} else {
 		if (!(e->flags & EV_HAS_EXTID))
 			return false;
-		*v = e->extid;
+		*v = tl_ev_extid(tr, e);
 	}
 	return true;
 }
@@ -358,16 +358,16 @@ static int link_gpu(struct tl_trace *tr)
 			have_flows = true;
 			if (!(e->flags & EV_HAS_CORR))
 				continue;
-			if (e->ph == 's' && tl_kmap_put(&flow_s, 0, e->corr, (uint32_t)i))
+			if (e->ph == 's' && tl_kmap_put(&flow_s, 0, tl_ev_corr(tr, e), (uint32_t)i))
 				goto out;
-			if (e->ph == 'f' && tl_kmap_put(&flow_f, 0, e->corr, (uint32_t)i))
+			if (e->ph == 'f' && tl_kmap_put(&flow_f, 0, tl_ev_corr(tr, e), (uint32_t)i))
 				goto out;
 			continue;
 		}
 		if (is_host_runtime(e->kind) &&
 		    (e->name == tr->id_graph_cuda || e->name == tr->id_graph_hip))
 			have_graph = true;
-		if (!e->pid || !e->tid || !link_value(e, use_corr, &v))
+		if (!e->pid || !e->tid || !link_value(tr, e, use_corr, &v))
 			continue;
 		if (tl_kmap_put(&by_key, (uint64_t)e->pid << 32 | e->tid, v, (uint32_t)i))
 			goto out;
@@ -395,11 +395,11 @@ static int link_gpu(struct tl_trace *tr)
 			if (!tl_kind_is_gpu(e->kind) || !(e->flags & EV_HAS_CORR))
 				continue;
 			graph_next[i] = -1;
-			if (tl_kmap_get(&graph_tail, 0, e->corr, &tail))
+			if (tl_kmap_get(&graph_tail, 0, tl_ev_corr(tr, e), &tail))
 				graph_next[tail] = (int32_t)i;
-			else if (tl_kmap_put(&graph_head, 0, e->corr, (uint32_t)i))
+			else if (tl_kmap_put(&graph_head, 0, tl_ev_corr(tr, e), (uint32_t)i))
 				break;
-			if (tl_kmap_put(&graph_tail, 0, e->corr, (uint32_t)i))
+			if (tl_kmap_put(&graph_tail, 0, tl_ev_corr(tr, e), (uint32_t)i))
 				break;
 		}
 		tl_kmap_free(&graph_tail);
@@ -412,7 +412,7 @@ static int link_gpu(struct tl_trace *tr)
 		int64_t link;
 		uint32_t s, f, g;
 
-		if (!is_host_runtime(e->kind) || !link_value(e, use_corr, &link))
+		if (!is_host_runtime(e->kind) || !link_value(tr, e, use_corr, &link))
 			continue;
 		if ((have_graph && (e->name == tr->id_graph_cuda || e->name == tr->id_graph_hip)) ||
 		    t->linked_by_correlation) {
@@ -434,7 +434,7 @@ static int link_gpu(struct tl_trace *tr)
 		{
 			const struct tl_ev *fe = &tr->ev[f];
 
-			if (!tl_kmap_get(&by_key, (uint64_t)fe->pid << 32 | fe->tid, fe->corr, &g))
+			if (!tl_kmap_get(&by_key, (uint64_t)fe->pid << 32 | fe->tid, tl_ev_corr(tr, fe), &g))
 				continue;
 		}
 		if (!tl_kind_is_gpu(tr->ev[g].kind) || g == i)
@@ -505,7 +505,7 @@ static int link_fwd_bwd(struct tl_trace *tr)
 
 		if (!(e->flags & EV_HAS_SEQ))
 			continue;
-		it[n].seq = e->seq;
+		it[n].seq = tl_ev_seq(tr, e);
 		it[n].ts = 0;	/* group by number, keep file order inside a group */
 		it[n].uid = (uint32_t)i;
 		n++;

@@ -219,8 +219,8 @@ int tl_xplane_classify(struct tl_trace *tr)
 		 * External id; giving it the same value lets the linker pair them
 		 * whichever key it settles on (it looks for launch-named runtime
 		 * calls, which older JAX traces name after the kernel). */
-		e->corr = corr;
-		e->extid = corr;
+		if (tl_ev_set_corr(tr, e, corr) || tl_ev_set_extid(tr, e, corr))
+			goto nomem;
 		e->flags |= EV_HAS_CORR | EV_CORR_KEY | EV_HAS_EXTID;
 	}
 	tr->xprof = true;
