@@ -562,9 +562,11 @@ static int diff_pair(const struct diff_ctx *x, const char *bpath, const char *vp
 				     .summary_only = !dir };
 	struct tl_report *rep[2] = { NULL, NULL }, *cmp = NULL;
 	/* The merged call tree reads the traces, the comparison the reports.
-	 * With both (-o DIR), the tree's CSVs are written first, while the
-	 * traces are all there is; then each side builds its report and lets
-	 * its trace go: two traces and two reports are never held at once. */
+	 * With both (-o), the tree's sheets are made first, while the traces
+	 * are all there is (a directory's written to its stage as each is
+	 * made, a workbook's kept for it); then each side builds its report
+	 * and lets its trace go: two traces and two reports are never held at
+	 * once. */
 	bool xlsx = dir && sheets_is_xlsx(dir), tree_first = x->tree || dir;
 	struct diff_side side[2] = {
 		{ .path = bpath, .ro = &ro, .progress = true, .build = !tree_first, .keep = tree_first },
