@@ -141,6 +141,9 @@ static int cmd_replay(int argc, char **argv)
 			print_result(out.f, &o.ro, e, reply, w, false);
 		}
 		cJSON_Delete(reply);
+		/* each result as it comes: a reader of a pipe (a script's, the GPU
+		 * check's, `| tee`) that stops the batch keeps what was done */
+		fflush(out.f);
 		if (o.stop_on_error && nfail)
 			break;
 		if (!tl_worker_alive(w)) {
