@@ -67,6 +67,26 @@ run tl uid -i "$TMP/nap.json" 0 --budget -1 $NS
 [ "$RC" -eq 1 ] && grep -q "bad seconds '-1'" "$TMP/err"
 ok $? "--budget -1: refused"
 
+# a batch's results come as each op is done, not when the batch ends: a reader of the pipe
+# (the GPU check stops a batch at its deadline) has the first op's line while the second,
+# which sleeps 1.5 s a call, still runs (they all came at the end, stdout being a pipe)
+"$PYTHON" - "$TMP/nap2.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "cpu_op", "name": "tlslow::nap", "pid": 1, "tid": 1, "ts": 100 * i, "dur": 50,
+       "args": {"Input Dims": [[4], []], "Input type": ["float", "Double"], "Input Strides": [[1], []],
+                "Concrete Inputs": ["", s]}} for i, s in enumerate(["0.01", "1.5"])]
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+tl ir -i "$TMP/nap2.json" -o "$TMP/ir2.json" $NS 2>/dev/null
+# each line stamped as the reader gets it (dash has no $EPOCHREALTIME: date +%s%N)
+"$TLREPLAY" replay "$TMP/ir2.json" -j -r 1 --warmup 0 --no-store $NS 2>"$TMP/err" |
+	while IFS= read -r line; do echo "$(date +%s%N) $line"; done >"$TMP/stamped"
+t0=$(awk 'NR == 1 { print $1 }' "$TMP/stamped")
+t1=$(awk 'NR == 2 { print $1 }' "$TMP/stamped")
+[ "$(wc -l <"$TMP/stamped")" -eq 2 ] && grep -q '^[0-9]* {"index":0,' "$TMP/stamped" &&
+	[ $(((t1 - t0) / 1000000)) -ge 1000 ]
+ok $? "replay -j into a pipe: the first op's line comes when it is done, $(((${t1:-0} - ${t0:-0}) / 1000000)) ms before the second's (it sleeps 1.5 s a call)"
+
 # a batch on a terminal: the progress line gives each op's calls and time
 tl ir -i "$TMP/nap.json" -o "$TMP/ir.json" $NS 2>/dev/null
 if command -v script >/dev/null 2>&1; then
