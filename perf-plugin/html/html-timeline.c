@@ -257,6 +257,7 @@ static void phases_part(FILE *f, const struct tl_step_set *ss)
 		size_t n, nbatch, ntok;
 		double wall, busy, batch, tokens, tok_wall;
 	} acc[4] = { { 0 } };
+	char note[512];
 	int p;
 	size_t i;
 
@@ -281,16 +282,13 @@ static void phases_part(FILE *f, const struct tl_step_set *ss)
 	if (acc[TL_PHASE_NONE].n == ss->n)
 		return;
 	hp_h3(f, "Per phase");
-	hp_p(f, "note",
-	     ss->phases_from_shapes
-		     ? "Serving iterations by what they ran: prefill (new prompts), decode (a token per running "
-		       "request) or mixed, as tlreplay steps labels them from the attention's shapes (no "
-		       "annotation says them); --phase keeps one phase for every analysis. Tokens a second "
-		       "are over the wall time of the iterations that say their tokens."
-		     : "Serving iterations by what they ran: prefill (new prompts), decode (a token per running "
-		       "request) or mixed, as tlreplay steps labels them from the vLLM/SGLang annotations; "
-		       "--phase keeps one phase for every analysis. Tokens a second are over the wall time of "
-		       "the iterations that say their tokens.");
+	snprintf(note, sizeof(note),
+		 "Serving iterations by what they ran: prefill (new prompts), decode (a token per running "
+		 "request) or mixed, as tlreplay steps labels them from %s; --phase keeps one phase for every "
+		 "analysis. Tokens a second are over the wall time of the iterations that say their tokens.",
+		 ss->phases_from_shapes ? "the attention's shapes (no annotation says them)"
+					: "the vLLM/SGLang annotations");
+	hp_p(f, "note", note);
 	if (ss->found_by_launches)
 		hp_p(f, "note", "No tokens a second: the iteration is a graph capture, which served nothing.");
 	hp_table(f, NULL, cols, TL_ARRAY_N(cols));

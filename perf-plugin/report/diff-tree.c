@@ -109,7 +109,6 @@ int diff_tree_sheets(struct tl_trace *base, struct tl_trace *var, const char *co
 		tl_sheet_diff_stats_unique_args,
 	};
 	struct tl_trace_diff *d = NULL;
-	struct tl_sheet *sh = NULL;
 	int rc, err;
 
 	rc = build(base, var, names, NULL, &d);
@@ -122,12 +121,10 @@ int diff_tree_sheets(struct tl_trace *base, struct tl_trace *var, const char *co
 	 * holds one at a time (a row per kernel launch, the size of the merged
 	 * tree again) */
 	for (int k = 0; k < 2 && !rc; k++) {
+		struct tl_sheet *sh = NULL;
+
 		err = make[k](d, &sh);
-		if (err)
-			rc = cli_lib_error(err);
-		else
-			rc = put(ctx, sh);
-		sh = NULL;
+		rc = err ? cli_lib_error(err) : put(ctx, sh);
 	}
 out:
 	tl_trace_diff_free(d);

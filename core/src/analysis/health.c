@@ -156,9 +156,12 @@ static void check_flows(struct tl_trace *tr, struct health_ctx *c)
 	for (i = 0; i < tr->nev; i++) {
 		const struct tl_ev *e = &tr->ev[i];
 
+		int64_t corr;
+
 		if (!tl_kind_is_gpu(e->kind) || tr->tree.in_tree[i] == 2 || !(e->flags & EV_HAS_CORR))
 			continue;
-		if (tl_kmap_get(&f, 0, tl_ev_corr(tr, e), &v) && !tl_kmap_get(&s, 0, tl_ev_corr(tr, e), &v)) {
+		corr = tl_ev_corr(tr, e);
+		if (tl_kmap_get(&f, 0, corr, &v) && !tl_kmap_get(&s, 0, corr, &v)) {
 			gpu_f_only++;
 			if (ex_g < 0)
 				ex_g = (int64_t)i;

@@ -356,11 +356,9 @@ static int link_gpu(struct tl_trace *tr)
 			if (tl_rule && (e->flags & EV_LEGACY_FLOW))
 				continue;
 			have_flows = true;
-			if (!(e->flags & EV_HAS_CORR))
+			if (!(e->flags & EV_HAS_CORR) || (e->ph != 's' && e->ph != 'f'))
 				continue;
-			if (e->ph == 's' && tl_kmap_put(&flow_s, 0, tl_ev_corr(tr, e), (uint32_t)i))
-				goto out;
-			if (e->ph == 'f' && tl_kmap_put(&flow_f, 0, tl_ev_corr(tr, e), (uint32_t)i))
+			if (tl_kmap_put(e->ph == 's' ? &flow_s : &flow_f, 0, tl_ev_corr(tr, e), (uint32_t)i))
 				goto out;
 			continue;
 		}
@@ -391,15 +389,17 @@ static int link_gpu(struct tl_trace *tr)
 		for (i = 0; i < tr->nev; i++) {
 			const struct tl_ev *e = &tr->ev[i];
 			uint32_t tail;
+			int64_t corr;
 
 			if (!tl_kind_is_gpu(e->kind) || !(e->flags & EV_HAS_CORR))
 				continue;
+			corr = tl_ev_corr(tr, e);
 			graph_next[i] = -1;
-			if (tl_kmap_get(&graph_tail, 0, tl_ev_corr(tr, e), &tail))
+			if (tl_kmap_get(&graph_tail, 0, corr, &tail))
 				graph_next[tail] = (int32_t)i;
-			else if (tl_kmap_put(&graph_head, 0, tl_ev_corr(tr, e), (uint32_t)i))
+			else if (tl_kmap_put(&graph_head, 0, corr, (uint32_t)i))
 				break;
-			if (tl_kmap_put(&graph_tail, 0, tl_ev_corr(tr, e), (uint32_t)i))
+			if (tl_kmap_put(&graph_tail, 0, corr, (uint32_t)i))
 				break;
 		}
 		tl_kmap_free(&graph_tail);
