@@ -233,6 +233,16 @@ static void test_errors(void)
 	   "cat without recorded shapes: -ENOTSUP, bytes unknown");
 	check("no replay_ir", "{\"op_name\":\"aten::mm\"}", -EINVAL, NAN, NAN);
 	check("negative size", E("aten::gelu", A("self", "Tensor", T("[-1,4]", "float")), ""), -EINVAL, NAN, NAN);
+	/* fuzz_ir: 1e400 parses as infinity; sizes each finite can overflow together */
+	check("infinite size", E("aten::gelu", A("self", "Tensor", T("[1e400]", "float")), ""), -EINVAL, NAN, NAN);
+	check("sizes whose product overflows", E("aten::gelu", A("self", "Tensor", T("[1e200,1e200]", "float")), ""),
+	      -EINVAL, NAN, NAN);
+	check("infinite size in a tensor list",
+	      E("aten::_foreach_add_",
+		A("self", "Tensor[]", "[" T("[4]", "float") "," T("[1e400]", "float") "]") "," A("other", "Scalar",
+												 "1"),
+		""),
+	      -EINVAL, NAN, NAN);
 	check("tensor without dtype", E("aten::gelu", A("self", "Tensor", "{\"shape\":[4]}"), ""), -EINVAL, NAN, NAN);
 	count(E("aten::gelu", A("self", "Tensor", T("[4]", "c10::Mystery")), ""), &f, &b);
 	ok(f == 4 && isnan(b), "a dtype of unknown size: FLOPs known, bytes NAN");

@@ -100,13 +100,17 @@ int fl_tensor_of(const struct fl_ctx *c, const cJSON *v, struct fl_tensor *t)
 	dt = tl_dtype_find(dtype->valuestring);
 	t->esize = dt ? dt->size : NAN;
 	cJSON_ArrayForEach(d, shape) {
-		if (!fl_num(d, &x) || x < 0 || x != floor(x))
+		/* 1e400 reads as infinity, which floor() keeps */
+		if (!fl_num(d, &x) || !isfinite(x) || x < 0 || x != floor(x))
 			return tl_err(-EINVAL, "%s: tensor shape holds a value that is not a size", c->op);
 		if (t->nd < FL_MAXDIM)
 			t->dim[t->nd] = x;
 		t->nd++;
 		t->numel *= x;
 	}
+	/* sizes that are each finite may still multiply past a double */
+	if (!isfinite(t->numel))
+		return tl_err(-EINVAL, "%s: tensor shape of more elements than can be counted", c->op);
 	return 1;
 }
 
